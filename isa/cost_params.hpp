@@ -1,0 +1,51 @@
+#pragma once
+// The numbers the cost model (cost_model.hpp) and the DMA model use. Filled from the
+// target config (sim/targets/*.json), which documents each with its unit and source;
+// isa/ keeps no hardware numbers of its own, so every field starts at zero here.
+#include <cstdint>
+
+namespace neuronsim::isa {
+
+struct CostParams {
+  // --- Vector / Scalar / GpSimd (cycles of the engine's own clock), reference section 4
+  std::uint32_t min_issue_interval = 0;      // MIN_II, ~64 cycles
+  std::uint32_t reduce_extra = 0;            // extra cycles of activation/tensor_scalar reduce
+  std::uint32_t dependent_overhead = 0;      // static overhead of a dependent tiny instruction
+  std::uint32_t tiny_instruction_elems = 0;  // N at or below which an instruction is "tiny"
+  std::uint32_t accumulator_read = 0;        // reading the Scalar reduction accumulator
+  std::uint32_t gpsimd_fixed = 0;            // fixed part of iota / affine_select (150 + N)
+  std::uint32_t vector_reciprocal_factor = 0;  // reciprocal on Vector: max(MIN_II, f*N)
+  std::uint32_t bn_aggr_numerator = 0;         // bn_aggr: max(MIN_II, num*N/den)
+  std::uint32_t bn_aggr_denominator = 0;
+  // Datapath widths in elements per cycle. The v2 table is for 128; wider paths divide N.
+  std::uint32_t baseline_elems_per_cycle = 0;  // 128: the width the published table assumes
+  std::uint32_t vector_elems_per_cycle_16bit = 0;
+  std::uint32_t vector_elems_per_cycle_other = 0;
+  std::uint32_t scalar_elems_per_cycle_16bit = 0;
+  std::uint32_t scalar_elems_per_cycle_other = 0;
+  std::uint32_t gpsimd_elems_per_cycle = 0;
+  // --- Tensor engine
+  std::uint32_t mm_init_latency = 0;          // MM_INIT_LATENCY, matmul fill latency
+  std::uint32_t fp32_matmul_factor = 0;       // fp32 matmul runs at 1/f rate
+  std::uint32_t load_stationary_speedup = 0;  // LoadStationary is up to f times faster
+  std::uint32_t fp8_matmul_speedup = 0;       // fp8 "double row" rate multiplier (1 on v2)
+  // --- SBUF / PSUM access (reference section 2)
+  std::uint32_t access_start_cycles = 0;    // fixed cost of starting an SBUF/PSUM access
+  std::uint32_t stride_penalty_bytes = 0;   // innermost stride above this many bytes...
+  std::uint32_t stride_penalty_factor = 0;  // ...divides the bandwidth by this factor
+};
+
+// DMA and HBM (reference sections 1 and 4). Bandwidths in bytes per ns, times in ns.
+struct DmaParams {
+  std::uint32_t engines = 0;                  // DMA engines per NeuronCore
+  std::uint32_t queues_per_engine = 0;        // FIFO queues per DMA engine
+  double engine_bytes_per_ns = 0;             // achievable bandwidth of one DMA engine
+  double hbm_bytes_per_ns = 0;                // HBM bandwidth shared by all DMA traffic
+  double fixed_latency_ns = 0;                // latency of a transfer, first byte
+  double descriptor_ns = 0;                   // descriptor generation per dma_copy
+  std::uint32_t efficient_bytes_per_row = 0;  // rows this long or longer reach full rate
+  double small_row_min_efficiency = 0;        // efficiency floor for tiny rows (0..1]
+  bool strict_priority = false;               // queues by strict priority (v4) not RR
+};
+
+}  // namespace neuronsim::isa

@@ -1,0 +1,13 @@
+// Placeholder: replaced by the real command.
+#include "isa/error.hpp"
+#include "sim/cli/commands.hpp"
+
+namespace neuronsim::cli {
+
+void add_run_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "(not built yet)");
+  cmd->allow_extras();
+  cmd->callback([] { throw Error("'run' is not built yet"); });
+}
+
+}  // namespace neuronsim::cli

@@ -1,0 +1,15 @@
+#pragma once
+// Each subcommand of the neuronsim program lives in its own file and registers itself on
+// the top-level CLI11 app. A command reports bad input by throwing neuronsim::Error;
+// main() prints it as one line and exits non-zero.
+#include <CLI/CLI.hpp>
+
+namespace neuronsim::cli {
+
+void add_asm_command(CLI::App& app);     // cmd_asm.cpp:    assembly -> NEFF
+void add_disasm_command(CLI::App& app);  // cmd_disasm.cpp: NEFF -> assembly
+void add_neff_command(CLI::App& app);    // cmd_neff.cpp:   neff info
+void add_config_command(CLI::App& app);  // cmd_config.cpp: target configs
+void add_run_command(CLI::App& app);     // cmd_run.cpp:    run a kernel
+
+}  // namespace neuronsim::cli
