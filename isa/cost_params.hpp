@@ -46,6 +46,7 @@ struct DmaParams {
   std::uint32_t efficient_bytes_per_row = 0;  // rows this long or longer reach full rate
   double small_row_min_efficiency = 0;        // efficiency floor for tiny rows (0..1]
   bool strict_priority = false;               // queues by strict priority (v4) not RR
+  std::uint32_t queue_depth = 0;              // outstanding dma_copy per queue before issue stalls
 };
 
 }  // namespace neuronsim::isa
