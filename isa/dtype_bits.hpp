@@ -1,0 +1,197 @@
+#pragma once
+// The bit-level conversions behind isa/dtype.hpp, inline so that hot loops (engines, DMA
+// casts) can call them without a function call per element. Pure integer arithmetic on
+// bit patterns: no libm, no dependence on the floating-point environment, so results are
+// the same on every machine. See docs/dtypes.md for the formats.
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+namespace neuronsim::isa::dtype_bits {
+
+inline std::uint32_t float_bits(float v) {
+  std::uint32_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+inline float bits_float(std::uint32_t u) {
+  float v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+inline constexpr std::uint32_t kFp32AbsMask = 0x7fffffffu;
+inline constexpr std::uint32_t kFp32Inf = 0x7f800000u;
+inline constexpr std::uint32_t kFp32QuietBit = 0x00400000u;
+
+// Rounds away the low `kDrop` mantissa bits of an fp32 pattern to nearest even, keeping the
+// result in fp32 layout (bf16 and tf32 share fp32's exponent, so only the mantissa shrinks).
+// A carry out of the mantissa bumps the exponent, which is exactly right, including the
+// overflow to infinity and a subnormal rounding up to the smallest normal. A NaN stays a NaN
+// (its payload is truncated; if nothing of it is left, the quiet bit is set).
+template <int kDrop>
+inline std::uint32_t round_fp32_mantissa(std::uint32_t u) {
+  constexpr std::uint32_t kLowMask = (1u << kDrop) - 1;
+  if ((u & kFp32AbsMask) > kFp32Inf) {
+    std::uint32_t kept = u & ~kLowMask;
+    return (kept & ~0x80000000u) == kFp32Inf ? kept | kFp32QuietBit : kept;
+  }
+  std::uint32_t lsb = (u >> kDrop) & 1u;
+  return (u + (kLowMask >> 1) + lsb) & ~kLowMask;
+}
+
+inline std::uint16_t fp32_to_bf16_bits(float v) {
+  return static_cast<std::uint16_t>(round_fp32_mantissa<16>(float_bits(v)) >> 16);
+}
+inline float bf16_bits_to_fp32(std::uint16_t b) {
+  return bits_float(std::uint32_t{b} << 16);
+}
+
+// tf32: 1 sign, 8 exponent, 10 mantissa bits, kept in an fp32 container.
+inline float round_to_tf32(float v) {
+  return bits_float(round_fp32_mantissa<13>(float_bits(v)));
+}
+
+// A float format narrower than fp32 in both fields, IEEE-754 style: 1 sign bit, kExp
+// exponent bits (bias 2^(kExp-1) - 1), kMan mantissa bits, subnormals, the all-ones exponent
+// holding infinity (mantissa 0) and NaN (mantissa != 0). fp16, fp8 e5m2 and Trainium's fp8
+// e4m3 (see docs/dtypes.md for why IEEE style) are all of this kind.
+template <int kExp, int kMan>
+struct IeeeNarrowFloat {
+  static_assert(kExp >= 2 && kExp < 8 && kMan >= 1 && kMan < 23, "narrower than fp32");
+  static constexpr int kBias = (1 << (kExp - 1)) - 1;
+  static constexpr int kWidth = 1 + kExp + kMan;
+  static constexpr int kDrop = 23 - kMan;  // fp32 mantissa bits that do not fit
+  static constexpr std::uint32_t kSignBit = 1u << (kWidth - 1);
+  static constexpr std::uint32_t kExpField = (1u << kExp) - 1;
+  static constexpr std::uint32_t kManMask = (1u << kMan) - 1;
+  static constexpr std::uint32_t kInf = kExpField << kMan;
+  static constexpr std::uint32_t kQuietBit = 1u << (kMan - 1);
+  // fp32 exponent field minus this format's: moves a normal number between the two.
+  static constexpr std::uint32_t kRebias = static_cast<std::uint32_t>(127 - kBias) << 23;
+  // fp32 pattern of the smallest normal of this format, 2^(1 - bias).
+  static constexpr std::uint32_t kMinNormalAsFp32 = static_cast<std::uint32_t>(128 - kBias) << 23;
+  // fp32 pattern of max finite + half an ulp: from here on, round-to-nearest-even gives
+  // infinity (the tie goes up because max finite has an odd, all-ones mantissa).
+  static constexpr std::uint32_t kOverflowAsFp32 =
+      (static_cast<std::uint32_t>(kExpField - 1 - kBias + 127) << 23) | (kManMask << kDrop) |
+      (1u << (kDrop - 1));
+
+  static std::uint32_t from_fp32(float v) {
+    const std::uint32_t u = float_bits(v);
+    const std::uint32_t sign = (u >> 31) << (kWidth - 1);
+    const std::uint32_t a = u & kFp32AbsMask;
+    if (a >= kOverflowAsFp32) {
+      if (a <= kFp32Inf) return sign | kInf;  // overflow or infinity in
+      std::uint32_t payload = (a >> kDrop) & kManMask;
+      return sign | kInf | (payload != 0 ? payload : kQuietBit);
+    }
+    if (a >= kMinNormalAsFp32) {  // normal result: rebias, round the dropped bits
+      const std::uint32_t lsb = (a >> kDrop) & 1u;
+      return sign | ((a - kRebias + ((1u << (kDrop - 1)) - 1) + lsb) >> kDrop);
+    }
+    // Subnormal or zero result: the value is m * 2^(e - 150) and one subnormal step is
+    // 2^(1 - bias - kMan), so the result is m >> shift, rounded to nearest even. An fp32
+    // subnormal (e == 0) is far below half the smallest step of any format here.
+    const int e = static_cast<int>(a >> 23);
+    const int shift = 151 - kBias - kMan - e;
+    if (e == 0 || shift >= 25) return sign;  // below half the smallest subnormal: +-0
+    const std::uint32_t m = (a & 0x7fffffu) | 0x800000u;
+    const std::uint32_t lsb = (m >> shift) & 1u;
+    return sign | ((m + ((1u << (shift - 1)) - 1) + lsb) >> shift);
+  }
+
+  // Exact: every value of the format is an fp32 value. NaN payloads move to the top of the
+  // fp32 mantissa, so from_fp32(to_fp32_bits(b)) == b for every pattern b.
+  static constexpr std::uint32_t to_fp32_bits(std::uint32_t b) {
+    const std::uint32_t sign = (b & kSignBit) << (32 - kWidth);
+    const std::uint32_t exp = (b >> kMan) & kExpField;
+    std::uint32_t man = b & kManMask;
+    if (exp == kExpField) return sign | kFp32Inf | (man << kDrop);
+    if (exp != 0) return sign | ((exp + 127 - kBias) << 23) | (man << kDrop);
+    if (man == 0) return sign;
+    // Subnormal: normalise (a few shifts at most; subnormal inputs are rare).
+    std::uint32_t fp32_exp = 128 - kBias;  // 2^(1 - bias)
+    while ((man & (1u << kMan)) == 0) {
+      man <<= 1;
+      --fp32_exp;
+    }
+    return sign | (fp32_exp << 23) | ((man & kManMask) << kDrop);
+  }
+  static float to_fp32(std::uint32_t b) { return bits_float(to_fp32_bits(b)); }
+};
+
+using Fp16Format = IeeeNarrowFloat<5, 10>;
+using Fp8E5M2Format = IeeeNarrowFloat<5, 2>;
+// fp8 e4m3 is the IEEE-style format (max 240, S.1111.000 = infinity, overflow -> infinity),
+// not OCP e4m3fn (max 448, no infinity): the Neuron docs list nki.language.float8_e4m3 and
+// float8_e4m3fn as different types, and compiler error NCC_EVRF051 says F8E4M3FN is native
+// only from Trn3 on, so trn1/inf2/trn2 (NeuronCore-v2/v3) have the non-FN one. The docs do
+// not say the cast saturates, so it follows the same IEEE RNE rules as fp16 and e5m2.
+// Details and sources: docs/dtypes.md.
+using Fp8E4M3Format = IeeeNarrowFloat<4, 3>;
+
+// All 256 fp8 values as fp32 patterns, computed at compile time (constant-initialised, so
+// safe to use from other static initialisers).
+template <typename Format>
+constexpr std::array<std::uint32_t, 256> make_fp8_table() {
+  std::array<std::uint32_t, 256> table{};
+  for (std::uint32_t b = 0; b < 256; ++b)
+    table[b] = Format::to_fp32_bits(b);
+  return table;
+}
+inline constexpr std::array<std::uint32_t, 256> kFp8E4M3ToFp32 = make_fp8_table<Fp8E4M3Format>();
+inline constexpr std::array<std::uint32_t, 256> kFp8E5M2ToFp32 = make_fp8_table<Fp8E5M2Format>();
+
+// fp32 -> nearest integer, ties to even, for |v| < 2^63 (callers check first). Works on the
+// bits so that it does not depend on the rounding mode or call libm.
+inline std::int64_t round_half_even_to_int(float v) {
+  const std::uint32_t u = float_bits(v);
+  const int e = static_cast<int>((u >> 23) & 0xffu) - 127;  // unbiased exponent
+  if (e < -1) return 0;                                     // |v| < 0.5
+  const std::uint32_t m = (u & 0x7fffffu) | 0x800000u;      // v = m * 2^(e - 23)
+  std::uint64_t magnitude;
+  if (e >= 23) {
+    magnitude = std::uint64_t{m} << (e - 23);
+  } else {
+    const int shift = 23 - e;  // 1 .. 24
+    const std::uint32_t lsb = (m >> shift) & 1u;
+    magnitude = (m + ((1u << (shift - 1)) - 1) + lsb) >> shift;
+  }
+  const auto s = static_cast<std::int64_t>(magnitude);
+  return (u >> 31) ? -s : s;
+}
+
+// fp32 -> integer in [lo, hi]: round half to even, saturate, NaN -> 0.
+inline std::int64_t fp32_to_int_saturating(float v, std::int64_t lo, std::int64_t hi) {
+  const std::uint32_t a = float_bits(v) & kFp32AbsMask;
+  if (a > kFp32Inf) return 0;                    // NaN
+  if (a >= 0x5f000000u) return v < 0 ? lo : hi;  // |v| >= 2^63, beyond every range
+  const std::int64_t r = round_half_even_to_int(v);
+  return r < lo ? lo : (r > hi ? hi : r);
+}
+
+// integer -> fp32, round half to even (exact up to 2^24 in magnitude), on the bits.
+inline float int_to_fp32(std::int64_t v) {
+  constexpr std::int64_t kExactLimit = std::int64_t{1} << 24;
+  if (v >= -kExactLimit && v <= kExactLimit) return static_cast<float>(v);  // exact
+  const std::uint32_t sign = v < 0 ? 0x80000000u : 0u;
+  const std::uint64_t mag =
+      v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  int top = 63 - __builtin_clzll(mag);  // index of the leading one, 24 .. 63
+  const int shift = top - 23;           // keep 24 significant bits
+  const std::uint64_t lsb = (mag >> shift) & 1u;
+  std::uint64_t kept = (mag + ((std::uint64_t{1} << (shift - 1)) - 1) + lsb) >> shift;
+  if (kept == (std::uint64_t{1} << 24)) {  // rounded up to the next power of two
+    kept >>= 1;
+    ++top;
+  }
+  return bits_float(sign | (static_cast<std::uint32_t>(top + 127) << 23) |
+                    (static_cast<std::uint32_t>(kept) & 0x7fffffu));
+}
+
+inline std::int64_t saturate(std::int64_t v, std::int64_t lo, std::int64_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+}  // namespace neuronsim::isa::dtype_bits

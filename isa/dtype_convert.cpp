@@ -1,0 +1,197 @@
+// Conversions between fp32 and every element type, and the memory load/store of one element.
+// The arithmetic lives in isa/dtype_bits.hpp; this file picks it per dtype.
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "isa/dtype.hpp"
+#include "isa/dtype_bits.hpp"
+#include "isa/error.hpp"
+
+namespace neuronsim::isa {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "elements are stored little-endian and copied with memcpy: a little-endian host "
+              "is assumed");
+
+namespace bits = dtype_bits;
+
+float bf16_to_fp32(std::uint16_t b) {
+  return bits::bf16_bits_to_fp32(b);
+}
+std::uint16_t fp32_to_bf16(float v) {
+  return bits::fp32_to_bf16_bits(v);
+}
+
+float fp16_to_fp32(std::uint16_t b) {
+  return bits::Fp16Format::to_fp32(b);
+}
+std::uint16_t fp32_to_fp16(float v) {
+  return static_cast<std::uint16_t>(bits::Fp16Format::from_fp32(v));
+}
+
+float fp8e4m3_to_fp32(std::uint8_t b) {
+  return bits::bits_float(bits::kFp8E4M3ToFp32[b]);
+}
+std::uint8_t fp32_to_fp8e4m3(float v) {
+  return static_cast<std::uint8_t>(bits::Fp8E4M3Format::from_fp32(v));
+}
+
+float fp8e5m2_to_fp32(std::uint8_t b) {
+  return bits::bits_float(bits::kFp8E5M2ToFp32[b]);
+}
+std::uint8_t fp32_to_fp8e5m2(float v) {
+  return static_cast<std::uint8_t>(bits::Fp8E5M2Format::from_fp32(v));
+}
+
+float fp32_to_tf32(float v) {
+  return bits::round_to_tf32(v);
+}
+
+namespace {
+
+template <typename T>
+T load_raw(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename T>
+void store_raw(T v, void* p) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+// fp32 -> integer type T: round half to even, saturate, NaN -> 0.
+template <typename T>
+void store_fp32_as_int(float v, void* p) {
+  store_raw(static_cast<T>(bits::fp32_to_int_saturating(v, std::numeric_limits<T>::min(),
+                                                        std::numeric_limits<T>::max())),
+            p);
+}
+template <typename T>
+void store_int_saturating(std::int64_t v, void* p) {
+  store_raw(static_cast<T>(
+                bits::saturate(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max())),
+            p);
+}
+
+[[noreturn]] void throw_invalid(DType t, const char* what) {
+  throw Error(std::string("dtype: ") + what + ": invalid data type code " +
+              std::to_string(static_cast<unsigned>(t)));
+}
+
+}  // namespace
+
+float load_fp32(DType t, const void* p) {
+  switch (t) {
+    case DType::fp32:
+      return load_raw<float>(p);
+    case DType::tf32:  // a stored tf32 already has 10 mantissa bits; rounding keeps it so
+      return bits::round_to_tf32(load_raw<float>(p));
+    case DType::bf16:
+      return bits::bf16_bits_to_fp32(load_raw<std::uint16_t>(p));
+    case DType::fp16:
+      return bits::Fp16Format::to_fp32(load_raw<std::uint16_t>(p));
+    case DType::fp8_e4m3:
+      return bits::bits_float(bits::kFp8E4M3ToFp32[load_raw<std::uint8_t>(p)]);
+    case DType::fp8_e5m2:
+      return bits::bits_float(bits::kFp8E5M2ToFp32[load_raw<std::uint8_t>(p)]);
+    case DType::int8:
+      return load_raw<std::int8_t>(p);
+    case DType::int16:
+      return load_raw<std::int16_t>(p);
+    case DType::int32:
+      return bits::int_to_fp32(load_raw<std::int32_t>(p));
+    case DType::uint8:
+      return load_raw<std::uint8_t>(p);
+    case DType::uint16:
+      return load_raw<std::uint16_t>(p);
+    case DType::uint32:
+      return bits::int_to_fp32(load_raw<std::uint32_t>(p));
+  }
+  throw_invalid(t, "load_fp32");
+}
+
+void store_fp32(DType t, float v, void* p) {
+  switch (t) {
+    case DType::fp32:
+      return store_raw(v, p);
+    case DType::tf32:
+      return store_raw(bits::round_to_tf32(v), p);
+    case DType::bf16:
+      return store_raw(bits::fp32_to_bf16_bits(v), p);
+    case DType::fp16:
+      return store_raw(static_cast<std::uint16_t>(bits::Fp16Format::from_fp32(v)), p);
+    case DType::fp8_e4m3:
+      return store_raw(static_cast<std::uint8_t>(bits::Fp8E4M3Format::from_fp32(v)), p);
+    case DType::fp8_e5m2:
+      return store_raw(static_cast<std::uint8_t>(bits::Fp8E5M2Format::from_fp32(v)), p);
+    case DType::int8:
+      return store_fp32_as_int<std::int8_t>(v, p);
+    case DType::int16:
+      return store_fp32_as_int<std::int16_t>(v, p);
+    case DType::int32:
+      return store_fp32_as_int<std::int32_t>(v, p);
+    case DType::uint8:
+      return store_fp32_as_int<std::uint8_t>(v, p);
+    case DType::uint16:
+      return store_fp32_as_int<std::uint16_t>(v, p);
+    case DType::uint32:
+      return store_fp32_as_int<std::uint32_t>(v, p);
+  }
+  throw_invalid(t, "store_fp32");
+}
+
+std::int64_t load_int(DType t, const void* p) {
+  switch (t) {
+    case DType::int8:
+      return load_raw<std::int8_t>(p);
+    case DType::int16:
+      return load_raw<std::int16_t>(p);
+    case DType::int32:
+      return load_raw<std::int32_t>(p);
+    case DType::uint8:
+      return load_raw<std::uint8_t>(p);
+    case DType::uint16:
+      return load_raw<std::uint16_t>(p);
+    case DType::uint32:
+      return load_raw<std::uint32_t>(p);
+    case DType::fp32:
+    case DType::tf32:
+    case DType::bf16:
+    case DType::fp16:
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:  // through fp32: round half to even, saturate, NaN -> 0
+      return bits::fp32_to_int_saturating(load_fp32(t, p), std::numeric_limits<std::int64_t>::min(),
+                                          std::numeric_limits<std::int64_t>::max());
+  }
+  throw_invalid(t, "load_int");
+}
+
+void store_int(DType t, std::int64_t v, void* p) {
+  switch (t) {
+    case DType::int8:
+      return store_int_saturating<std::int8_t>(v, p);
+    case DType::int16:
+      return store_int_saturating<std::int16_t>(v, p);
+    case DType::int32:
+      return store_int_saturating<std::int32_t>(v, p);
+    case DType::uint8:
+      return store_int_saturating<std::uint8_t>(v, p);
+    case DType::uint16:
+      return store_int_saturating<std::uint16_t>(v, p);
+    case DType::uint32:
+      return store_int_saturating<std::uint32_t>(v, p);
+    case DType::fp32:
+    case DType::tf32:
+    case DType::bf16:
+    case DType::fp16:
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:  // through fp32, each step rounding to nearest even
+      return store_fp32(t, bits::int_to_fp32(v), p);
+  }
+  throw_invalid(t, "store_int");
+}
+
+}  // namespace neuronsim::isa
