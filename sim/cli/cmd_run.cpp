@@ -1,13 +1,169 @@
-// Placeholder: replaced by the real command.
+// neuronsim run: simulate one kernel (a NEFF) on one NeuronCore; print where the time went,
+// write the outputs as .npy and, if asked, the statistics as JSON. One simulation per
+// process (SystemC), which is all this command needs.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "isa/error.hpp"
+#include "isa/file_io.hpp"
+#include "neff/neff.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/config.hpp"
+#include "sim/inputs.hpp"
+#include "sim/npy.hpp"
+#include "sim/run.hpp"
 
 namespace neuronsim::cli {
 
+namespace {
+
+struct RunArgs {
+  std::string neff_path;
+  std::string target;  // empty: the kernel's own target
+  std::vector<std::string> configs;
+  std::vector<std::string> inputs;
+  std::uint64_t seed = 0;
+  std::string out_dir;
+  bool raw_bits = false;
+  bool timing_only = false;
+  bool fill_uninit = false;
+  std::string stats_json;
+};
+
+std::string fixed(double v, int decimals = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+// The bytes of every input named on the command line, checked against the kernel.
+sim::TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
+  sim::TensorBytes bytes;
+  for (const auto& text : args.inputs) {
+    const sim::InputSpec spec = sim::parse_input_spec(text);
+    const isa::HbmTensor* tensor = nullptr;
+    for (const auto& t : k.tensors)
+      if (t.name == spec.tensor && t.role == isa::TensorRole::input) tensor = &t;
+    if (!tensor)
+      throw Error("--input " + text + ": the kernel has no input tensor named '" + spec.tensor +
+                  "'");
+    if (bytes.count(spec.tensor))
+      throw Error("--input " + text + ": tensor '" + spec.tensor + "' is given twice");
+    bytes[spec.tensor] = args.timing_only
+                             ? std::vector<std::uint8_t>(tensor->bytes())  // never read
+                             : sim::make_input(spec, *tensor, args.seed, args.raw_bits);
+  }
+  return bytes;
+}
+
+void print_summary(const isa::Kernel& k, const sim::TargetConfig& cfg, const sim::RunResult& r,
+                   std::ostream& out) {
+  out << "kernel " << k.name << " on " << cfg.name << " (" << cfg.generation << ")"
+      << (r.outputs.empty() ? ", timing only" : "") << "\n";
+  out << "total: " << fixed(r.total_ns) << " ns = " << r.neuroncore_cycle_count
+      << " neuroncore cycles (Tensor engine clock, " << fixed(cfg.tensor_ghz, 2) << " GHz)\n";
+  out << "in each engine's clock:";
+  for (const auto& e : r.engines) {
+    const std::string name(isa::engine_name(e.engine));
+    out << " " << name << " " << static_cast<std::uint64_t>(r.stats.number(name + "_clock_cycles"))
+        << " @ " << fixed(e.clock_ghz, 2) << " GHz;";
+  }
+  out << "\n\n";
+  const std::vector<std::string> head = {"engine",      "instr",        "busy ns",       "busy %",
+                                         "sem wait ns", "port wait ns", "dma-q wait ns", "idle ns"};
+  const std::vector<std::size_t> width = {6, 8, 14, 7, 14, 14, 14, 14};
+  for (std::size_t i = 0; i < head.size(); ++i)
+    out << (i == 0 ? head[i] + std::string(width[0] - head[0].size(), ' ')
+                   : pad(head[i], width[i]));
+  out << "\n";
+  for (const auto& e : r.engines) {
+    const std::string name(isa::engine_name(e.engine));
+    const double pct = r.total_ns > 0 ? 100.0 * e.busy_ns / r.total_ns : 0.0;
+    out << name << std::string(width[0] - name.size(), ' ')
+        << pad(std::to_string(e.instructions), width[1]) << pad(fixed(e.busy_ns), width[2])
+        << pad(fixed(pct, 1), width[3]) << pad(fixed(e.semaphore_wait_ns), width[4])
+        << pad(fixed(e.port_wait_ns), width[5]) << pad(fixed(e.dma_queue_wait_ns), width[6])
+        << pad(fixed(e.idle_ns), width[7]) << "\n";
+  }
+  out << "\nDMA: " << static_cast<std::uint64_t>(r.stats.number("dma_transfer_count"))
+      << " transfers, " << static_cast<std::uint64_t>(r.stats.number("dma_transfer_total_bytes"))
+      << " bytes; HBM read " << static_cast<std::uint64_t>(r.stats.number("hbm_read_bytes"))
+      << " bytes, written " << static_cast<std::uint64_t>(r.stats.number("hbm_write_bytes"))
+      << " bytes\n";
+}
+
+void write_outputs(const isa::Kernel& k, const sim::RunResult& r, const RunArgs& args,
+                   std::ostream& out) {
+  if (args.out_dir.empty() || r.outputs.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(args.out_dir, ec);
+  if (ec) throw Error(args.out_dir + ": cannot create the output directory: " + ec.message());
+  for (const auto& t : k.tensors) {
+    if (t.role != isa::TensorRole::output) continue;
+    const std::string path = (std::filesystem::path(args.out_dir) / (t.name + ".npy")).string();
+    sim::write_npy(path, t.dtype, t.shape, r.outputs.at(t.name), args.raw_bits);
+    out << "wrote " << path << "\n";
+  }
+}
+
+void run_command(const RunArgs& args) {
+  const neff::Neff file = neff::read_file(args.neff_path);
+  const isa::Kernel& k = file.kernel;
+  const std::string target =
+      !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
+  const sim::TargetConfig cfg = sim::load_target(target, args.configs);
+  const sim::TensorBytes inputs = input_bytes(k, args);
+  sim::RunOptions options;
+  options.timing_only = args.timing_only;
+  options.fill_uninitialised = args.fill_uninit;
+  if (args.timing_only)  // data is never read: any missing input is fine
+    options.generate_missing = [](const isa::HbmTensor& t) {
+      return std::vector<std::uint8_t>(t.bytes());
+    };
+  const sim::RunResult r = sim::run_kernel(k, cfg, inputs, options, args.neff_path);
+  if (!args.stats_json.empty()) {
+    nlohmann::ordered_json doc;
+    doc["kernel"] = k.name;
+    doc["target"] = cfg.name;
+    doc["timing_only"] = args.timing_only;
+    doc["stats"] = r.stats.to_json();
+    write_file_atomic(args.stats_json, doc.dump(2) + "\n");
+  }
+  write_outputs(k, r, args, std::cout);
+  print_summary(k, cfg, r, std::cout);
+}
+
+}  // namespace
+
 void add_run_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("run", "(not built yet)");
-  cmd->allow_extras();
-  cmd->callback([] { throw Error("'run' is not built yet"); });
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "simulate a kernel on one NeuronCore");
+  cmd->add_option("kernel", args->neff_path, "the kernel (.neff)")->required();
+  cmd->add_option("--target", args->target,
+                  "target preset (trn1, trn2, trn3) or JSON file; default: the kernel's");
+  cmd->add_option("--config", args->configs, "JSON file overriding target fields (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--input", args->inputs,
+                  "NAME=SPEC: a .npy file, zeros, ones, fill:V, uniform:LO,HI, normal:M,S")
+      ->allow_extra_args(false);  // one NAME=SPEC per --input
+  cmd->add_option("--seed", args->seed, "seed of generated inputs");
+  cmd->add_option("--out-dir", args->out_dir, "write every output tensor here as NAME.npy");
+  cmd->add_flag("--raw-bits", args->raw_bits,
+                "bf16/tf32/fp8 .npy files hold bit patterns (unsigned ints), not floats");
+  cmd->add_flag("--timing-only", args->timing_only,
+                "compute nothing, only time the kernel (same timing, no outputs)");
+  cmd->add_flag("--fill-uninit", args->fill_uninit,
+                "never-written memory reads as NaN (0xFF bytes) instead of 0");
+  cmd->add_option("--stats-json", args->stats_json, "write every statistic to this JSON file");
+  cmd->callback([args] { run_command(*args); });
 }
 
 }  // namespace neuronsim::cli

@@ -11,5 +11,9 @@ void add_disasm_command(CLI::App& app);  // cmd_disasm.cpp: NEFF -> assembly
 void add_neff_command(CLI::App& app);    // cmd_neff.cpp:   neff info
 void add_config_command(CLI::App& app);  // cmd_config.cpp: target configs
 void add_run_command(CLI::App& app);     // cmd_run.cpp:    run a kernel
+void add_view_command(CLI::App& app);     // cmd_view.cpp:    profile summary
+void add_export_command(CLI::App& app);   // cmd_export.cpp:  profile -> Perfetto
+void add_compare_command(CLI::App& app);  // cmd_compare.cpp: profiles side by side
+void add_example_command(CLI::App& app);  // cmd_example.cpp: emit an example kernel
 
 }  // namespace neuronsim::cli

@@ -13,6 +13,10 @@ int main(int argc, char** argv) {
   neuronsim::cli::add_neff_command(app);
   neuronsim::cli::add_config_command(app);
   neuronsim::cli::add_run_command(app);
+  neuronsim::cli::add_view_command(app);
+  neuronsim::cli::add_export_command(app);
+  neuronsim::cli::add_compare_command(app);
+  neuronsim::cli::add_example_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

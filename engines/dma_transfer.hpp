@@ -1,0 +1,35 @@
+#pragma once
+// A dma_copy in flight: the instruction that issued it and its per-DMA-engine parts.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "engines/dma_split.hpp"
+#include "isa/instruction.hpp"
+
+namespace neuronsim::engines {
+
+struct DmaTransfer;
+
+struct DmaPart {
+  DmaTransfer* transfer = nullptr;
+  DmaPartPlan plan;
+  double efficiency = 1;
+  bool touches_hbm = false;
+  sc_core::sc_time start;  // picked up by its DMA engine
+};
+
+struct DmaTransfer {
+  std::uint32_t id = 0;  // issue order, from 0
+  const isa::Instruction* instruction = nullptr;
+  const isa::DmaCopy* copy = nullptr;
+  isa::Engine issuer = isa::Engine::sync;
+  std::uint32_t issuer_index = 0;
+  sc_core::sc_time queued;  // issue time
+  std::vector<std::unique_ptr<DmaPart>> parts;
+  std::size_t parts_left = 0;
+};
+
+}  // namespace neuronsim::engines

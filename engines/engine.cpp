@@ -1,0 +1,147 @@
+#include "engines/engine.hpp"
+
+#include "engines/sim_time.hpp"
+#include "engines/thread_stack.hpp"
+#include "isa/cost_model.hpp"
+#include "isa/semantics.hpp"
+
+namespace neuronsim::engines {
+
+Engine::Engine(sc_core::sc_module_name name, isa::Engine kind, double clock_ghz, CoreContext& ctx)
+    : sc_module(name),
+      ctx_(ctx),
+      kind_(kind),
+      clock_ghz_(clock_ghz),
+      stream_(ctx.kernel.stream(kind)),
+      plans_(plan_stream(ctx.kernel, kind, ctx.cost)) {
+  ports_.reserve(plans_.size());
+  for (const auto& plan : plans_) {
+    std::vector<memory::Footprint> regions = plan.reads;
+    regions.insert(regions.end(), plan.writes.begin(), plan.writes.end());
+    ports_.push_back(ctx.ports.ports_for(kind, regions));
+  }
+  SC_THREAD(run);
+  set_stack_size(kThreadStackBytes);
+}
+
+void Engine::run() {
+  try {
+    for (std::size_t i = 0; i < stream_.size(); ++i) {
+      current_ = i;
+      execute(i);
+    }
+    current_ = stream_.size();
+    state_ = EngineState::finished;
+    counters_.finished_at = sc_core::sc_time_stamp();
+  } catch (...) {
+    ctx_.failure.fail(std::current_exception());
+  }
+}
+
+void Engine::execute(std::size_t index) {
+  const isa::Instruction& instr = stream_[index];
+  InstructionRecord record;
+  InstructionRecord* rec = ctx_.observers.empty() ? nullptr : &record;
+  if (rec) {
+    rec->engine = kind_;
+    rec->index = static_cast<std::uint32_t>(index);
+    rec->opcode = instr.opcode();
+    rec->source_line = instr.source_line;
+    rec->instruction = &instr;
+    rec->ready_ps = to_ps(sc_core::sc_time_stamp());
+    rec->read_bytes = plans_[index].read_bytes;
+    rec->write_bytes = plans_[index].write_bytes;
+    rec->flops = isa::flops(instr);
+  }
+  wait_semaphores(instr, rec);
+  if (instr.opcode() == isa::Opcode::dma_copy) {
+    issue_dma(index, rec);
+    return;
+  }
+
+  const std::uint64_t cycles = busy_cycles(index);
+  const sc_core::sc_time duration = cycles_time(cycles, clock_ghz_);
+  const sc_core::sc_time asked = sc_core::sc_time_stamp();
+  const sc_core::sc_time start = memory::Port::reserve(ports_[index], asked, duration);
+  if (start > asked) {
+    state_ = EngineState::waiting_port;
+    sc_core::wait(start - asked);
+    counters_.port_wait += start - asked;
+  }
+  state_ = EngineState::busy;
+  if (rec) {
+    rec->port_wait_ps = to_ps(start - asked);
+    rec->start_ps = to_ps(start);
+    rec->start_cycle = to_cycles(start, clock_ghz_);
+    rec->busy_cycles = cycles;
+  }
+  ctx_.written.note(plans_[index].writes);
+  started(index, rec);
+  if (rec)
+    for (auto* o : ctx_.observers)
+      o->on_instruction_start(*rec);
+  if (ctx_.memory) isa::execute(ctx_.kernel, instr, *ctx_.memory);
+  sc_core::wait(duration);
+  counters_.busy += duration;
+  counters_.busy_cycles += cycles;
+
+  SignalSource source;
+  source.kind = SignalSource::Kind::engine;
+  source.engine = kind_;
+  source.instruction = static_cast<std::uint32_t>(index);
+  for (const auto& s : instr.signals)
+    ctx_.semaphores.apply(s, source);
+  finish(index, rec);
+}
+
+void Engine::wait_semaphores(const isa::Instruction& instr, InstructionRecord* rec) {
+  const sc_core::sc_time ready = sc_core::sc_time_stamp();
+  for (const auto& w : instr.waits) {
+    const sc_core::sc_time before = sc_core::sc_time_stamp();
+    const std::uint32_t value_at_ready = ctx_.semaphores.value(w.sem);
+    state_ = EngineState::waiting_semaphore;
+    blocked_on_ = w;
+    ctx_.semaphores.wait_until(w.sem, w.value);
+    if (!rec) continue;
+    SemaphoreWaitRecord sw;
+    sw.sem = w.sem;
+    sw.wanted = w.value;
+    sw.value_at_ready = value_at_ready;
+    sw.waited_ps = to_ps(sc_core::sc_time_stamp() - before);
+    sw.last_signaller = ctx_.semaphores.last_source(w.sem);
+    rec->semaphore_waits.push_back(sw);
+  }
+  const sc_core::sc_time waited = sc_core::sc_time_stamp() - ready;
+  counters_.semaphore_wait += waited;
+  if (rec) rec->semaphore_wait_ps = to_ps(waited);
+}
+
+void Engine::issue_dma(std::size_t index, InstructionRecord* rec) {
+  // The issuing engine pays nothing for a dma_copy: the DMA subsystem does the work and
+  // applies the instruction's semaphore updates when the transfer completes.
+  const sc_core::sc_time asked = sc_core::sc_time_stamp();
+  state_ = EngineState::waiting_dma_queue;
+  ctx_.dma.issue(stream_[index], kind_, static_cast<std::uint32_t>(index));
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  counters_.dma_queue_wait += now - asked;
+  if (rec) {
+    rec->dma_queue_wait_ps = to_ps(now - asked);
+    rec->start_ps = to_ps(now);
+    rec->start_cycle = to_cycles(now, clock_ghz_);
+    for (auto* o : ctx_.observers)
+      o->on_instruction_start(*rec);
+  }
+  finish(index, rec);
+}
+
+void Engine::finish(std::size_t /*index*/, InstructionRecord* rec) {
+  counters_.instructions++;
+  if (!rec) return;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  rec->end_ps = to_ps(now);
+  rec->end_cycle = to_cycles(now, clock_ghz_);
+  for (auto* o : ctx_.observers)
+    o->on_instruction_end(*rec);
+}
+
+}  // namespace neuronsim::engines

@@ -1,0 +1,83 @@
+#pragma once
+// The base of every compute engine: one SystemC thread running the engine's in-order
+// instruction stream on the engine's own clock. Per instruction:
+//   wait until every semaphore it names reaches its value   -> "waiting on semaphore"
+//   dma_copy: hand it to the DMA subsystem (waits only if the queue is full) and go on
+//   otherwise: hold the memory ports it needs                -> "waiting on port"
+//              d = cost-model cycles x clock period (precomputed per instruction)
+//              isa::execute (unless timing only); wait(d)  -> "busy"
+//              apply its semaphore updates
+//   notify observers (only if any are attached)
+// Specialisations override busy_time() / started() for what is special about them.
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "engines/core_context.hpp"
+#include "engines/instruction_plan.hpp"
+
+namespace neuronsim::engines {
+
+enum class EngineState : std::uint8_t {
+  not_started,
+  waiting_semaphore,
+  waiting_dma_queue,
+  waiting_port,
+  busy,
+  finished,
+};
+
+// Where an engine's time went. busy + waits + idle = total run time, where idle is the
+// time after the engine finished its stream.
+struct EngineCounters {
+  std::uint64_t instructions = 0;  // completed
+  std::uint64_t busy_cycles = 0;   // in this engine's clock
+  sc_core::sc_time busy, semaphore_wait, dma_queue_wait, port_wait;
+  sc_core::sc_time finished_at;  // end of its last instruction (0 for an empty stream)
+};
+
+class Engine : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Engine);
+  Engine(sc_core::sc_module_name name, isa::Engine kind, double clock_ghz, CoreContext& ctx);
+
+  isa::Engine engine() const { return kind_; }
+  double clock_ghz() const { return clock_ghz_; }
+  const EngineCounters& counters() const { return counters_; }
+  EngineState state() const { return state_; }
+  bool finished() const { return state_ == EngineState::finished; }
+  std::size_t current_index() const { return current_; }  // the instruction in progress
+  // The semaphore the engine is blocked on (meaningful in waiting_semaphore).
+  const isa::SemWait& blocked_on() const { return blocked_on_; }
+
+ protected:
+  // How long the instruction at `index` keeps the engine busy if it starts now, in
+  // cycles of this engine's clock. Default: the cost model's cycles.
+  virtual std::uint64_t busy_cycles(std::size_t index) { return plans_[index].cycles; }
+  // The instruction at `index` starts being busy now (after all waits).
+  virtual void started(std::size_t /*index*/, InstructionRecord* /*record*/) {}
+
+  const std::vector<InstructionPlan>& plans() const { return plans_; }
+  const std::vector<isa::Instruction>& stream() const { return stream_; }
+  CoreContext& ctx_;
+
+ private:
+  void run();
+  void execute(std::size_t index);
+  void wait_semaphores(const isa::Instruction& instr, InstructionRecord* record);
+  void issue_dma(std::size_t index, InstructionRecord* record);
+  void finish(std::size_t index, InstructionRecord* record);
+
+  isa::Engine kind_;
+  double clock_ghz_;
+  const std::vector<isa::Instruction>& stream_;
+  std::vector<InstructionPlan> plans_;
+  std::vector<std::vector<memory::Port*>> ports_;  // per instruction
+  EngineCounters counters_;
+  EngineState state_ = EngineState::not_started;
+  std::size_t current_ = 0;
+  isa::SemWait blocked_on_;
+};
+
+}  // namespace neuronsim::engines

@@ -1,0 +1,42 @@
+#include "engines/semaphores.hpp"
+
+#include "engines/sim_time.hpp"
+
+namespace neuronsim::engines {
+
+Semaphores::Semaphores(const std::vector<isa::Semaphore>& sems, const Observers& observers)
+    : observers_(observers) {
+  for (const auto& s : sems) {
+    values_.push_back(s.initial);
+    sources_.emplace_back();
+    changed_.push_back(std::make_unique<sc_core::sc_event>());
+  }
+}
+
+bool Semaphores::satisfied(const std::vector<isa::SemWait>& waits) const {
+  for (const auto& w : waits)
+    if (values_.at(w.sem) < w.value) return false;
+  return true;
+}
+
+void Semaphores::wait_until(std::uint16_t sem, std::uint32_t wanted) {
+  while (values_.at(sem) < wanted)
+    sc_core::wait(*changed_[sem]);
+}
+
+void Semaphores::apply(const isa::SemSignal& signal, const SignalSource& source) {
+  auto& v = values_.at(signal.sem);
+  v = signal.kind == isa::SemUpdate::set ? signal.value : v + signal.value;
+  sources_[signal.sem] = source;
+  changed_[signal.sem]->notify(sc_core::SC_ZERO_TIME);
+  if (observers_.empty()) return;
+  SemaphoreRecord r;
+  r.time_ps = to_ps(sc_core::sc_time_stamp());
+  r.sem = signal.sem;
+  r.value = v;
+  r.source = source;
+  for (auto* o : observers_)
+    o->on_semaphore_update(r);
+}
+
+}  // namespace neuronsim::engines

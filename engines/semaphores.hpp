@@ -1,0 +1,37 @@
+#pragma once
+// The core's semaphores (reference section 5): counters that instructions wait on
+// (value >= target) and update when they finish; DMA completion updates them too.
+// A waiting SystemC thread sleeps on the semaphore's event, so nothing polls.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "engines/observer.hpp"
+#include "isa/kernel.hpp"
+
+namespace neuronsim::engines {
+
+class Semaphores {
+ public:
+  Semaphores(const std::vector<isa::Semaphore>& sems, const Observers& observers);
+
+  std::size_t size() const { return values_.size(); }
+  std::uint32_t value(std::uint16_t sem) const { return values_.at(sem); }
+  const SignalSource& last_source(std::uint16_t sem) const { return sources_.at(sem); }
+  bool satisfied(const std::vector<isa::SemWait>& waits) const;
+
+  // Blocks the calling SC_THREAD until the semaphore's value is >= wanted.
+  void wait_until(std::uint16_t sem, std::uint32_t wanted);
+  // Applies an increment or set and wakes its waiters (in the next delta cycle).
+  void apply(const isa::SemSignal& signal, const SignalSource& source);
+
+ private:
+  std::vector<std::uint32_t> values_;
+  std::vector<SignalSource> sources_;
+  std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
+  const Observers& observers_;
+};
+
+}  // namespace neuronsim::engines

@@ -1,0 +1,54 @@
+#include "engines/tensor_engine.hpp"
+
+#include <cmath>
+
+#include "engines/sim_time.hpp"
+
+namespace neuronsim::engines {
+
+std::uint64_t TensorEngine::busy_cycles(std::size_t index) {
+  const auto& plan = plans()[index];
+  const auto* mm = std::get_if<isa::Matmul>(&stream()[index].op);
+  load_cycles_now_ = 0;
+  reused_ = false;
+  if (!mm) {
+    // A transpose passes its data through the array and replaces the stationary.
+    if (stream()[index].opcode() == isa::Opcode::transpose) loaded_.reset();
+    return plan.cycles;
+  }
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (loaded_ && *loaded_ == mm->stationary && !ctx_.written.written()) {
+    // Loaded already, or still loading in the background: pay what is left.
+    if (loaded_at_ > now)
+      load_cycles_now_ =
+          static_cast<std::uint64_t>(std::ceil(to_ns(loaded_at_ - now) * clock_ghz() - 1e-9));
+    reused_ = load_cycles_now_ == 0;
+  } else {
+    load_cycles_now_ = plan.load_cycles;
+  }
+  return load_cycles_now_ + plan.cycles;
+}
+
+void TensorEngine::load(const isa::AccessPattern& stationary, sc_core::sc_time ready) {
+  loaded_ = stationary;
+  loaded_at_ = ready;
+  ctx_.written.watch(memory::footprint(ctx_.kernel, stationary));
+}
+
+void TensorEngine::started(std::size_t index, InstructionRecord* record) {
+  const auto* mm = std::get_if<isa::Matmul>(&stream()[index].op);
+  if (!mm) return;
+  if (record) record->stationary_reused = reused_;
+  const sc_core::sc_time multiply_start =
+      sc_core::sc_time_stamp() + cycles_time(load_cycles_now_, clock_ghz());
+  if (!reused_ && load_cycles_now_ > 0) load(mm->stationary, multiply_start);
+  // Background load of the next matmul's stationary during this multiply.
+  const std::size_t next = index + 1;
+  if (next >= stream().size()) return;
+  const auto* next_mm = std::get_if<isa::Matmul>(&stream()[next].op);
+  if (!next_mm || next_mm->stationary == mm->stationary) return;
+  if (!ctx_.semaphores.satisfied(stream()[next].waits)) return;
+  load(next_mm->stationary, multiply_start + cycles_time(plans()[next].load_cycles, clock_ghz()));
+}
+
+}  // namespace neuronsim::engines

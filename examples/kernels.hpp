@@ -1,0 +1,42 @@
+#pragma once
+// Example kernels written with the builder (isa/builder.hpp): what a kernel engineer
+// writes by hand for a NeuronCore. Each comes in a serial variant (one buffer: load,
+// compute, store one after another) and a double-buffered variant that overlaps DMA with
+// compute. `neuronsim example` emits them as NEFF or assembly.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "isa/kernel.hpp"
+
+namespace neuronsim::examples {
+
+struct ExampleParams {
+  std::uint32_t rows = 0;   // M (matmul) or N (rows of softmax/rmsnorm); 0 = the default
+  std::uint32_t cols = 0;   // N (matmul) or D (columns)
+  std::uint32_t inner = 0;  // K (matmul only)
+  bool double_buffered = false;
+  std::string target = "trn2";
+};
+
+// C[M,N] (bf16) = A[M,K] @ B[K,N] with A given transposed (a_t[K,M], as NKI's matmul
+// takes its stationary operand), tiled 128x128 over K and M, N <= 512 per PSUM bank,
+// accumulating over K in PSUM. Default 512x512x512.
+isa::Kernel matmul_tiled(const ExampleParams& p);
+// y = softmax(x) along each row of x[N, D] (bf16). Default [1024, 1024].
+isa::Kernel softmax_rows(const ExampleParams& p);
+// y = x * rsqrt(mean(x^2) + eps) * w over x[N, D] (bf16), w[D]: the hand-fused RMSNorm
+// (the torch.rms_norm analogue). Default [1024, 2048].
+isa::Kernel rmsnorm_fused(const ExampleParams& p, float eps = 1e-6f);
+
+struct Example {
+  std::string name;
+  std::string description;
+  std::function<isa::Kernel(const ExampleParams&)> make;
+};
+const std::vector<Example>& all_examples();
+// Throws neuronsim::Error listing the known names.
+const Example& find_example(const std::string& name);
+
+}  // namespace neuronsim::examples

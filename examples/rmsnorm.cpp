@@ -1,0 +1,89 @@
+// Hand-fused RMSNorm, y = x * rsqrt(mean(x^2) + eps) * w, one 128-row tile at a time:
+//   sync    load x tile (HBM -> SBUF)
+//   scalar  activation square with scale 1/sqrt(D) and add-reduce: ss = mean(x^2)
+//   scalar  activation rsqrt with bias eps: rstd = 1/sqrt(ss + eps)
+//   vector  scalar_tensor_tensor: y = (x * rstd) * w
+//   sync    store y tile (SBUF -> HBM)
+// Data stays on chip between the steps. With nbuf buffers (1 serial, 2 double-buffered)
+// the load of tile t+nbuf overlaps the compute of tile t. Semaphores count tiles:
+// x_loaded = tiles loaded, rstd_ready = row factors computed, y_ready = tiles computed,
+// x_free = x buffers released, y_free = tiles stored.
+#include <cmath>
+
+#include "examples/kernels.hpp"
+#include "examples/tiling.hpp"
+#include "isa/builder.hpp"
+
+namespace neuronsim::examples {
+
+using namespace isa;
+
+Kernel rmsnorm_fused(const ExampleParams& p, float eps) {
+  const std::uint32_t N = or_default(p.rows, 1024), D = or_default(p.cols, 2048);
+  const std::uint32_t T = tiles_of(N, "rows");
+  const std::uint32_t nbuf = p.double_buffered ? 2 : 1;
+
+  Builder b(p.double_buffered ? "rmsnorm_db" : "rmsnorm", p.target);
+  Buffer x = b.input("x", DType::bf16, {N, D});
+  Buffer w = b.input("w", DType::bf16, {D});
+  Buffer y = b.output("y", DType::bf16, {N, D});
+  Buffer xt = b.sbuf("xt", DType::bf16, {kPartitions, nbuf, D});
+  Buffer yt = b.sbuf("yt", DType::bf16, {kPartitions, nbuf, D});
+  Buffer wt = b.sbuf("wt", DType::bf16, {kPartitions, D});
+  Buffer sq = b.sbuf("sq", DType::bf16, {kPartitions, D});  // squares, only their sum is used
+  Buffer ss = b.sbuf("ss", DType::fp32, {kPartitions, nbuf});
+  Buffer rstd = b.sbuf("rstd", DType::fp32, {kPartitions, nbuf});
+  Buffer eps_t = b.sbuf("eps", DType::fp32, {kPartitions, 1});
+  Queue qin = b.queue("load", 0, 16), qout = b.queue("store", 0, 16);
+  Sem w_loaded = b.semaphore("w_loaded"), eps_ready = b.semaphore("eps_ready");
+  Sem x_loaded = b.semaphore("x_loaded"), rstd_ready = b.semaphore("rstd_ready");
+  Sem y_ready = b.semaphore("y_ready"), x_free = b.semaphore("x_free");
+  Sem y_free = b.semaphore("y_free");
+
+  auto rows = [](std::uint32_t t) { return Ix(t * kPartitions, (t + 1) * kPartitions); };
+  auto buf = [&](std::uint32_t t) { return t % nbuf; };
+  auto load = [&](std::uint32_t t) {
+    auto ref = b.sync().dma_copy(xt.slice(Ix(), buf(t)), x.slice(rows(t)), qin).signal(x_loaded);
+    if (t >= nbuf) ref.wait(x_free, t - nbuf + 1);
+  };
+
+  // w broadcast to every partition: partition stride 0 over the 1-D tensor.
+  b.sync().dma_copy(wt, w.raw(0, kPartitions, 0, 0, {{1, D}}), qin).signal(w_loaded);
+  b.vector().memset(eps_t, eps).signal(eps_ready);
+  for (std::uint32_t t = 0; t < std::min(nbuf, T); ++t) load(t);
+
+  const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(D));
+  for (std::uint32_t t = 0; t < T; ++t) {
+    const auto s = buf(t);
+    auto sum = b.scalar()
+                   .activation(sq, xt.slice(Ix(), s), ActFunc::square)
+                   .scale(inv_sqrt_d)
+                   .reduce(ss.slice(Ix(), Ix(s, s + 1)))
+                   .wait(x_loaded, t + 1);
+    if (t == 0) sum.wait(eps_ready, 1);
+    b.scalar()
+        .activation(rstd.slice(Ix(), Ix(s, s + 1)), ss.slice(Ix(), Ix(s, s + 1)), ActFunc::rsqrt)
+        .bias(eps_t)
+        .signal(rstd_ready);
+
+    auto scale = b.vector()
+                     .scalar_tensor_tensor(yt.slice(Ix(), s), xt.slice(Ix(), s),
+                                           rstd.slice(Ix(), Ix(s, s + 1)), AluOp::multiply, wt,
+                                           AluOp::multiply)
+                     .wait(rstd_ready, t + 1)
+                     .signal(y_ready)
+                     .signal(x_free);
+    if (t == 0) scale.wait(w_loaded, 1);
+    if (t >= nbuf) scale.wait(y_free, t - nbuf + 1);
+  }
+  for (std::uint32_t t = 0; t < T; ++t) {
+    b.sync()
+        .dma_copy(y.slice(rows(t)), yt.slice(Ix(), buf(t)), qout)
+        .wait(y_ready, t + 1)
+        .signal(y_free);
+    if (t + nbuf < T) load(t + nbuf);
+  }
+  return b.build();
+}
+
+}  // namespace neuronsim::examples

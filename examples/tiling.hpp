@@ -1,0 +1,21 @@
+#pragma once
+// Shared checks of the examples' shapes.
+#include <cstdint>
+#include <string>
+
+#include "isa/error.hpp"
+
+namespace neuronsim::examples {
+
+inline constexpr std::uint32_t kPartitions = 128;  // reference section 1: 128 lanes
+
+inline std::uint32_t or_default(std::uint32_t v, std::uint32_t def) { return v ? v : def; }
+
+// Number of 128-row tiles of `n`; throws unless n is a positive multiple of 128.
+inline std::uint32_t tiles_of(std::uint32_t n, const std::string& what) {
+  if (n == 0 || n % kPartitions != 0)
+    throw Error(what + " = " + std::to_string(n) + " must be a positive multiple of 128");
+  return n / kPartitions;
+}
+
+}  // namespace neuronsim::examples

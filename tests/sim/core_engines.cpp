@@ -1,0 +1,199 @@
+// Scenario tests of the engine loop: exact cycle counts, semaphore ordering, the Tensor
+// engine's stationary reuse, errors and deadlocks. Each TEST_CASE is one simulation and
+// runs in a process of its own under CTest (run them one at a time by name).
+#include <catch2/catch.hpp>
+
+#include "core_support.hpp"
+#include "isa/error.hpp"
+#include "sim/run.hpp"
+
+using namespace core_test;
+using neuronsim::isa::AluOp;
+using neuronsim::isa::DType;
+using neuronsim::isa::Engine;
+using neuronsim::isa::MemSpace;
+
+namespace {
+
+// Vector tensor_tensor of two fp32 [128, 512] SBUF tiles: a, b, c.
+isa::Kernel vector_add_kernel() {
+  auto k = kernel("vector_add");
+  const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 512, 0);
+  const auto b = alloc(k, "b", MemSpace::sbuf, DType::fp32, 128, 512, 2048);
+  const auto c = alloc(k, "c", MemSpace::sbuf, DType::fp32, 128, 512, 4096);
+  k.stream(Engine::vector)
+      .push_back(op(isa::TensorTensor{tile(k, c), tile(k, a), tile(k, b), AluOp::add}));
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("core: one fp32 tensor_tensor on Vector takes max(64 or 2N) cycles", "[core]") {
+  const auto k = vector_add_kernel();
+  const auto cfg = target("trn1");
+  const auto r = sim::run_kernel(k, cfg, {}, {});
+  // Reference section 4: tensor_tensor with both inputs in SBUF, fp32:
+  // max(64, 2 * 512) = 1024 cycles of the 1.12 GHz Vector clock = 914.2857 ns
+  // (SystemC rounds to the picosecond: 914.286 ns).
+  const auto& v = r.engines[static_cast<int>(Engine::vector)];
+  CHECK(v.instructions == 1);
+  CHECK(v.busy_cycles == 1024);
+  CHECK(r.total_ns == Approx(1024 / 1.12).margin(0.001));
+  // In Tensor-engine cycles (2.8 GHz): 914.286 ns * 2.8 = 2560.
+  CHECK(r.neuroncore_cycle_count == 2560);
+  CHECK(r.stats.number("vector_engine_busy_cycles") == 1024);
+  CHECK(r.stats.number("vector_clock_cycles") == 1024);
+  // Every engine's time adds up to the total.
+  for (const auto& e : r.engines)
+    CHECK(e.busy_ns + e.semaphore_wait_ns + e.port_wait_ns + e.dma_queue_wait_ns + e.idle_ns ==
+          Approx(r.total_ns).margin(1e-6));
+}
+
+TEST_CASE("core: a consumer starts after its producer ends (semaphore)", "[core]") {
+  auto k = vector_add_kernel();
+  const auto s = semaphore(k, "c_ready");
+  k.stream(Engine::vector)[0].signals.push_back(inc(s));
+  const auto c = 2u;
+  const auto d = alloc(k, "d", MemSpace::sbuf, DType::fp32, 128, 512, 6144);
+  isa::Activation act;
+  act.dst = tile(k, d);
+  act.src = tile(k, c);
+  act.func = isa::ActFunc::exp;
+  k.stream(Engine::scalar).push_back(op(act, {{s, 1}}));
+  Recorder rec;
+  sim::RunOptions opt;
+  opt.observers = {&rec};
+  const auto r = sim::run_kernel(k, target("trn1"), {}, opt);
+
+  const auto& producer = rec.end_of(Engine::vector, 0);
+  const auto& consumer = rec.end_of(Engine::scalar, 0);
+  CHECK(consumer.start_ps >= producer.end_ps);
+  // Scalar activation, N = 512: max(64, 512) = 512 cycles at 1.4 GHz = 365.714 ns, after
+  // the 914.286 ns of the Vector instruction: 1280.000 ns in all.
+  CHECK(consumer.busy_cycles == 512);
+  CHECK(r.total_ns == Approx(1024 / 1.12 + 512 / 1.4).margin(0.002));
+  // The wait is recorded with the semaphore and who signalled it.
+  REQUIRE(consumer.semaphore_waits.size() == 1);
+  CHECK(consumer.semaphore_waits[0].sem == s);
+  CHECK(consumer.semaphore_waits[0].value_at_ready == 0);
+  CHECK(consumer.semaphore_waits[0].last_signaller.kind == engines::SignalSource::Kind::engine);
+  CHECK(consumer.semaphore_waits[0].last_signaller.engine == Engine::vector);
+  CHECK(consumer.semaphore_wait_ps == producer.end_ps);
+  REQUIRE(rec.semaphores.size() == 1);
+  CHECK(rec.semaphores[0].value == 1);
+  CHECK(rec.semaphores[0].time_ps == producer.end_ps);
+  const auto& sc = r.engines[static_cast<int>(Engine::scalar)];
+  CHECK(sc.semaphore_wait_ns == Approx(1024 / 1.12).margin(0.001));
+}
+
+TEST_CASE("core: a deadlock names every blocked engine and its semaphore", "[core]") {
+  auto k = vector_add_kernel();
+  const auto s0 = semaphore(k, "never");
+  const auto s1 = semaphore(k, "also_never");
+  k.stream(Engine::vector)[0].waits.push_back({s0, 1});
+  k.stream(Engine::vector)[0].source_line = 7;
+  k.stream(Engine::gpsimd).push_back(op(isa::Nop{}, {{s1, 2}}));
+  try {
+    sim::run_kernel(k, target("trn1"), {}, {}, "dead.nasm");
+    FAIL("no deadlock reported");
+  } catch (const neuronsim::Error& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("deadlock"));
+    CHECK_THAT(msg,
+               Catch::Contains("vector[0] tensor_tensor (line 7): waits for semaphore 'never' = 0, "
+                               "wants >= 1"));
+    CHECK_THAT(msg, Catch::Contains("gpsimd[0] nop: waits for semaphore 'also_never' = 0, "
+                                    "wants >= 2"));
+  }
+}
+
+namespace {
+struct ThrowingObserver : engines::Observer {
+  void on_instruction_start(const engines::InstructionRecord&) override {
+    throw neuronsim::Error("observer: disk full");
+  }
+};
+}  // namespace
+
+TEST_CASE("core: an error inside a SystemC process surfaces as that error", "[core]") {
+  const auto k = vector_add_kernel();
+  ThrowingObserver bad;
+  sim::RunOptions opt;
+  opt.observers = {&bad};
+  CHECK_THROWS_WITH(sim::run_kernel(k, target("trn1"), {}, opt), "observer: disk full");
+}
+
+TEST_CASE("core: a second simulation in one process is refused", "[core]") {
+  const auto k = vector_add_kernel();
+  sim::run_kernel(k, target("trn1"), {}, {});
+  CHECK_THROWS_WITH(sim::run_kernel(k, target("trn1"), {}, {}),
+                    Catch::Contains("only one simulation per process"));
+}
+
+TEST_CASE("core: inputs never given are named", "[core]") {
+  auto k = vector_add_kernel();
+  tensor(k, "x", isa::TensorRole::input, DType::fp32, 128, 512);
+  tensor(k, "y", isa::TensorRole::input, DType::fp32, 128, 512);
+  sim::TensorBytes inputs;
+  inputs["x"] = std::vector<std::uint8_t>(128 * 512 * 4);
+  CHECK_THROWS_WITH(sim::run_kernel(k, target("trn1"), inputs, {}, "k.neff"),
+                    "k.neff: inputs not given: 'y'");
+}
+
+namespace {
+// Two bf16 matmuls [K=128, M=128] x [128, N=512] into one PSUM bank each.
+isa::Kernel two_matmuls(bool same_stationary) {
+  auto k = kernel("matmuls");
+  const auto w0 = alloc(k, "w0", MemSpace::sbuf, DType::bf16, 128, 128, 0);
+  const auto w1 = alloc(k, "w1", MemSpace::sbuf, DType::bf16, 128, 128, 256);
+  const auto x = alloc(k, "x", MemSpace::sbuf, DType::bf16, 128, 512, 512);
+  const auto p0 = alloc(k, "p0", MemSpace::psum, DType::fp32, 128, 512, 0);
+  const auto p1 = alloc(k, "p1", MemSpace::psum, DType::fp32, 128, 512, 2048);
+  auto& t = k.stream(Engine::tensor);
+  t.push_back(op(isa::Matmul{tile(k, p0), tile(k, w0), tile(k, x)}));
+  t.push_back(op(isa::Matmul{tile(k, p1), tile(k, same_stationary ? w0 : w1), tile(k, x)}));
+  return k;
+}
+}  // namespace
+
+TEST_CASE("core: a matmul whose stationary is loaded pays no load", "[core]") {
+  Recorder rec;
+  sim::RunOptions opt;
+  opt.observers = {&rec};
+  const auto r = sim::run_kernel(two_matmuls(true), target("trn1"), {}, opt);
+  // LoadStationary of M = 128 columns: ceil(128 / 4) = 32 cycles (load_stationary_speedup
+  // 4); MultiplyMoving: max(min(64, 128), 512) = 512 cycles (reference section 4).
+  // First matmul 32 + 512, second 512 (stationary reused): 1056 cycles at 2.8 GHz.
+  CHECK(rec.end_of(Engine::tensor, 0).busy_cycles == 544);
+  CHECK(rec.end_of(Engine::tensor, 1).busy_cycles == 512);
+  CHECK(rec.end_of(Engine::tensor, 1).stationary_reused);
+  CHECK(r.neuroncore_cycle_count == 1056);
+}
+
+TEST_CASE("core: the next stationary loads in the background of the current multiply", "[core]") {
+  const auto r = sim::run_kernel(two_matmuls(false), target("trn1"), {}, {});
+  // The second matmul's load (32 cycles) overlaps the first multiply (512 cycles), so it
+  // costs nothing: 32 + 512 + 512 = 1056 cycles, not 32 + 512 + 32 + 512 = 1088.
+  CHECK(r.neuroncore_cycle_count == 1056);
+  CHECK(r.engines[static_cast<int>(Engine::tensor)].busy_cycles == 1056);
+}
+
+TEST_CASE("core: a stationary rewritten since its load is loaded again", "[core]") {
+  auto k = two_matmuls(true);
+  // Vector rewrites w0 between the matmuls; the second matmul waits for it.
+  const auto s = semaphore(k, "w0_rewritten");
+  const auto s_go = semaphore(k, "first_done");
+  k.stream(Engine::tensor)[0].signals.push_back(inc(s_go));
+  k.stream(Engine::tensor)[1].waits.push_back({s, 1});
+  isa::Memset ms;
+  ms.dst = tile(k, 0);
+  ms.value = 1.0;
+  k.stream(Engine::vector).push_back(op(ms, {{s_go, 1}}, {inc(s)}));
+  Recorder rec;
+  sim::RunOptions opt;
+  opt.observers = {&rec};
+  sim::run_kernel(k, target("trn1"), {}, opt);
+  // Same access pattern, but the data changed: 32 load cycles + 512.
+  CHECK(rec.end_of(Engine::tensor, 1).busy_cycles == 544);
+  CHECK_FALSE(rec.end_of(Engine::tensor, 1).stationary_reused);
+}

@@ -1,0 +1,168 @@
+#pragma once
+// Helpers for the SystemC scenario tests of the core (tests/sim/core_*.cpp): small kernels
+// built as isa::Kernel structs, a target config with the numbers the derivations use
+// pinned, an observer that records events, and a way to run a second simulation in a
+// child process (SystemC allows one per process).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engines/observer.hpp"
+#include "isa/kernel.hpp"
+#include "sim/config.hpp"
+
+namespace core_test {
+
+using namespace neuronsim;
+
+// A preset with the DMA numbers the tests derive from written out, so a change of a
+// preset's unpublished guesses does not silently change the expected cycle counts.
+inline sim::TargetConfig target(const std::string& preset) {
+  sim::TargetConfig c = sim::load_target(preset);
+  c.dma.engine_bytes_per_ns = 17;
+  c.dma.hbm_bytes_per_ns = 410;
+  c.dma.descriptor_ns = 50;
+  c.dma.fixed_latency_ns = 1000;
+  c.dma.efficient_bytes_per_row = 2048;
+  c.dma.small_row_min_efficiency = 1.0 / 32;
+  c.dma.queue_depth = 32;
+  c.dma.strict_priority = false;
+  return c;
+}
+
+inline isa::Kernel kernel(const std::string& name) {
+  isa::Kernel k;
+  k.name = name;
+  k.target = "trn1";
+  return k;
+}
+
+// A [partitions, free] allocation; returns its index.
+inline std::uint32_t alloc(isa::Kernel& k, const std::string& name, isa::MemSpace space,
+                           isa::DType dt, std::uint32_t partitions, std::uint32_t free,
+                           std::uint32_t byte_offset) {
+  isa::Allocation a;
+  a.name = name;
+  a.space = space;
+  a.dtype = dt;
+  a.partitions = partitions;
+  a.free_shape = {free};
+  a.byte_offset = byte_offset;
+  k.allocations.push_back(a);
+  return static_cast<std::uint32_t>(k.allocations.size() - 1);
+}
+
+inline std::uint32_t tensor(isa::Kernel& k, const std::string& name, isa::TensorRole role,
+                            isa::DType dt, std::uint64_t rows, std::uint64_t cols) {
+  isa::HbmTensor t;
+  t.name = name;
+  t.dtype = dt;
+  t.shape = {rows, cols};
+  t.role = role;
+  k.tensors.push_back(t);
+  return static_cast<std::uint32_t>(k.tensors.size() - 1);
+}
+
+inline std::uint16_t semaphore(isa::Kernel& k, const std::string& name) {
+  k.semaphores.push_back({name, 0});
+  return static_cast<std::uint16_t>(k.semaphores.size() - 1);
+}
+
+inline std::uint16_t queue(isa::Kernel& k, const std::string& name, std::uint8_t first,
+                           std::uint8_t engines) {
+  k.queues.push_back({name, first, engines});
+  return static_cast<std::uint16_t>(k.queues.size() - 1);
+}
+
+// The whole [partitions, free] tile of an allocation (contiguous).
+inline isa::AccessPattern tile(const isa::Kernel& k, std::uint32_t a) {
+  const auto& al = k.allocations[a];
+  isa::AccessPattern ap;
+  ap.space = al.space;
+  ap.buffer = a;
+  ap.dtype = al.dtype;
+  ap.partitions = al.partitions;
+  ap.dims[0] = {1, al.free_shape[0]};
+  return ap;
+}
+
+// A whole 2-D HBM tensor viewed as [rows, cols].
+inline isa::AccessPattern rows_of(const isa::Kernel& k, std::uint32_t t) {
+  const auto& tn = k.tensors[t];
+  isa::AccessPattern ap;
+  ap.space = isa::MemSpace::hbm;
+  ap.buffer = t;
+  ap.dtype = tn.dtype;
+  ap.partitions = static_cast<std::uint32_t>(tn.shape[0]);
+  ap.partition_stride = static_cast<std::int64_t>(tn.shape[1]);
+  ap.dims[0] = {1, static_cast<std::uint32_t>(tn.shape[1])};
+  return ap;
+}
+
+inline isa::Instruction op(isa::Operation o, std::vector<isa::SemWait> waits = {},
+                           std::vector<isa::SemSignal> signals = {}) {
+  isa::Instruction i;
+  i.op = std::move(o);
+  i.waits = std::move(waits);
+  i.signals = std::move(signals);
+  return i;
+}
+inline isa::SemSignal inc(std::uint16_t sem) {
+  return {sem, isa::SemUpdate::increment, 1};
+}
+
+// Records every event it sees.
+struct Recorder : engines::Observer {
+  std::vector<engines::InstructionRecord> starts, ends;
+  std::vector<engines::DmaRecord> dma_starts, dma_ends;
+  std::vector<engines::SemaphoreRecord> semaphores;
+  void on_instruction_start(const engines::InstructionRecord& r) override { starts.push_back(r); }
+  void on_instruction_end(const engines::InstructionRecord& r) override { ends.push_back(r); }
+  void on_dma_start(const engines::DmaRecord& r) override { dma_starts.push_back(r); }
+  void on_dma_end(const engines::DmaRecord& r) override { dma_ends.push_back(r); }
+  void on_semaphore_update(const engines::SemaphoreRecord& r) override { semaphores.push_back(r); }
+  const engines::InstructionRecord& end_of(isa::Engine e, std::uint32_t index) const {
+    for (const auto& r : ends)
+      if (r.engine == e && r.index == index) return r;
+    throw std::runtime_error("no such instruction record");
+  }
+};
+
+// Runs `body` in a child process and returns what it printed (its own simulation).
+inline std::string in_child_process(const std::function<std::string()>& body) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string out;
+    try {
+      out = body();
+    } catch (const std::exception& e) {
+      out = std::string("error: ") + e.what();
+    }
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+    out.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return out;
+}
+
+}  // namespace core_test
