@@ -1,0 +1,224 @@
+// The shipped target presets: each loads, fills every runtime field, and puts the numbers
+// of the reference (neuroncore.md sections 1-4) in the right fields.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "isa/cost_params.hpp"
+#include "isa/target_limits.hpp"
+#include "sim/config.hpp"
+#include "sim/config_embedded.hpp"
+#include "sim/config_schema.hpp"
+#include "tests/unit/config_test_support.hpp"
+
+using neuronsim::isa::Engine;
+using neuronsim::sim::load_target;
+using neuronsim::sim::TargetConfig;
+
+namespace {
+constexpr std::uint32_t KiB = 1024;
+constexpr std::uint64_t GiB = 1024ull * 1024 * 1024;
+}  // namespace
+
+TEST_CASE("config: the presets are trn1, trn2 and trn3", "[config]") {
+  CHECK(neuronsim::sim::target_names() == std::vector<std::string>{"trn1", "trn2", "trn3"});
+}
+
+TEST_CASE("config: every preset loads and sets every runtime field", "[config]") {
+  for (const auto& name : neuronsim::sim::target_names()) {
+    INFO("preset " << name);
+    const TargetConfig t = load_target(name);
+    CHECK(t.name == name);
+    CHECK_FALSE(t.generation.empty());
+    CHECK_FALSE(t.description.empty());
+    // Every number of the presets is non-zero: zero would mean "not filled".
+    for (const auto& [field, value] : config_test::numeric_fields(t)) {
+      INFO(field);
+      CHECK(value > 0);
+    }
+    CHECK(t.dma.small_row_min_efficiency <= 1.0);
+    CHECK(t.hbm_core_share <= 1.0);
+  }
+}
+
+TEST_CASE("config: the runtime structs have no field the config leaves unfilled", "[config]") {
+  // numeric_fields() lists 14 TargetLimits and 22 CostParams fields, all uint32; a field
+  // added to those structs changes their size and must be added to the presets too.
+  CHECK(sizeof(neuronsim::isa::TargetLimits) == 14 * sizeof(std::uint32_t));
+  CHECK(sizeof(neuronsim::isa::CostParams) == 22 * sizeof(std::uint32_t));
+}
+
+TEST_CASE("config: trn1 holds the NeuronCore-v2 numbers of the reference", "[config]") {
+  const TargetConfig t = load_target("trn1");
+  CHECK(t.generation == "NeuronCore-v2");
+  // Section 1.
+  CHECK(t.tensor_ghz == 2.8);
+  CHECK(t.vector_ghz == 1.12);
+  CHECK(t.scalar_ghz == 1.4);
+  CHECK(t.gpsimd_ghz == 1.4);
+  CHECK(t.cores_per_chip == 2);
+  CHECK(t.limits.partitions == 128);
+  CHECK(t.limits.sbuf_bytes_per_partition == 192 * KiB);
+  CHECK(t.sbuf_total_bytes == 24ull * 1024 * 1024);
+  CHECK(t.limits.psum_bytes_per_partition == 16 * KiB);
+  CHECK(t.psum_banks == 8);
+  CHECK(t.limits.psum_bank_bytes == 2 * KiB);
+  CHECK(t.psum_total_bytes == 2ull * 1024 * 1024);
+  CHECK(t.hbm_bytes == 32 * GiB);
+  CHECK(t.hbm_chip_bytes_per_ns == 820);
+  CHECK(t.dma.engines == 16);
+  CHECK(t.limits.dma_engines == 16);
+  CHECK(t.dma.queues_per_engine == 16);
+  CHECK(t.limits.dma_queues_per_engine == 16);
+  CHECK(t.dma_engine_theoretical_bytes_per_ns == 27.2);
+  CHECK(t.dma.engine_bytes_per_ns == 17);
+  CHECK(t.tensor_tflops_bf16 == 92);
+  CHECK(t.tensor_tflops_fp32 == 23);
+  CHECK(t.tensor_input_elems_per_cycle == 256);
+  CHECK(t.tensor_output_elems_per_cycle == 128);
+  CHECK(t.cost.vector_elems_per_cycle_16bit == 128);
+  CHECK(t.cost.scalar_elems_per_cycle_16bit == 128);
+  CHECK(t.gpsimd_cores == 8);
+  CHECK(t.gpsimd_local_memory_bytes == 64 * KiB);
+  CHECK(t.cost.gpsimd_elems_per_cycle == 128);  // 8 cores x 512 bits / 32
+  // Section 2.
+  CHECK(t.limits.max_sbuf_free_elems == 65536);
+  CHECK(t.limits.max_psum_free_elems == 4096);
+  CHECK(t.partition_start_granule == 32);
+  CHECK(t.ap_max_free_dims == 4);
+  CHECK(t.ap_max_dim_size == 65535);
+  CHECK(t.ap_max_stride == 32767);
+  CHECK(t.vector_gpsimd_share_sbuf_port);
+  CHECK(t.vector_scalar_share_psum_port);
+  CHECK_FALSE(t.psum_same_bank_conflicts);
+  CHECK(t.cost.access_start_cycles == 60);
+  CHECK(t.cost.stride_penalty_bytes == 16);
+  CHECK(t.cost.stride_penalty_factor == 2);
+  CHECK(t.uninitialised_int_fill == 4);
+  // Section 3.
+  CHECK(t.limits.matmul_max_k == 128);
+  CHECK(t.limits.matmul_max_m == 128);
+  CHECK(t.limits.matmul_max_n == 512);
+  CHECK(t.tensor_transpose_max == 128);
+  CHECK(t.limits.vector_transpose_max == 32);
+  CHECK(t.dma_max_pattern_dims == 4);
+  // Section 4.
+  CHECK(t.cost.min_issue_interval == 64);
+  CHECK(t.cost.mm_init_latency == 64);
+  CHECK(t.cost.reduce_extra == 64);
+  CHECK(t.cost.dependent_overhead == 100);
+  CHECK(t.cost.accumulator_read == 64);
+  CHECK(t.cost.gpsimd_fixed == 150);
+  CHECK(t.cost.vector_reciprocal_factor == 8);
+  CHECK(t.cost.bn_aggr_numerator == 13);
+  CHECK(t.cost.bn_aggr_denominator == 3);
+  CHECK(t.cost.baseline_elems_per_cycle == 128);
+  CHECK(t.cost.fp32_matmul_factor == 4);
+  CHECK(t.cost.load_stationary_speedup == 4);
+  CHECK(t.cost.fp8_matmul_speedup == 1);
+  CHECK(t.dma.efficient_bytes_per_row == 2048);
+  CHECK_FALSE(t.dma.strict_priority);
+  // Derived: one core's share of the chip's HBM bandwidth, 820 GB/s / 2 cores.
+  CHECK(t.dma.hbm_bytes_per_ns == Approx(410));
+}
+
+TEST_CASE("config: trn2 holds the NeuronCore-v3 numbers of the reference", "[config]") {
+  const TargetConfig t = load_target("trn2");
+  CHECK(t.generation == "NeuronCore-v3");
+  CHECK(t.tensor_ghz == 2.4);
+  CHECK(t.vector_ghz == 0.96);
+  CHECK(t.scalar_ghz == 1.2);
+  CHECK(t.gpsimd_ghz == 1.2);
+  CHECK(t.cores_per_chip == 8);
+  CHECK(t.limits.sbuf_bytes_per_partition == 224 * KiB);
+  CHECK(t.sbuf_total_bytes == 28ull * 1024 * 1024);
+  CHECK(t.psum_banks == 8);
+  CHECK(t.hbm_bytes == 96 * GiB);
+  CHECK(t.dma.engine_bytes_per_ns == 23);
+  CHECK(t.cost.vector_elems_per_cycle_16bit == 512);
+  CHECK(t.cost.vector_elems_per_cycle_other == 256);
+  CHECK(t.cost.scalar_elems_per_cycle_16bit == 128);
+  CHECK(t.tensor_fp8_input_elems_per_cycle == 512);
+  CHECK(t.cost.fp8_matmul_speedup == 2);  // 4x128 fp8 / 2x128 dense
+  CHECK(t.tensor_tflops_bf16 == 79);
+  CHECK(t.tensor_tflops_fp8 == 158);
+  CHECK(t.dma.descriptor_ns == 600);  // hardware DGE, section 4
+  CHECK_FALSE(t.vector_gpsimd_share_sbuf_port);
+  CHECK_FALSE(t.vector_scalar_share_psum_port);
+  CHECK(t.psum_same_bank_conflicts);
+  CHECK(t.gpsimd_dma_per_core);
+  CHECK(t.dma.hbm_bytes_per_ns == Approx(2900.0 / 8));
+}
+
+TEST_CASE("config: trn3 holds the NeuronCore-v4 numbers of the reference", "[config]") {
+  const TargetConfig t = load_target("trn3");
+  CHECK(t.generation == "NeuronCore-v4");
+  CHECK(t.tensor_ghz == 2.4);
+  CHECK(t.vector_ghz == 1.2);
+  CHECK(t.limits.sbuf_bytes_per_partition == 256 * KiB);
+  CHECK(t.sbuf_total_bytes == 32ull * 1024 * 1024);
+  CHECK(t.hbm_bytes == 144 * GiB);
+  CHECK(t.dma_engine_theoretical_bytes_per_ns == 38.4);
+  CHECK(t.dma.engine_bytes_per_ns == 33);
+  CHECK(t.cost.scalar_elems_per_cycle_16bit == 256);
+  CHECK(t.cost.scalar_elems_per_cycle_other == 128);
+  CHECK(t.cost.vector_elems_per_cycle_16bit == 512);
+  CHECK(t.cost.gpsimd_elems_per_cycle == 128);
+  CHECK(t.cost.fp8_matmul_speedup == 4);  // 8x128 mxfp8 / 2x128 dense
+  CHECK(t.tensor_tflops_fp8 == 315);
+  CHECK(t.dma.strict_priority);
+}
+
+TEST_CASE("config: clock_ghz gives each engine its own clock", "[config]") {
+  const TargetConfig t = load_target("trn1");
+  CHECK(t.clock_ghz(Engine::tensor) == 2.8);
+  CHECK(t.clock_ghz(Engine::vector) == 1.12);
+  CHECK(t.clock_ghz(Engine::scalar) == 1.4);
+  CHECK(t.clock_ghz(Engine::gpsimd) == 1.4);
+  CHECK(t.clock_ghz(Engine::sync) == t.sync_ghz);
+}
+
+TEST_CASE("config: the presets need no files at run time", "[config]") {
+  // Embedded at build time: loading works from a directory without sim/targets.
+  const auto previous = std::filesystem::current_path();
+  std::filesystem::current_path(std::filesystem::temp_directory_path());
+  TargetConfig t;
+  CHECK_NOTHROW(t = load_target("trn2"));
+  std::filesystem::current_path(previous);
+  CHECK(t.tensor_ghz == 2.4);
+}
+
+TEST_CASE("config: the embedded presets are the files in sim/targets", "[config]") {
+  namespace embedded = neuronsim::sim::embedded;
+  REQUIRE(embedded::kTargetFileCount == 3);
+  for (std::size_t i = 0; i < embedded::kTargetFileCount; ++i) {
+    const auto& file = embedded::kTargetFiles[i];
+    std::ifstream in(std::string(NEURONSIM_SOURCE_DIR) + "/sim/targets/" + std::string(file.name) +
+                     ".json");
+    std::stringstream text;
+    text << in.rdbuf();
+    INFO(file.name);
+    CHECK(text.str() == file.text);
+  }
+}
+
+TEST_CASE("config: every parameter has a unit, a doc and an entry in docs/config.md", "[config]") {
+  std::ifstream in(std::string(NEURONSIM_SOURCE_DIR) + "/docs/config.md");
+  std::stringstream docs;
+  docs << in.rdbuf();
+  REQUIRE_FALSE(docs.str().empty());
+  for (const auto& name : neuronsim::sim::target_names()) {
+    const auto dump = neuronsim::sim::dump_target(name);
+    for (const auto& p : neuronsim::sim::config_schema::params()) {
+      const std::string section(p.section), key(p.key);
+      INFO(name << " " << section << "." << key);
+      REQUIRE(dump.contains(section));
+      REQUIRE(dump[section].contains(key));
+      CHECK(dump[section][key]["unit"] == std::string(p.unit));
+      CHECK_FALSE(dump[section][key]["doc"].get<std::string>().empty());
+      CHECK(docs.str().find("`" + section + "." + key + "`") != std::string::npos);
+    }
+  }
+}

@@ -1,0 +1,138 @@
+#pragma once
+// Helpers of the config tests: every numeric runtime field by name (to compare two configs
+// field by field and to check which are set), and scratch JSON files.
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "sim/config.hpp"
+
+namespace config_test {
+
+using Field = std::pair<std::string, double>;
+
+// Every number of TargetConfig (nested structs included), as double: all are exact.
+inline std::vector<Field> numeric_fields(const neuronsim::sim::TargetConfig& t) {
+  const auto& l = t.limits;
+  const auto& c = t.cost;
+  const auto& d = t.dma;
+  return {
+      {"tensor_ghz", t.tensor_ghz},
+      {"vector_ghz", t.vector_ghz},
+      {"scalar_ghz", t.scalar_ghz},
+      {"gpsimd_ghz", t.gpsimd_ghz},
+      {"sync_ghz", t.sync_ghz},
+      {"limits.partitions", l.partitions},
+      {"limits.sbuf_bytes_per_partition", l.sbuf_bytes_per_partition},
+      {"limits.psum_bytes_per_partition", l.psum_bytes_per_partition},
+      {"limits.psum_bank_bytes", l.psum_bank_bytes},
+      {"limits.max_sbuf_free_elems", l.max_sbuf_free_elems},
+      {"limits.max_psum_free_elems", l.max_psum_free_elems},
+      {"limits.matmul_max_k", l.matmul_max_k},
+      {"limits.matmul_max_m", l.matmul_max_m},
+      {"limits.matmul_max_n", l.matmul_max_n},
+      {"limits.vector_transpose_max", l.vector_transpose_max},
+      {"limits.bn_stats_max_free", l.bn_stats_max_free},
+      {"limits.semaphores", l.semaphores},
+      {"limits.dma_engines", l.dma_engines},
+      {"limits.dma_queues_per_engine", l.dma_queues_per_engine},
+      {"cost.min_issue_interval", c.min_issue_interval},
+      {"cost.reduce_extra", c.reduce_extra},
+      {"cost.dependent_overhead", c.dependent_overhead},
+      {"cost.tiny_instruction_elems", c.tiny_instruction_elems},
+      {"cost.accumulator_read", c.accumulator_read},
+      {"cost.gpsimd_fixed", c.gpsimd_fixed},
+      {"cost.vector_reciprocal_factor", c.vector_reciprocal_factor},
+      {"cost.bn_aggr_numerator", c.bn_aggr_numerator},
+      {"cost.bn_aggr_denominator", c.bn_aggr_denominator},
+      {"cost.baseline_elems_per_cycle", c.baseline_elems_per_cycle},
+      {"cost.vector_elems_per_cycle_16bit", c.vector_elems_per_cycle_16bit},
+      {"cost.vector_elems_per_cycle_other", c.vector_elems_per_cycle_other},
+      {"cost.scalar_elems_per_cycle_16bit", c.scalar_elems_per_cycle_16bit},
+      {"cost.scalar_elems_per_cycle_other", c.scalar_elems_per_cycle_other},
+      {"cost.gpsimd_elems_per_cycle", c.gpsimd_elems_per_cycle},
+      {"cost.mm_init_latency", c.mm_init_latency},
+      {"cost.fp32_matmul_factor", c.fp32_matmul_factor},
+      {"cost.load_stationary_speedup", c.load_stationary_speedup},
+      {"cost.fp8_matmul_speedup", c.fp8_matmul_speedup},
+      {"cost.access_start_cycles", c.access_start_cycles},
+      {"cost.stride_penalty_bytes", c.stride_penalty_bytes},
+      {"cost.stride_penalty_factor", c.stride_penalty_factor},
+      {"dma.engines", d.engines},
+      {"dma.queues_per_engine", d.queues_per_engine},
+      {"dma.engine_bytes_per_ns", d.engine_bytes_per_ns},
+      {"dma.hbm_bytes_per_ns", d.hbm_bytes_per_ns},
+      {"dma.fixed_latency_ns", d.fixed_latency_ns},
+      {"dma.descriptor_ns", d.descriptor_ns},
+      {"dma.efficient_bytes_per_row", d.efficient_bytes_per_row},
+      {"dma.small_row_min_efficiency", d.small_row_min_efficiency},
+      {"dma.queue_depth", d.queue_depth},
+      {"psum_banks", t.psum_banks},
+      {"hbm_bytes", static_cast<double>(t.hbm_bytes)},
+      {"tensor_tflops_bf16", t.tensor_tflops_bf16},
+      {"cores_per_chip", t.cores_per_chip},
+      {"sbuf_total_bytes", static_cast<double>(t.sbuf_total_bytes)},
+      {"psum_total_bytes", static_cast<double>(t.psum_total_bytes)},
+      {"uninitialised_int_fill", t.uninitialised_int_fill},
+      {"partition_start_granule", t.partition_start_granule},
+      {"ap_max_free_dims", t.ap_max_free_dims},
+      {"ap_max_dim_size", t.ap_max_dim_size},
+      {"ap_max_stride", t.ap_max_stride},
+      {"tensor_array_rows", t.tensor_array_rows},
+      {"tensor_array_cols", t.tensor_array_cols},
+      {"tensor_transpose_max", t.tensor_transpose_max},
+      {"tensor_input_elems_per_cycle", t.tensor_input_elems_per_cycle},
+      {"tensor_fp8_input_elems_per_cycle", t.tensor_fp8_input_elems_per_cycle},
+      {"tensor_output_elems_per_cycle", t.tensor_output_elems_per_cycle},
+      {"tensor_tflops_fp8", t.tensor_tflops_fp8},
+      {"tensor_tflops_fp32", t.tensor_tflops_fp32},
+      {"vector_max8_values", t.vector_max8_values},
+      {"gpsimd_cores", t.gpsimd_cores},
+      {"gpsimd_simd_bits", t.gpsimd_simd_bits},
+      {"gpsimd_local_memory_bytes", t.gpsimd_local_memory_bytes},
+      {"gpsimd_partitions_per_core", t.gpsimd_partitions_per_core},
+      {"dma_engine_theoretical_bytes_per_ns", t.dma_engine_theoretical_bytes_per_ns},
+      {"dma_max_pattern_dims", t.dma_max_pattern_dims},
+      {"hbm_chip_bytes_per_ns", t.hbm_chip_bytes_per_ns},
+      {"hbm_core_share", t.hbm_core_share},
+  };
+}
+
+inline std::vector<std::pair<std::string, bool>> flag_fields(
+    const neuronsim::sim::TargetConfig& t) {
+  return {
+      {"vector_gpsimd_share_sbuf_port", t.vector_gpsimd_share_sbuf_port},
+      {"vector_scalar_share_psum_port", t.vector_scalar_share_psum_port},
+      {"psum_same_bank_conflicts", t.psum_same_bank_conflicts},
+      {"gpsimd_dma_per_core", t.gpsimd_dma_per_core},
+      {"dma.strict_priority", t.dma.strict_priority},
+  };
+}
+
+// A scratch file, removed at the end of the scope. Names are unique per process and call,
+// so tests may run in parallel processes.
+class ScratchFile {
+ public:
+  explicit ScratchFile(const std::string& text, const std::string& stem = "target") {
+    static std::atomic<int> counter{0};
+    path_ = (std::filesystem::temp_directory_path() /
+             ("neuronsim_config_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) +
+              "_" + stem + ".json"))
+                .string();
+    std::ofstream(path_) << text;
+  }
+  ~ScratchFile() { std::filesystem::remove(path_); }
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace config_test
