@@ -1,0 +1,147 @@
+// Entry points of validation: walks the declarations and every instruction of every
+// stream, collecting problems; validate() turns them into one neuronsim::Error.
+#include "isa/validate.hpp"
+
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include "isa/error.hpp"
+#include "isa/validate_detail.hpp"
+
+namespace neuronsim::isa {
+
+namespace validate_detail {
+
+void InstrReporter::problem(std::string reason) {
+  if (!reported_) {
+    where_ = std::string(engine_name(engine_)) + "[" + std::to_string(index_) + "]";
+    if (instr_.source_line != 0) where_ += " (line " + std::to_string(instr_.source_line) + ")";
+    where_ += " ";
+    where_ += opcode_name(instr_.opcode());
+    reported_ = true;
+  }
+  out_.push_back({where_, std::move(reason)});
+}
+
+namespace {
+void add_scalar(NamedOperands& ops, const char* role, const ScalarArg& arg) {
+  if (const auto* ap = std::get_if<AccessPattern>(&arg)) ops.add(role, *ap);
+}
+}  // namespace
+
+NamedOperands named_operands(const Instruction& instr) {
+  NamedOperands ops;
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Matmul>) {
+          ops.add("dst", x.dst);
+          ops.add("stationary", x.stationary);
+          ops.add("moving", x.moving);
+        } else if constexpr (std::is_same_v<T, Activation>) {
+          ops.add("dst", x.dst);
+          ops.add("src", x.src);
+          add_scalar(ops, "scale", x.scale);
+          if (x.bias) ops.add("bias", *x.bias);
+          if (x.reduce_dst) ops.add("reduce_dst", *x.reduce_dst);
+        } else if constexpr (std::is_same_v<T, TensorTensor>) {
+          ops.add("dst", x.dst);
+          ops.add("a", x.a);
+          ops.add("b", x.b);
+        } else if constexpr (std::is_same_v<T, TensorScalar>) {
+          ops.add("dst", x.dst);
+          ops.add("src", x.src);
+          add_scalar(ops, "arg0", x.arg0);
+          if (x.op1) add_scalar(ops, "arg1", x.arg1);
+          if (x.reduce_dst) ops.add("reduce_dst", *x.reduce_dst);
+        } else if constexpr (std::is_same_v<T, ScalarTensorTensor>) {
+          ops.add("dst", x.dst);
+          ops.add("a", x.a);
+          ops.add("b", x.b);
+          add_scalar(ops, "scalar", x.scalar);
+        } else if constexpr (std::is_same_v<T, Memset> || std::is_same_v<T, Iota>) {
+          ops.add("dst", x.dst);
+        } else if constexpr (std::is_same_v<T, Select>) {
+          ops.add("dst", x.dst);
+          ops.add("predicate", x.predicate);
+          ops.add("on_true", x.on_true);
+          ops.add("on_false", x.on_false);
+        } else if constexpr (std::is_same_v<T, Nop>) {
+        } else {
+          // Transpose, TensorReduce, TensorCopy, AffineSelect, BnStats, BnAggr, DmaCopy.
+          ops.add("dst", x.dst);
+          ops.add("src", x.src);
+        }
+      },
+      instr.op);
+  return ops;
+}
+
+std::string fmt_shape(const AccessPattern& ap) {
+  return "[" + std::to_string(ap.partitions) + "," + std::to_string(ap.free_elems()) + "]";
+}
+
+}  // namespace validate_detail
+
+namespace {
+
+using validate_detail::InstrReporter;
+
+void check_semaphore_refs(const Kernel& k, const Instruction& instr, InstrReporter& report) {
+  const std::size_t n = k.semaphores.size();
+  for (const auto& w : instr.waits)
+    if (w.sem >= n)
+      report.problem("waits on semaphore " + std::to_string(w.sem) +
+                     ": index out of range (the kernel has " + std::to_string(n) + " semaphores)");
+  for (const auto& s : instr.signals)
+    if (s.sem >= n)
+      report.problem("signals semaphore " + std::to_string(s.sem) +
+                     ": index out of range (the kernel has " + std::to_string(n) + " semaphores)");
+}
+
+void check_instruction(const Kernel& k, const TargetLimits& limits, Engine engine,
+                       std::size_t index, const Instruction& instr, std::vector<Diagnostic>& out) {
+  InstrReporter report(engine, index, instr, out);
+  const Opcode op = instr.opcode();
+  if ((allowed_engines(op) & (1u << static_cast<int>(engine))) == 0)
+    report.problem(std::string("opcode ") + std::string(opcode_name(op)) + " cannot run on the " +
+                   std::string(engine_name(engine)) + " engine");
+  check_semaphore_refs(k, instr, report);
+  bool sound = true;
+  for (const auto& operand : validate_detail::named_operands(instr))
+    sound = validate_detail::check_pattern(k, limits, instr, operand, report) && sound;
+  if (sound) validate_detail::check_opcode_rules(k, limits, engine, instr, report);
+}
+
+}  // namespace
+
+std::vector<Diagnostic> check(const Kernel& k, const TargetLimits& limits) {
+  std::vector<Diagnostic> out;
+  validate_detail::check_tensors(k, out);
+  validate_detail::check_allocations(k, limits, out);
+  validate_detail::check_semaphores(k, limits, out);
+  validate_detail::check_queues(k, limits, out);
+  for (int e = 0; e < kEngineCount; ++e) {
+    const auto& stream = k.streams[e];
+    for (std::size_t i = 0; i < stream.size(); ++i)
+      check_instruction(k, limits, static_cast<Engine>(e), i, stream[i], out);
+  }
+  return out;
+}
+
+void validate(const Kernel& k, const TargetLimits& limits, const std::string& source) {
+  const auto problems = check(k, limits);
+  if (problems.empty()) return;
+  // A broken kernel can have thousands of problems; the first few say what is wrong.
+  constexpr std::size_t kMaxListed = 20;
+  std::string msg = source + ": " + std::to_string(problems.size()) +
+                    (problems.size() == 1 ? " problem:" : " problems:");
+  for (std::size_t i = 0; i < problems.size() && i < kMaxListed; ++i)
+    msg += "\n  " + problems[i].where + ": " + problems[i].reason;
+  if (problems.size() > kMaxListed)
+    msg += "\n  ... and " + std::to_string(problems.size() - kMaxListed) + " more";
+  throw Error(msg);
+}
+
+}  // namespace neuronsim::isa

@@ -1,0 +1,291 @@
+// Validation rules of each opcode: shapes, memory spaces and dtypes (reference section 3).
+#include <catch2/catch.hpp>
+
+#include "tests/unit/validate_fixtures.hpp"
+
+using namespace validate_fixtures;
+
+namespace {
+// dst[128,512] = wt[128,128]^T @ wt[128,512], bf16: valid.
+Matmul valid_matmul() {
+  return Matmul{psum(kPs, 128, 512), sbuf(kW, 128, 128, DType::bf16),
+                sbuf(kW, 128, 512, DType::bf16)};
+}
+AccessPattern vec(std::uint32_t partitions = 128) {
+  return sbuf(kVec, partitions, 1);
+}
+}  // namespace
+
+TEST_CASE("validate: matmul accepted input dtypes", "[validate]") {
+  expect_none(with(Engine::tensor, valid_matmul()));
+  auto mm = valid_matmul();
+  mm.stationary.dtype = DType::fp8_e4m3;
+  mm.moving.dtype = DType::fp8_e5m2;
+  expect_none(with(Engine::tensor, mm));
+  mm.stationary = sbuf(kX, 128, 128, DType::tf32);
+  mm.moving = sbuf(kY, 128, 512, DType::tf32);
+  expect_none(with(Engine::tensor, mm));
+  mm.stationary.dtype = mm.moving.dtype = DType::fp32;
+  expect_none(with(Engine::tensor, mm));
+  mm.stationary.dtype = DType::fp16;  // fp16 with bf16: both 2 bytes
+  mm.moving = sbuf(kW, 128, 512, DType::bf16);
+  expect_none(with(Engine::tensor, mm));
+}
+
+TEST_CASE("validate: matmul fp32 only with fp32", "[validate]") {
+  auto mm = valid_matmul();
+  mm.stationary = sbuf(kX, 128, 128, DType::fp32);
+  expect_one(with(Engine::tensor, mm), "fp32 matmul inputs must both be fp32");
+}
+
+TEST_CASE("validate: matmul input widths must match", "[validate]") {
+  auto mm = valid_matmul();
+  mm.moving.dtype = DType::fp8_e4m3;
+  expect_one(with(Engine::tensor, mm), "stationary bf16 and moving fp8_e4m3 differ in width");
+}
+
+TEST_CASE("validate: matmul integer inputs", "[validate]") {
+  auto mm = valid_matmul();
+  mm.stationary.dtype = DType::int16;
+  expect_one(with(Engine::tensor, mm), "stationary dtype int16 is not a matmul input");
+}
+
+TEST_CASE("validate: matmul dst in psum and fp32", "[validate]") {
+  auto mm = valid_matmul();
+  mm.dst = sbuf(kX, 128, 512);
+  expect_one(with(Engine::tensor, mm), "dst must be in psum, not sbuf");
+  mm = valid_matmul();
+  mm.dst.dtype = DType::bf16;
+  expect_one(with(Engine::tensor, mm), "dst is bf16, but matmul accumulates fp32 in psum");
+}
+
+TEST_CASE("validate: matmul inputs in sbuf", "[validate]") {
+  Kernel k = base_kernel();
+  auto mm = valid_matmul();
+  mm.moving = psum(kPs2, 128, 512);
+  mm.moving.dtype = DType::bf16;
+  k.stream(Engine::tensor).push_back(instr(mm));
+  expect_one(k, "moving must be in sbuf, not psum");
+}
+
+TEST_CASE("validate: matmul contraction partitions must match", "[validate]") {
+  auto mm = valid_matmul();
+  mm.moving.partitions = 64;
+  expect_one(with(Engine::tensor, mm),
+             "stationary and moving partition counts (contraction K) differ: 128 vs 64");
+}
+
+TEST_CASE("validate: matmul K, M, N limits", "[validate]") {
+  auto limits = trn1_limits();
+  limits.matmul_max_k = 64;
+  expect_one(with(Engine::tensor, valid_matmul()), "contraction K = 128 exceeds matmul_max_k 64",
+             limits);
+  limits = trn1_limits();
+  limits.matmul_max_m = 64;
+  expect_one(with(Engine::tensor, valid_matmul()),
+             "M = stationary free size 128 exceeds matmul_max_m 64", limits);
+  limits = trn1_limits();
+  limits.matmul_max_n = 256;
+  expect_one(with(Engine::tensor, valid_matmul()),
+             "N = moving free size 512 exceeds matmul_max_n 256", limits);
+}
+
+TEST_CASE("validate: matmul dst must be [M,N]", "[validate]") {
+  auto mm = valid_matmul();
+  mm.dst = psum(kPs, 64, 512);
+  expect_one(with(Engine::tensor, mm), "dst [64,512] is not [M,N] = [128,512]");
+  mm.dst = psum(kPs, 128, 256);
+  expect_one(with(Engine::tensor, mm), "dst [128,256] is not [M,N] = [128,512]");
+}
+
+TEST_CASE("validate: tensor-engine transpose", "[validate]") {
+  Transpose t{psum(kPs, 64, 128), sbuf(kX, 128, 64)};
+  expect_none(with(Engine::tensor, t));
+  t.src = sbuf(kX, 64, 128);  // dst must then be [128,64]
+  expect_one(with(Engine::tensor, t), "dst [64,128] is not src [64,128] transposed");
+  Transpose from_psum{sbuf(kY, 64, 128), psum(kPs, 128, 64)};
+  const auto d = check(with(Engine::tensor, from_psum), trn1_limits());
+  INFO(listing(d));
+  REQUIRE(d.size() == 2);
+  CHECK_THAT(d[0].reason, Catch::Contains("src must be in sbuf, not psum"));
+  CHECK_THAT(d[1].reason, Catch::Contains("dst must be in psum, not sbuf"));
+  auto limits = trn1_limits();
+  limits.matmul_max_k = 64;
+  t = Transpose{psum(kPs, 64, 128), sbuf(kX, 128, 64)};
+  expect_one(with(Engine::tensor, t), "src [128,64] exceeds the tensor engine's 64x128 transpose",
+             limits);
+}
+
+TEST_CASE("validate: vector-engine transpose", "[validate]") {
+  Transpose t{sbuf(kY, 32, 32), sbuf(kX, 32, 32)};
+  expect_none(with(Engine::vector, t));
+  t = Transpose{sbuf(kY, 32, 64), sbuf(kX, 64, 32)};
+  expect_one(with(Engine::vector, t), "src [64,32] exceeds the vector engine's 32x32 transpose");
+}
+
+TEST_CASE("validate: activation shapes and per-partition vectors", "[validate]") {
+  Activation a{sbuf(kY, 128, 512), sbuf(kX, 128, 512), ActFunc::exp, vec(), vec(), vec()};
+  expect_none(with(Engine::scalar, a));
+  auto bad = a;
+  bad.dst = sbuf(kY, 128, 256);
+  expect_one(with(Engine::scalar, bad), "dst [128,256] and src [128,512] differ in shape");
+  bad = a;
+  bad.bias = vec(64);
+  expect_one(with(Engine::scalar, bad), "bias [64,1] is not a [128,1] per-partition vector");
+  bad = a;
+  bad.scale = sbuf(kX, 128, 2);
+  expect_one(with(Engine::scalar, bad), "scale [128,2] is not a [128,1] per-partition vector");
+  bad = a;
+  bad.reduce_dst = sbuf(kX, 128, 4);
+  expect_one(with(Engine::scalar, bad), "reduce_dst [128,4] is not a [128,1]");
+}
+
+TEST_CASE("validate: tensor_tensor shapes", "[validate]") {
+  TensorTensor t{sbuf(kY, 128, 512), sbuf(kX, 128, 512), psum(kPs, 128, 512), AluOp::add};
+  expect_none(with(Engine::vector, t));
+  t.b = psum(kPs, 128, 256);
+  expect_one(with(Engine::vector, t), "dst [128,512] and b [128,256] differ in shape");
+}
+
+TEST_CASE("validate: tensor_tensor not both inputs in psum", "[validate]") {
+  TensorTensor t{sbuf(kY, 128, 512), psum(kPs2, 128, 512), psum(kPs, 128, 512), AluOp::add};
+  expect_one(with(Engine::vector, t), "a and b are both in psum");
+}
+
+TEST_CASE("validate: bitwise ops only on integer dtypes", "[validate]") {
+  TensorTensor t{sbuf(kInt, 128, 512, DType::int32), sbuf(kInt, 128, 512, DType::int32),
+                 sbuf(kInt, 128, 512, DType::int32), AluOp::bitwise_xor};
+  expect_none(with(Engine::vector, t));
+  t.b = sbuf(kX, 128, 512);
+  expect_one(with(Engine::vector, t), "op bitwise_xor needs integer dtypes, but b is fp32");
+  auto ts = tensor_scalar(sbuf(kY, 128, 512), sbuf(kX, 128, 512), AluOp::logical_shift_left, 1.0f);
+  const auto d = check(with(Engine::vector, ts), trn1_limits());
+  REQUIRE(d.size() == 2);  // dst and src
+  CHECK_THAT(d[0].reason, Catch::Contains("op logical_shift_left needs integer dtypes"));
+  ScalarTensorTensor stt{sbuf(kInt, 128, 512, DType::int32),
+                         sbuf(kInt, 128, 512, DType::int32),
+                         sbuf(kX, 128, 512),
+                         3.0f,
+                         AluOp::bitwise_and,
+                         AluOp::add};
+  expect_none(with(Engine::vector, stt));  // op1 = add may mix in fp32
+  stt.op1 = AluOp::bitwise_or;
+  expect_one(with(Engine::vector, stt), "op bitwise_or needs integer dtypes, but b is fp32");
+}
+
+TEST_CASE("validate: tensor_scalar operands", "[validate]") {
+  auto t = tensor_scalar(sbuf(kY, 128, 512), sbuf(kX, 128, 512), AluOp::multiply, vec());
+  t.op1 = AluOp::add;
+  t.arg1 = 2.0f;
+  t.reduce_dst = vec();
+  t.reduce_op = AluOp::max;
+  expect_none(with(Engine::vector, t));
+  auto bad = t;
+  bad.arg0 = sbuf(kX, 128, 4);
+  expect_one(with(Engine::vector, bad), "arg0 [128,4] is not a [128,1] per-partition vector");
+  bad = t;
+  bad.arg1 = vec(32);
+  expect_one(with(Engine::vector, bad), "arg1 [32,1] is not a [128,1]");
+  bad = t;
+  bad.reduce_op = AluOp::divide;
+  expect_one(with(Engine::vector, bad), "reduce_op divide is not a reduction");
+  bad = t;
+  bad.src = sbuf(kX, 64, 512);
+  bad.reduce_dst.reset();
+  bad.arg0 = 1.0f;
+  expect_one(with(Engine::vector, bad), "dst [128,512] and src [64,512] differ in shape");
+}
+
+TEST_CASE("validate: scalar_tensor_tensor operands", "[validate]") {
+  ScalarTensorTensor t{sbuf(kY, 128, 512), sbuf(kX, 128, 512), psum(kPs, 128, 512), vec()};
+  expect_none(with(Engine::vector, t));
+  t.scalar = sbuf(kX, 128, 3);
+  expect_one(with(Engine::vector, t), "scalar [128,3] is not a [128,1] per-partition vector");
+  t.scalar = 1.0f;
+  t.a = sbuf(kX, 128, 511);
+  expect_one(with(Engine::vector, t), "dst [128,512] and a [128,511] differ in shape");
+}
+
+TEST_CASE("validate: tensor_reduce axes and dst", "[validate]") {
+  auto src = sbuf(kX, 128, 1);
+  src.ndims = 2;
+  src.dims[0] = {128, 4};
+  src.dims[1] = {1, 128};
+  TensorReduce t{sbuf(kY, 128, 4), src, AluOp::max, 1};
+  expect_none(with(Engine::vector, t));
+  t.dst = sbuf(kY, 128, 1);
+  t.axes = 2;
+  expect_none(with(Engine::vector, t));
+  t.axes = 3;
+  expect_one(with(Engine::vector, t), "axes 3 is not in 1..2 (src's free dims)");
+  t.axes = 1;
+  expect_one(with(Engine::vector, t), "dst [128,1] is not [128,4]");
+  t.dst = sbuf(kY, 128, 4);
+  t.op = AluOp::subtract;
+  expect_one(with(Engine::vector, t), "op subtract is not a reduction");
+}
+
+TEST_CASE("validate: tensor_copy and select shapes", "[validate]") {
+  expect_one(with(Engine::vector, TensorCopy{sbuf(kY, 128, 4), sbuf(kX, 128, 8)}),
+             "differ in shape");
+  Select s{sbuf(kY, 128, 16), sbuf(kX, 128, 16), sbuf(kX, 128, 16), psum(kPs, 128, 16)};
+  expect_none(with(Engine::vector, s));
+  s.on_false = psum(kPs, 128, 15);
+  expect_one(with(Engine::vector, s), "dst [128,16] and on_false [128,15] differ in shape");
+}
+
+TEST_CASE("validate: affine_select compares", "[validate]") {
+  AffineSelect a{sbuf(kY, 128, 128), sbuf(kX, 128, 128)};
+  a.partition_step = 1;
+  a.steps[0] = -1;
+  expect_none(with(Engine::gpsimd, a));
+  a.cmp = AluOp::add;
+  expect_one(with(Engine::gpsimd, a), "cmp add is not a comparison");
+}
+
+TEST_CASE("validate: bn_stats sizes", "[validate]") {
+  BnStats b{sbuf(kY, 128, 6), sbuf(kX, 128, 512)};
+  expect_none(with(Engine::vector, b));
+  auto limits = trn1_limits();
+  limits.bn_stats_max_free = 256;
+  expect_one(with(Engine::vector, b), "src free size 512 exceeds bn_stats_max_free 256", limits);
+  b.dst = sbuf(kY, 128, 4);
+  expect_one(with(Engine::vector, b), "dst [128,4] is not [128,6]");
+}
+
+TEST_CASE("validate: bn_aggr sizes", "[validate]") {
+  BnAggr b{sbuf(kY, 128, 2), sbuf(kX, 128, 12)};
+  expect_none(with(Engine::vector, b));
+  b.src = sbuf(kX, 128, 10);
+  expect_one(with(Engine::vector, b), "src free size 10 is not a multiple of 3");
+  b.src = sbuf(kX, 128, 12);
+  b.dst = sbuf(kY, 128, 3);
+  expect_one(with(Engine::vector, b), "dst [128,3] is not [128,2]");
+}
+
+TEST_CASE("validate: gpsimd never touches psum", "[validate]") {
+  TensorCopy c{sbuf(kY, 128, 512), psum(kPs, 128, 512)};
+  expect_none(with(Engine::vector, c));
+  expect_one(with(Engine::gpsimd, c), "src: the gpsimd engine cannot access psum");
+}
+
+TEST_CASE("validate: dma_copy rules", "[validate]") {
+  DmaCopy d{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false};
+  expect_none(with(Engine::sync, d));
+  DmaCopy reshape{sbuf(kX, 128, 256), hbm(kIn, 64, 512), 0, false};  // 32768 either way
+  expect_none(with(Engine::sync, reshape));
+  auto bad = d;
+  bad.dst = sbuf(kX, 128, 256);
+  expect_one(with(Engine::sync, bad), "dst has 32768 elements, src 65536");
+  bad = d;
+  bad.dst = psum(kPs, 128, 512);
+  expect_one(with(Engine::sync, bad), "dma_copy cannot access psum");
+  bad = d;
+  bad.queue = 1;
+  expect_one(with(Engine::sync, bad), "queue index 1 is out of range (the kernel has 1 queues)");
+  bad = d;
+  bad.dst = sbuf(kInt, 128, 512, DType::int32);
+  expect_none(with(Engine::sync, bad));  // casting copy
+  bad.accumulate = true;
+  expect_one(with(Engine::sync, bad), "accumulate needs a float dst, got int32");
+}
