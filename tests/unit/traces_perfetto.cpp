@@ -1,0 +1,129 @@
+// Perfetto export: valid JSON, non-overlapping slices per track, paired flow ends.
+#include <catch2/catch.hpp>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "isa/file_io.hpp"
+#include "traces/perfetto.hpp"
+#include "traces_fixtures.hpp"
+
+using namespace traces_test;
+
+namespace {
+
+nlohmann::json export_json(const TraceData& t, const isa::Kernel* k) {
+  StringSink out;
+  PerfettoOptions o;
+  o.kernel = k;
+  write_perfetto(out, t, o);
+  return nlohmann::json::parse(out.str());
+}
+
+// Checks what must hold for any trace; returns the thread names by tid.
+std::map<int, std::string> check_structure(const nlohmann::json& j) {
+  REQUIRE(j["displayTimeUnit"] == "ns");
+  std::map<int, std::string> names;
+  std::map<int, std::vector<std::pair<double, double>>> slices;
+  std::map<long, std::pair<int, int>> flows;  // id -> (#s, #f)
+  for (const auto& e : j["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M" && e["name"] == "thread_name") names[e["tid"]] = e["args"]["name"];
+    if (ph == "X") slices[e["tid"]].push_back({e["ts"], e["dur"]});
+    if (ph == "s") ++flows[e["id"]].first;
+    if (ph == "f") {
+      ++flows[e["id"]].second;
+      CHECK(e["bp"] == "e");
+    }
+  }
+  for (const auto& [tid, list] : slices) {
+    INFO("track " << names[tid]);
+    REQUIRE(names.count(tid));
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      CHECK(list[i - 1].first <= list[i].first);                              // ordered
+      CHECK(list[i - 1].first + list[i - 1].second <= list[i].first + 1e-7);  // no overlap
+    }
+  }
+  // Each flow end lies inside a slice of its track, so it binds to that slice.
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] != "s" && e["ph"] != "f") continue;
+    const double ts = e["ts"];
+    bool inside = false;
+    for (const auto& [start, dur] : slices[e["tid"]])
+      inside = inside || (start <= ts + 1e-9 && ts <= start + dur + 1e-9);
+    INFO("flow " << e["id"] << " " << e["ph"] << " at " << ts);
+    CHECK(inside);
+  }
+  for (const auto& [id, ends] : flows) {
+    INFO("flow " << id);
+    CHECK(ends.first == 1);
+    CHECK(ends.second == 1);
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("traces: Perfetto export of the fixture trace", "[traces]") {
+  const isa::Kernel k = fixture_kernel();
+  const auto j = export_json(fixture_trace(), &k);
+  const auto names = check_structure(j);
+
+  // Engines in a fixed order, then q_in split per DMA engine (its pieces overlap), q_out
+  // on one track (its pieces are back to back).
+  std::vector<std::string> ordered;
+  for (const auto& [tid, name] : names)
+    ordered.push_back(name);
+  REQUIRE(ordered == std::vector<std::string>{"tensor", "vector", "scalar", "gpsimd", "sync",
+                                              "DMA q_in / dma 0", "DMA q_in / dma 1",
+                                              "DMA q_in / dma 2", "DMA q_in / dma 3", "DMA q_out"});
+
+  int slices = 0, flows_dma = 0, flows_sem = 0, counters = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X") ++slices;
+    if (e["ph"] == "s" && e["cat"] == "dma") ++flows_dma;
+    if (e["ph"] == "s" && e["cat"] == "semaphore") ++flows_sem;
+    if (e["ph"] == "C") ++counters;
+    if (e["ph"] == "X" && e["name"] == "matmul") {
+      CHECK(e["ts"] == 0.12);  // 120 ns in microseconds
+      CHECK(e["dur"] == 0.08);
+      CHECK(e["args"]["flops"] == 4'194'304);
+      CHECK(e["args"]["waited_for"] == "q_in");
+      CHECK_THAT(e["args"]["operands"].get<std::string>(), Catch::Contains("acc"));
+    }
+  }
+  CHECK(slices == 4 + 6);
+  CHECK(flows_dma == 6);  // one per DMA piece
+  CHECK(flows_sem == 3);  // loaded (from q_in), mm_done (tensor), copied (vector)
+  CHECK(counters > 0);
+}
+
+TEST_CASE("traces: Perfetto timestamps are exact to the picosecond", "[traces]") {
+  TraceData t = fixture_trace();
+  t.instructions = {instr(Engine::scalar, Opcode::activation, 0, 0, 1'234'567, 2'000'001)};
+  t.dmas.clear();
+  t.semaphores.clear();
+  StringSink out;
+  write_perfetto(out, t, {});
+  CHECK_THAT(out.str(), Catch::Contains("\"ts\":1.234567,\"dur\":0.765434"));
+}
+
+TEST_CASE("traces: Perfetto export of random traces is well formed and deterministic", "[traces]") {
+  for (unsigned seed = 30; seed < 35; ++seed) {
+    const TraceData t = random_trace(seed, 200);
+    StringSink a, b;
+    write_perfetto(a, t, {});
+    write_perfetto(b, t, {});
+    REQUIRE(a.str() == b.str());
+    INFO("seed " << seed);
+    check_structure(nlohmann::json::parse(a.str()));
+  }
+}
+
+TEST_CASE("traces: Perfetto file output", "[traces]") {
+  TempDir dir("perfetto-file");
+  write_perfetto_file(dir.file("trace.json"), fixture_trace(), {});
+  const auto j = nlohmann::json::parse(neuronsim::read_text_file(dir.file("trace.json")));
+  CHECK(j["traceEvents"].size() > 10);
+}

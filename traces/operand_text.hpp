@@ -1,0 +1,21 @@
+#pragma once
+// The operands of one instruction as text, for profile tables: "dst <- src, src" with
+// each access pattern in the assembly language's slice form (isa/asm_view.hpp).
+#include <string>
+
+#include "isa/kernel.hpp"
+#include "traces/records.hpp"
+
+namespace neuronsim::traces {
+
+// Never throws: an operand that cannot be printed shows as "?".
+std::string operand_text(const isa::Kernel& k, const isa::Instruction& instr);
+
+// The kernel's instruction behind a record, or nullptr when the index is out of range.
+const isa::Instruction* find_instruction(const isa::Kernel& k, isa::Engine e, std::uint32_t index);
+
+// Names for who updated a semaphore: "vector", a DMA queue's name ("queue 3" without a
+// kernel), "unknown".
+std::string agent_name(const isa::Kernel* k, const Agent& a);
+
+}  // namespace neuronsim::traces

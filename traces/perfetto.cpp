@@ -1,0 +1,313 @@
+// TraceData -> Chrome JSON trace for Perfetto (perfetto.hpp), written event by event.
+#include "traces/perfetto.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "traces/format.hpp"
+#include "traces/operand_text.hpp"
+#include "traces/perfetto_tracks.hpp"
+
+namespace neuronsim::traces {
+
+namespace {
+
+using perfetto::Layout;
+
+std::uint64_t mid(std::uint64_t start, std::uint64_t end) {
+  // Flow ends bind to the slice enclosing their timestamp; the middle of a slice is inside
+  // it, never on a boundary shared with a neighbour.
+  return end > start ? start + (end - start) / 2 : start;
+}
+
+class EventWriter {
+ public:
+  EventWriter(TextSink& out, int pid) : out_(out), pid_(std::to_string(pid)) {}
+  // `body`: the fields after "ph", "pid", "tid".
+  void event(char ph, int tid, const std::string& body) {
+    std::string s = first_ ? "\n{\"ph\":\"" : ",\n{\"ph\":\"";
+    first_ = false;
+    s += ph;
+    s += "\",\"pid\":" + pid_ + ",\"tid\":" + std::to_string(tid) + "," + body + "}";
+    out_ << s;
+  }
+
+ private:
+  TextSink& out_;
+  std::string pid_;
+  bool first_ = true;
+};
+
+std::string arg(const char* name, const std::string& raw) {
+  return std::string(",\"") + name + "\":" + raw;
+}
+
+std::string instruction_slice(const InstructionRecord& r, const isa::Kernel* k) {
+  std::string s =
+      "\"ts\":" + ps_as_us(r.start_ps) + ",\"dur\":" + ps_as_us(r.end_ps - r.start_ps) +
+      ",\"name\":" + json_string(isa::opcode_name(r.opcode)) +
+      ",\"cat\":\"instruction\",\"args\":{\"opcode\":" + json_string(isa::opcode_name(r.opcode)) +
+      arg("pc", std::to_string(r.index));
+  const isa::Instruction* instr = k ? find_instruction(*k, r.engine, r.index) : nullptr;
+  if (instr && instr->opcode() == r.opcode) {
+    s += arg("operands", json_string(operand_text(*k, *instr)));
+    if (instr->source_line) s += arg("source_line", std::to_string(instr->source_line));
+  }
+  if (r.semaphore_wait_ps) s += arg("semaphore_wait_ns", ps_as_ns(r.semaphore_wait_ps));
+  if (r.port_wait_ps) s += arg("port_wait_ns", ps_as_ns(r.port_wait_ps));
+  if (r.dma_wait_ps) s += arg("dma_queue_wait_ns", ps_as_ns(r.dma_wait_ps));
+  if (r.waited_for.kind != Agent::Kind::none)
+    s += arg("waited_for", json_string(agent_name(k, r.waited_for)));
+  static const char* names[3][2] = {{"hbm_read_bytes", "hbm_write_bytes"},
+                                    {"sbuf_read_bytes", "sbuf_write_bytes"},
+                                    {"psum_read_bytes", "psum_write_bytes"}};
+  for (int m = 0; m < 3; ++m) {
+    if (r.bytes.read[m]) s += arg(names[m][0], std::to_string(r.bytes.read[m]));
+    if (r.bytes.written[m]) s += arg(names[m][1], std::to_string(r.bytes.written[m]));
+  }
+  if (r.flops) s += arg("flops", std::to_string(r.flops));
+  return s + "}";
+}
+
+std::string dma_slice(const DmaRecord& r, const isa::Kernel* k) {
+  const std::uint64_t dur = r.end_ps - r.start_ps;
+  const std::string route =
+      std::string(isa::mem_space_name(r.src)) + "->" + std::string(isa::mem_space_name(r.dst));
+  std::string s = "\"ts\":" + ps_as_us(r.start_ps) + ",\"dur\":" + ps_as_us(dur) +
+                  ",\"name\":" + json_string(route) + ",\"cat\":\"dma\",\"args\":{\"queue\":" +
+                  json_string(agent_name(k, Agent{Agent::Kind::dma_queue, r.queue})) +
+                  arg("dma_engine", std::to_string(r.dma_engine)) +
+                  arg("issuer", json_string(isa::engine_name(r.issuer))) +
+                  arg("issuer_pc", std::to_string(r.issuer_index)) +
+                  arg("bytes", std::to_string(r.bytes)) +
+                  arg("queued_ns", ps_as_ns(r.start_ps - std::min(r.issue_ps, r.start_ps)));
+  // bytes / ps = TB/s; x1000 = GB/s.
+  if (dur)
+    s +=
+        arg("GB_per_s", fixed(static_cast<double>(r.bytes) * 1000.0 / static_cast<double>(dur), 3));
+  return s + "}";
+}
+
+void write_metadata(EventWriter& w, const TraceData& t, const Layout& layout, int core) {
+  const std::string process =
+      "NeuronCore " + std::to_string(core) + ": " + t.info.kernel_name + " (" + t.info.target + ")";
+  w.event('M', 0, "\"name\":\"process_name\",\"args\":{\"name\":" + json_string(process) + "}");
+  w.event('M', 0,
+          "\"name\":\"process_sort_index\",\"args\":{\"sort_index\":" + std::to_string(core) + "}");
+  for (std::size_t i = 0; i < layout.tracks.size(); ++i) {
+    const auto& track = layout.tracks[i];
+    w.event('M', track.tid,
+            "\"name\":\"thread_name\",\"args\":{\"name\":" + json_string(track.name) + "}");
+    w.event('M', track.tid,
+            "\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":" + std::to_string(i) + "}");
+  }
+}
+
+class FlowWriter {
+ public:
+  explicit FlowWriter(EventWriter& w) : w_(w) {}
+  void arrow(const std::string& name, const char* cat, int from_tid, std::uint64_t from_ps,
+             int to_tid, std::uint64_t to_ps) {
+    const std::string common = ",\"name\":" + json_string(name) + ",\"cat\":\"" + cat +
+                               "\",\"id\":" + std::to_string(++id_);
+    w_.event('s', from_tid, "\"ts\":" + ps_as_us(from_ps) + common);
+    w_.event('f', to_tid, "\"ts\":" + ps_as_us(to_ps) + common + ",\"bp\":\"e\"");
+  }
+
+ private:
+  EventWriter& w_;
+  std::uint64_t id_ = 0;
+};
+
+// Record indices of one kind grouped by a key, sorted by start time.
+template <typename Rec, typename KeyFn>
+std::map<int, std::vector<std::size_t>> by_start(const std::vector<Rec>& recs, KeyFn key) {
+  std::map<int, std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < recs.size(); ++i)
+    out[key(recs[i])].push_back(i);
+  for (auto& [k, v] : out)
+    std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
+      return recs[a].start_ps < recs[b].start_ps;
+    });
+  return out;
+}
+
+// The record in `sorted` (by start) that was running at `t`, preferring one ending at t
+// (signals are applied when an instruction or transfer ends). -1 if none.
+template <typename Rec>
+long running_at(const std::vector<Rec>& recs, const std::vector<std::size_t>& sorted,
+                std::uint64_t t) {
+  auto it = std::upper_bound(sorted.begin(), sorted.end(), t,
+                             [&](std::uint64_t v, std::size_t i) { return v < recs[i].start_ps; });
+  long fallback = -1;
+  for (int steps = 0; it != sorted.begin() && steps < 64; ++steps) {
+    const auto& r = recs[*--it];
+    if (r.end_ps == t) return static_cast<long>(*it);
+    if (fallback < 0 && r.end_ps >= t) fallback = static_cast<long>(*it);
+  }
+  return fallback;
+}
+
+void write_flows(EventWriter& w, const TraceData& t, const Layout& layout, const isa::Kernel* k) {
+  FlowWriter flows(w);
+  auto tid_of_instruction = [&](std::size_t i) {
+    return layout.tracks[layout.instruction_track[i]].tid;
+  };
+  auto tid_of_dma = [&](std::size_t i) { return layout.tracks[layout.dma_track[i]].tid; };
+
+  // dma_copy instruction -> each of its DMA pieces.
+  std::map<std::pair<int, std::uint32_t>, std::size_t> instruction_at;
+  for (std::size_t i = 0; i < t.instructions.size(); ++i)
+    instruction_at[{static_cast<int>(t.instructions[i].engine), t.instructions[i].index}] = i;
+  for (std::size_t d = 0; d < t.dmas.size(); ++d) {
+    const DmaRecord& dma = t.dmas[d];
+    auto it = instruction_at.find({static_cast<int>(dma.issuer), dma.issuer_index});
+    if (it == instruction_at.end()) continue;
+    const InstructionRecord& from = t.instructions[it->second];
+    flows.arrow("dma_copy", "dma", tid_of_instruction(it->second), mid(from.start_ps, from.end_ps),
+                tid_of_dma(d), mid(dma.start_ps, dma.end_ps));
+  }
+
+  // Semaphore update -> the instruction that waited for it.
+  std::map<int, std::vector<std::size_t>> updates;
+  for (std::size_t i = 0; i < t.semaphores.size(); ++i)
+    updates[t.semaphores[i].semaphore].push_back(i);
+  for (auto& [sem, v] : updates)
+    std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
+      return t.semaphores[a].time_ps < t.semaphores[b].time_ps;
+    });
+  const auto per_engine = by_start(
+      t.instructions, [](const InstructionRecord& r) { return static_cast<int>(r.engine); });
+  const auto per_queue =
+      by_start(t.dmas, [](const DmaRecord& r) { return static_cast<int>(r.queue); });
+
+  for (std::size_t i = 0; i < t.instructions.size(); ++i) {
+    const InstructionRecord& waiter = t.instructions[i];
+    if (waiter.waited_semaphore == 0xFFFF || waiter.semaphore_wait_ps == 0) continue;
+    auto u = updates.find(waiter.waited_semaphore);
+    if (u == updates.end()) continue;
+    const auto& times = u->second;
+    auto it = std::upper_bound(
+        times.begin(), times.end(), waiter.start_ps,
+        [&](std::uint64_t v, std::size_t s) { return v < t.semaphores[s].time_ps; });
+    const SemaphoreRecord* update = nullptr;
+    for (int steps = 0; it != times.begin() && steps < 64 && !update; ++steps) {
+      const SemaphoreRecord& s = t.semaphores[*--it];
+      if (waiter.waited_for.kind == Agent::Kind::none || s.source == waiter.waited_for) update = &s;
+    }
+    if (!update) continue;
+    const std::string name = "semaphore " + (k && update->semaphore < k->semaphores.size()
+                                                 ? k->semaphores[update->semaphore].name
+                                                 : std::to_string(update->semaphore));
+    int from_tid = 0;
+    std::uint64_t from_ps = 0;
+    if (update->source.kind == Agent::Kind::engine) {
+      auto e = per_engine.find(update->source.id);
+      if (e == per_engine.end()) continue;
+      const long s = running_at(t.instructions, e->second, update->time_ps);
+      if (s < 0 || static_cast<std::size_t>(s) == i) continue;
+      from_tid = tid_of_instruction(static_cast<std::size_t>(s));
+      from_ps = mid(t.instructions[s].start_ps, t.instructions[s].end_ps);
+    } else if (update->source.kind == Agent::Kind::dma_queue) {
+      auto q = per_queue.find(update->source.id);
+      if (q == per_queue.end()) continue;
+      const long s = running_at(t.dmas, q->second, update->time_ps);
+      if (s < 0) continue;
+      from_tid = tid_of_dma(static_cast<std::size_t>(s));
+      from_ps = mid(t.dmas[s].start_ps, t.dmas[s].end_ps);
+    } else {
+      continue;
+    }
+    flows.arrow(name, "semaphore", from_tid, from_ps, tid_of_instruction(i),
+                mid(waiter.start_ps, waiter.end_ps));
+  }
+}
+
+void write_counters(EventWriter& w, const TraceData& t, const PerfettoOptions& o) {
+  const std::uint64_t total = t.info.total_ps;
+  if (!t.dmas.empty() && total > 0) {
+    // HBM bandwidth: each DMA piece's bytes spread evenly over its start -> end, summed
+    // per window.
+    std::uint64_t window = o.counter_window_ps ? o.counter_window_ps
+                                               : std::max<std::uint64_t>(1000, (total + 499) / 500);
+    const std::uint64_t n = (total + window - 1) / window;
+    std::vector<double> read(n, 0.0), written(n, 0.0);
+    for (const DmaRecord& r : t.dmas) {
+      const bool reads = r.src == isa::MemSpace::hbm, writes = r.dst == isa::MemSpace::hbm;
+      if (!reads && !writes) continue;
+      auto add = [&](std::uint64_t k, double bytes) {
+        k = std::min(k, n - 1);
+        if (reads) read[k] += bytes;
+        if (writes) written[k] += bytes;
+      };
+      if (r.end_ps <= r.start_ps) {
+        add(r.start_ps / window, static_cast<double>(r.bytes));
+        continue;
+      }
+      const double per_ps =
+          static_cast<double>(r.bytes) / static_cast<double>(r.end_ps - r.start_ps);
+      for (std::uint64_t k = r.start_ps / window; k * window < r.end_ps && k < n; ++k) {
+        const std::uint64_t from = std::max(r.start_ps, k * window);
+        const std::uint64_t to = std::min(r.end_ps, (k + 1) * window);
+        add(k, per_ps * static_cast<double>(to - from));
+      }
+    }
+    // bytes per window of `window` ps -> GB/s: bytes * 1000 / ps.
+    const double scale = 1000.0 / static_cast<double>(window);
+    for (std::uint64_t k = 0; k < n; ++k)
+      w.event('C', 0,
+              "\"ts\":" + ps_as_us(k * window) +
+                  ",\"name\":\"HBM bandwidth (GB/s)\",\"args\":{\"read\":" +
+                  fixed(read[k] * scale, 3) + ",\"write\":" + fixed(written[k] * scale, 3) + "}");
+    w.event('C', 0,
+            "\"ts\":" + ps_as_us(n * window) +
+                ",\"name\":\"HBM bandwidth (GB/s)\",\"args\":{\"read\":0.000,\"write\":0.000}");
+  }
+  if (o.kernel) {
+    // Allocations are declared for the whole kernel (there is no allocate/free in the
+    // ISA), so bytes in use are constant over the run: one step at 0, held to the end.
+    std::uint64_t bytes[3] = {0, 0, 0};
+    for (const auto& a : o.kernel->allocations)
+      bytes[static_cast<int>(a.space)] += a.bytes_per_partition() * a.partitions;
+    const std::string args = "\"args\":{\"sbuf\":" + std::to_string(bytes[1]) +
+                             ",\"psum\":" + std::to_string(bytes[2]) + "}";
+    w.event('C', 0, "\"ts\":0,\"name\":\"SBUF/PSUM allocated (bytes)\"," + args);
+    w.event('C', 0,
+            "\"ts\":" + ps_as_us(total) + ",\"name\":\"SBUF/PSUM allocated (bytes)\"," + args);
+  }
+}
+
+}  // namespace
+
+void write_perfetto(TextSink& out, const TraceData& trace, const PerfettoOptions& options) {
+  const Layout layout = perfetto::lay_out(trace, options.kernel);
+  out << "{\"traceEvents\":[";
+  EventWriter w(out, options.core);
+  write_metadata(w, trace, layout, options.core);
+  for (std::size_t track = 0; track < layout.tracks.size(); ++track) {
+    const int tid = layout.tracks[track].tid;
+    const bool dma = track >= layout.first_dma_track;
+    for (const auto& slice : layout.slices[track]) {
+      if (dma)
+        w.event('X', tid, dma_slice(trace.dmas[slice.record], options.kernel));
+      else
+        w.event('X', tid, instruction_slice(trace.instructions[slice.record], options.kernel));
+    }
+  }
+  write_flows(w, trace, layout, options.kernel);
+  write_counters(w, trace, options);
+  out << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"kernel\":" +
+             json_string(trace.info.kernel_name) + ",\"target\":" + json_string(trace.info.target) +
+             ",\"neff_hash\":\"" + hex(trace.info.neff_hash.data(), trace.info.neff_hash.size()) +
+             "\",\"total_time_ps\":" + std::to_string(trace.info.total_ps) + "}}\n";
+}
+
+void write_perfetto_file(const std::string& path, const TraceData& trace,
+                         const PerfettoOptions& options) {
+  OutputFile file(path);
+  FileSink sink(file);
+  write_perfetto(sink, trace, options);
+  file.commit();
+}
+
+}  // namespace neuronsim::traces
