@@ -1,0 +1,146 @@
+#include "isa/alu.hpp"
+
+#include "isa/semantics_loop.hpp"
+
+namespace neuronsim::isa {
+
+bool is_bitwise_op(AluOp op) {
+  switch (op) {
+    case AluOp::bitwise_and:
+    case AluOp::bitwise_or:
+    case AluOp::bitwise_xor:
+    case AluOp::logical_shift_left:
+    case AluOp::logical_shift_right:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_comparison_op(AluOp op) {
+  switch (op) {
+    case AluOp::is_equal:
+    case AluOp::not_equal:
+    case AluOp::is_ge:
+    case AluOp::is_gt:
+    case AluOp::is_le:
+    case AluOp::is_lt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+float alu_f32(AluOp op, float a, float b) {
+  float r = 0.0f;
+  with_alu_op(op, [&](auto k) { r = alu_f32_fixed<decltype(k)::value>(a, b); });
+  return r;
+}
+
+void alu_f32_array(AluOp op, const float* a, const float* b, float* out, std::size_t n) {
+  with_alu_op(op, [&](auto k) {
+    constexpr AluOp kOp = decltype(k)::value;
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = alu_f32_fixed<kOp>(a[i], b[i]);
+  });
+}
+
+void alu_f32_scalar(AluOp op, const float* a, float s, bool reverse, float* out, std::size_t n) {
+  with_alu_op(op, [&](auto k) {
+    constexpr AluOp kOp = decltype(k)::value;
+    if (reverse) {
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = alu_f32_fixed<kOp>(s, a[i]);
+    } else {
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = alu_f32_fixed<kOp>(a[i], s);
+    }
+  });
+}
+
+float alu_f32_reduce(AluOp op, const float* x, std::size_t n) {
+  if (n == 0) return 0.0f;
+  float acc = x[0];
+  with_alu_op(op, [&](auto k) {
+    constexpr AluOp kOp = decltype(k)::value;
+    for (std::size_t i = 1; i < n; ++i)
+      acc = alu_f32_fixed<kOp>(acc, x[i]);
+  });
+  return acc;
+}
+
+namespace {
+
+// Re-reads the low `fmt.bits` bits of v as a value of that width and signedness.
+std::int64_t wrap_to(std::uint64_t v, IntFormat fmt) {
+  if (fmt.bits >= 64) return static_cast<std::int64_t>(v);
+  const std::uint64_t mask = (std::uint64_t{1} << fmt.bits) - 1;
+  v &= mask;
+  if (fmt.is_signed && (v >> (fmt.bits - 1)) != 0) v |= ~mask;  // sign-extend
+  return static_cast<std::int64_t>(v);
+}
+
+}  // namespace
+
+std::int64_t alu_i64(AluOp op, std::int64_t a, std::int64_t b, IntFormat fmt) {
+  // Unsigned arithmetic: wraps instead of overflowing (which would be undefined).
+  const auto ua = static_cast<std::uint64_t>(a);
+  const auto ub = static_cast<std::uint64_t>(b);
+  switch (op) {
+    case AluOp::bypass:
+      return a;
+    case AluOp::add:
+      return static_cast<std::int64_t>(ua + ub);
+    case AluOp::subtract:
+      return static_cast<std::int64_t>(ua - ub);
+    case AluOp::multiply:
+      return static_cast<std::int64_t>(ua * ub);
+    case AluOp::max:
+      return a > b ? a : b;
+    case AluOp::min:
+      return a < b ? a : b;
+    case AluOp::abs_max: {
+      const std::uint64_t abs_a = a < 0 ? 0 - ua : ua;
+      const std::uint64_t abs_b = b < 0 ? 0 - ub : ub;
+      return static_cast<std::int64_t>(abs_a > abs_b ? abs_a : abs_b);
+    }
+    case AluOp::is_equal:
+      return a == b;
+    case AluOp::not_equal:
+      return a != b;
+    case AluOp::is_ge:
+      return a >= b;
+    case AluOp::is_gt:
+      return a > b;
+    case AluOp::is_le:
+      return a <= b;
+    case AluOp::is_lt:
+      return a < b;
+    case AluOp::bitwise_and:
+      return a & b;
+    case AluOp::bitwise_or:
+      return a | b;
+    case AluOp::bitwise_xor:
+      return a ^ b;
+    case AluOp::logical_shift_left:
+    case AluOp::logical_shift_right: {
+      if (b < 0 || b >= fmt.bits) return 0;
+      const std::uint64_t bits = fmt.bits >= 64 ? ua : ua & ((std::uint64_t{1} << fmt.bits) - 1);
+      return wrap_to(op == AluOp::logical_shift_left ? bits << b : bits >> b, fmt);
+    }
+    case AluOp::divide:
+    case AluOp::pow:
+      break;
+  }
+  return 0;
+}
+
+std::int64_t alu_i64_reduce(AluOp op, const std::int64_t* x, std::size_t n, IntFormat fmt) {
+  if (n == 0) return 0;
+  std::int64_t acc = x[0];
+  for (std::size_t i = 1; i < n; ++i)
+    acc = alu_i64(op, acc, x[i], fmt);
+  return acc;
+}
+
+}  // namespace neuronsim::isa

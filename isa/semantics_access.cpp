@@ -1,0 +1,253 @@
+#include "isa/semantics_access.hpp"
+
+#include <cstring>
+
+#include "isa/error.hpp"
+#include "isa/semantics_loop.hpp"
+
+namespace neuronsim::isa::sem {
+
+void Site::fail(std::string_view field, const std::string& reason) const {
+  std::string msg = "kernel '" + kernel.name + "': " + std::string(opcode_name(instr.opcode()));
+  if (instr.source_line != 0) msg += " (line " + std::to_string(instr.source_line) + ")";
+  if (!field.empty()) msg += ": " + std::string(field);
+  throw Error(msg + ": " + reason);
+}
+
+Operand::Operand(const Site& site, const AccessPattern& ap, std::string_view field)
+    : ap_(&ap), field_(field), free_(ap.free_elems()), elem_bytes_(dtype_size(ap.dtype)) {
+  if (ap.ndims < 1 || ap.ndims > kMaxFreeDims)
+    site.fail(field, "has " + std::to_string(ap.ndims) + " free dims (1 to 4 allowed)");
+  for (int k = 0; k < kMaxFreeDims; ++k) {
+    size_[k] = 1;
+    stride_[k] = 0;
+  }
+  const int pad = kMaxFreeDims - ap.ndims;
+  for (int k = 0; k < ap.ndims; ++k) {
+    size_[pad + k] = ap.dims[k].size;
+    stride_[pad + k] =
+        static_cast<std::int64_t>(ap.dims[k].stride) * static_cast<std::int64_t>(elem_bytes_);
+  }
+  rows_.resize(ap.partitions);
+  if (ap.space == MemSpace::hbm) {
+    if (ap.buffer >= site.kernel.tensors.size())
+      site.fail(field, "names HBM tensor " + std::to_string(ap.buffer) + ", which does not exist");
+    std::uint8_t* const base = site.mem.hbm_tensor(ap.buffer) + ap.byte_offset;
+    first_row_ = ap.start_partition;
+    for (std::uint32_t i = 0; i < ap.partitions; ++i) {
+      const std::int64_t row = static_cast<std::int64_t>(ap.start_partition) + i;
+      rows_[i] = base + row * ap.partition_stride * static_cast<std::int64_t>(elem_bytes_);
+    }
+    return;
+  }
+  if (ap.buffer >= site.kernel.allocations.size())
+    site.fail(field, "names allocation " + std::to_string(ap.buffer) + ", which does not exist");
+  const Allocation& alloc = site.kernel.allocations[ap.buffer];
+  if (alloc.space != ap.space)
+    site.fail(field, "is in " + std::string(mem_space_name(ap.space)) + " but allocation '" +
+                         alloc.name + "' is in " + std::string(mem_space_name(alloc.space)));
+  first_row_ = static_cast<std::int64_t>(alloc.start_partition) + ap.start_partition;
+  const std::uint64_t offset = std::uint64_t{alloc.byte_offset} + ap.byte_offset;
+  for (std::uint32_t i = 0; i < ap.partitions; ++i)
+    rows_[i] = site.mem.row(ap.space, static_cast<std::uint32_t>(first_row_ + i)) + offset;
+}
+
+namespace {
+
+// Elements of one run as T, or as the bits of T converted by `conv`; contiguous runs get
+// their own loop so that the compiler can vectorise them.
+template <class Bits, class Out, class Conv>
+void load_run(const std::uint8_t* first, std::uint64_t count, std::int64_t stride, Out*& out,
+              Conv conv) {
+  if (stride == static_cast<std::int64_t>(sizeof(Bits))) {
+    for_each_index(count, [&](std::size_t i) {
+      Bits b;
+      std::memcpy(&b, first + i * sizeof(Bits), sizeof b);
+      out[i] = conv(b);
+    });
+  } else {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      Bits b;
+      std::memcpy(&b, first + static_cast<std::int64_t>(i) * stride, sizeof b);
+      out[i] = conv(b);
+    }
+  }
+  out += count;
+}
+
+template <class Bits, class In, class Conv>
+void store_run(std::uint8_t* first, std::uint64_t count, std::int64_t stride, const In*& in,
+               Conv conv) {
+  if (stride == static_cast<std::int64_t>(sizeof(Bits))) {
+    for_each_index(count, [&](std::size_t i) {
+      const Bits b = conv(in[i]);
+      std::memcpy(first + i * sizeof(Bits), &b, sizeof b);
+    });
+  } else {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const Bits b = conv(in[i]);
+      std::memcpy(first + static_cast<std::int64_t>(i) * stride, &b, sizeof b);
+    }
+  }
+  in += count;
+}
+
+float fp32_from_bits(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+std::uint32_t bits_from_fp32(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+}  // namespace
+
+void Operand::load(std::uint32_t p, float* out) const {
+  switch (dtype()) {
+    case DType::fp32:
+      for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        load_run<std::uint32_t>(e, n, st, out, fp32_from_bits);
+      });
+      return;
+    case DType::bf16:
+      // A bf16 is the upper half of an fp32: widening is exact by definition.
+      for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        load_run<std::uint16_t>(
+            e, n, st, out, [](std::uint16_t h) { return fp32_from_bits(std::uint32_t{h} << 16); });
+      });
+      return;
+    default: {
+      const DType t = dtype();
+      for_each(p, [&](const std::uint8_t* e) { *out++ = load_fp32(t, e); });
+      return;
+    }
+  }
+}
+
+void Operand::store(std::uint32_t p, const float* in) const {
+  switch (dtype()) {
+    case DType::fp32:
+      for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        store_run<std::uint32_t>(e, n, st, in, bits_from_fp32);
+      });
+      return;
+    case DType::bf16:
+      for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        store_run<std::uint16_t>(e, n, st, in, fp32_to_bf16);
+      });
+      return;
+    default: {
+      const DType t = dtype();
+      for_each(p, [&](std::uint8_t* e) { store_fp32(t, *in++, e); });
+      return;
+    }
+  }
+}
+
+void Operand::load(std::uint32_t p, std::int64_t* out) const {
+  const DType t = dtype();
+  for_each(p, [&](const std::uint8_t* e) { *out++ = load_int(t, e); });
+}
+
+void Operand::store(std::uint32_t p, const std::int64_t* in) const {
+  const DType t = dtype();
+  for_each(p, [&](std::uint8_t* e) { store_int(t, *in++, e); });
+}
+
+namespace {
+
+// Raw moves with the element size fixed at compile time.
+template <class Bits>
+void load_raw_row(const Operand& op, std::uint32_t p, RawBits* out) {
+  op.for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+    load_run<Bits>(e, n, st, out, [](Bits b) { return RawBits{b}; });
+  });
+}
+template <class Bits>
+void store_raw_row(const Operand& op, std::uint32_t p, const RawBits* in) {
+  op.for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+    store_run<Bits>(e, n, st, in, [](RawBits r) { return static_cast<Bits>(r.bits); });
+  });
+}
+
+}  // namespace
+
+void Operand::load(std::uint32_t p, RawBits* out) const {
+  switch (elem_bytes_) {
+    case 1:
+      return load_raw_row<std::uint8_t>(*this, p, out);
+    case 2:
+      return load_raw_row<std::uint16_t>(*this, p, out);
+    default:
+      return load_raw_row<std::uint32_t>(*this, p, out);
+  }
+}
+
+void Operand::store(std::uint32_t p, const RawBits* in) const {
+  switch (elem_bytes_) {
+    case 1:
+      return store_raw_row<std::uint8_t>(*this, p, in);
+    case 2:
+      return store_raw_row<std::uint16_t>(*this, p, in);
+    default:
+      return store_raw_row<std::uint32_t>(*this, p, in);
+  }
+}
+
+float Operand::first(std::uint32_t p) const {
+  return load_fp32(dtype(), rows_[p]);
+}
+std::int64_t Operand::first_int(std::uint32_t p) const {
+  return load_int(dtype(), rows_[p]);
+}
+
+void Operand::fill(std::uint32_t p, const RawBits& value) const {
+  const std::size_t n = elem_bytes_;
+  for_each(p, [&](std::uint8_t* e) { std::memcpy(e, &value.bits, n); });
+}
+
+bool Operand::may_clobber_later_rows(const Operand& in) const {
+  if (ap_->space != in.ap_->space) return false;
+  // HBM rows are strided views of one tensor: any shared tensor may overlap.
+  if (ap_->space == MemSpace::hbm) return ap_->buffer == in.ap_->buffer;
+  if (first_row_ == in.first_row_) return false;  // row i only ever meets row i
+  const std::int64_t end = first_row_ + partitions();
+  const std::int64_t in_end = in.first_row_ + in.partitions();
+  return first_row_ < in_end && in.first_row_ < end;
+}
+
+MoveForm move_form(DType dst, std::initializer_list<DType> sources) {
+  bool same = true, all_int = is_integer(dst);
+  for (DType s : sources) {
+    same = same && s == dst;
+    all_int = all_int && is_integer(s);
+  }
+  if (same) return MoveForm::raw;
+  return all_int ? MoveForm::integer : MoveForm::fp32;
+}
+
+RawBits encode(DType t, float value) {
+  RawBits r;
+  store_fp32(t, value, &r.bits);
+  return r;
+}
+
+void require_same_shape(const Site& site, const Operand& dst, const Operand& in) {
+  if (in.partitions() != dst.partitions() || in.free() != dst.free())
+    site.fail(in.field(), "is [" + std::to_string(in.partitions()) + ", " +
+                              std::to_string(in.free()) + "] but " + std::string(dst.field()) +
+                              " is [" + std::to_string(dst.partitions()) + ", " +
+                              std::to_string(dst.free()) + "]");
+}
+
+void require_column(const Site& site, const Operand& col, std::uint32_t partitions) {
+  if (col.partitions() != partitions || col.free() != 1)
+    site.fail(col.field(), "must be [" + std::to_string(partitions) + ", 1], is [" +
+                               std::to_string(col.partitions()) + ", " +
+                               std::to_string(col.free()) + "]");
+}
+
+}  // namespace neuronsim::isa::sem

@@ -1,0 +1,120 @@
+#pragma once
+// Internal to the semantics: an access pattern bound to memory. Binding resolves each
+// partition's row pointer once per instruction; rows are then walked with nested loops over
+// the (up to 4) free dims, outermost first, with the dtype switch hoisted out of the loop.
+// Values travel in one of three forms: fp32 (compute), int64 (integer ops, int->int moves)
+// and raw bits (same-dtype moves: bytes exact, NaN payloads survive).
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "isa/semantics.hpp"
+
+namespace neuronsim::isa::sem {
+
+// The stored bits of one element (up to 4 bytes), moved without interpretation.
+struct RawBits {
+  std::uint32_t bits = 0;
+};
+
+// Where an instruction is, for error messages: "execute tensor_tensor (line 12): ".
+struct Site {
+  const Kernel& kernel;
+  const Instruction& instr;
+  MemoryView& mem;
+  [[noreturn]] void fail(std::string_view field, const std::string& reason) const;
+};
+
+class Operand {
+ public:
+  Operand(const Site& site, const AccessPattern& ap, std::string_view field);
+
+  const AccessPattern& pattern() const { return *ap_; }
+  DType dtype() const { return ap_->dtype; }
+  std::uint32_t partitions() const { return ap_->partitions; }
+  std::uint64_t free() const { return free_; }
+  std::string_view field() const { return field_; }
+
+  // Row p (0-based within the pattern) in logical order, converted.
+  void load(std::uint32_t p, float* out) const;
+  void load(std::uint32_t p, std::int64_t* out) const;
+  void load(std::uint32_t p, RawBits* out) const;
+  void store(std::uint32_t p, const float* in) const;
+  void store(std::uint32_t p, const std::int64_t* in) const;
+  void store(std::uint32_t p, const RawBits* in) const;
+  // Element 0 of row p: the value of a [P,1] operand.
+  float first(std::uint32_t p) const;
+  std::int64_t first_int(std::uint32_t p) const;
+  // Writes one already-encoded element to every element of row p.
+  void fill(std::uint32_t p, const RawBits& value) const;
+
+  // True when writing this operand row by row could change a row of `in` that is read
+  // later (the two share memory rows but map partition i to different rows), so the whole
+  // input must be read before anything is written.
+  bool may_clobber_later_rows(const Operand& in) const;
+
+  // Calls run(first, count, stride_bytes) for each innermost run of row p, in logical
+  // order; element i of a run is at first + i * stride_bytes.
+  template <class Fn>
+  void for_each_run(std::uint32_t p, Fn&& run) const {
+    std::uint8_t* const base = rows_[p];
+    for (std::uint64_t i0 = 0; i0 < size_[0]; ++i0) {
+      std::uint8_t* const e0 = base + static_cast<std::int64_t>(i0) * stride_[0];
+      for (std::uint64_t i1 = 0; i1 < size_[1]; ++i1) {
+        std::uint8_t* const e1 = e0 + static_cast<std::int64_t>(i1) * stride_[1];
+        for (std::uint64_t i2 = 0; i2 < size_[2]; ++i2)
+          run(e1 + static_cast<std::int64_t>(i2) * stride_[2], size_[3], stride_[3]);
+      }
+    }
+  }
+  // Calls fn(element) for each element of row p, in logical order.
+  template <class Fn>
+  void for_each(std::uint32_t p, Fn&& fn) const {
+    for_each_run(p, [&](std::uint8_t* first, std::uint64_t count, std::int64_t stride) {
+      for (std::uint64_t i = 0; i < count; ++i)
+        fn(first + static_cast<std::int64_t>(i) * stride);
+    });
+  }
+
+ private:
+  const AccessPattern* ap_;
+  std::string_view field_;
+  std::uint64_t free_ = 0;
+  std::size_t elem_bytes_ = 0;
+  std::int64_t first_row_ = 0;  // absolute partition (SBUF/PSUM) or row index (HBM)
+  // The free dims right-aligned into 4 slots (unused outer slots have size 1), strides in
+  // bytes.
+  std::array<std::uint64_t, kMaxFreeDims> size_{};
+  std::array<std::int64_t, kMaxFreeDims> stride_{};
+  std::vector<std::uint8_t*> rows_;  // element (p, 0, 0, 0, 0) of each partition
+};
+
+// How values move in a copy-like instruction: raw when every operand has the dst's dtype,
+// int64 when all are integers (exact), else through fp32.
+enum class MoveForm { raw, integer, fp32 };
+MoveForm move_form(DType dst, std::initializer_list<DType> sources);
+
+// `value` stored into one element of dtype t (rounded, saturated as store_fp32 does).
+RawBits encode(DType t, float value);
+
+// Checks that `in` pairs element by element with `dst` ([P,F] both).
+void require_same_shape(const Site& site, const Operand& dst, const Operand& in);
+// Checks that a [P,1] operand serves `partitions` partitions.
+void require_column(const Site& site, const Operand& col, std::uint32_t partitions);
+
+// Runs body(p0, n) over partitions [0, P): one partition at a time, or all at once when
+// `whole` (some input must be read completely before the first write).
+template <class Body>
+void for_partition_blocks(std::uint32_t partitions, bool whole, Body&& body) {
+  if (whole) {
+    if (partitions > 0) body(0u, partitions);
+    return;
+  }
+  for (std::uint32_t p = 0; p < partitions; ++p)
+    body(p, 1u);
+}
+
+}  // namespace neuronsim::isa::sem
