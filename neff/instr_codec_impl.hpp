@@ -1,0 +1,34 @@
+#pragma once
+// The binary instruction files of a NEFF (sg00/<engine>.bin, docs/neff.md "Instruction
+// files"): a 12-byte stream header, then one little-endian record per instruction with a
+// fixed layout per opcode. Both directions check the same things (enum ranges, dims
+// counts, indices into the kernel's tables), so a file this writes is always readable.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/kernel.hpp"
+
+namespace neuronsim::neff::detail {
+
+inline constexpr std::uint16_t kEncodingVersion = 1;
+inline constexpr std::size_t kStreamHeaderBytes = 12;
+inline constexpr std::size_t kRecordHeaderBytes = 12;
+inline constexpr std::size_t kAccessPatternBytes = 64;
+// No NEFF may hold more instructions than this (all engines together): a decoded
+// instruction takes ~0.5 KiB, so this bounds what a hostile file can make us allocate
+// (~1 GiB) while leaving 20x the largest kernels we bench.
+inline constexpr std::uint64_t kMaxInstructions = std::uint64_t{1} << 21;
+
+// Encodes one engine's stream. `k` supplies the tables indices refer to. Throws
+// neuronsim::Error naming the engine, the instruction and the field for anything the
+// reader would refuse.
+std::vector<std::uint8_t> encode_stream(const isa::Kernel& k, isa::Engine engine);
+
+// Decodes a stream of exactly `count` instructions, checking every field against the
+// tables already in `k`. `where` prefixes every error ("k.neff: sg00/vector.bin").
+std::vector<isa::Instruction> decode_stream(const isa::Kernel& k, isa::Engine engine,
+                                            const std::vector<std::uint8_t>& bytes,
+                                            std::uint64_t count, const std::string& where);
+
+}  // namespace neuronsim::neff::detail

@@ -1,0 +1,143 @@
+#include "neff/neff.hpp"
+
+#include <map>
+#include <set>
+
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+#include "neff/bytes_impl.hpp"
+#include "neff/def_json_impl.hpp"
+#include "neff/header_impl.hpp"
+#include "neff/instr_codec_impl.hpp"
+#include "neff/tarball_impl.hpp"
+
+namespace neuronsim::neff {
+
+namespace {
+
+using namespace detail;
+
+// What a payload entry other than def.json is: an engine's stream or a constant's bytes.
+struct ExpectedFile {
+  bool is_engine = false;
+  int engine = 0;
+  std::size_t tensor = 0;
+};
+
+std::string hex(const std::uint8_t* p, std::size_t n) {
+  static const char* const kDigits = "0123456789abcdef";
+  std::string s;
+  s.reserve(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    s += kDigits[p[i] >> 4];
+    s += kDigits[p[i] & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> write(const isa::Kernel& k) {
+  std::vector<TarEntry> entries;
+  const std::string def = make_def_json(k);
+  entries.push_back({kDefJsonPath, std::vector<std::uint8_t>(def.begin(), def.end())});
+  entries.push_back({kCoreDir, {}});
+  for (std::size_t i = 0; i < k.tensors.size(); ++i)
+    if (k.tensors[i].role == isa::TensorRole::constant)
+      entries.push_back({constant_file_name(i), k.tensors[i].data});
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    const auto engine = static_cast<isa::Engine>(e);
+    entries.push_back({engine_file_name(engine), encode_stream(k, engine)});
+  }
+  const std::vector<std::uint8_t> payload = pack_tarball(std::move(entries));
+  std::vector<std::uint8_t> out = encode_header(make_header(k.name, payload));
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+void write_file(const isa::Kernel& k, const std::string& path) {
+  std::vector<std::uint8_t> bytes;
+  try {
+    bytes = write(k);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  write_file_atomic(path, bytes);
+}
+
+Neff read(const std::vector<std::uint8_t>& bytes, const std::string& source) {
+  Neff result;
+  result.header = decode_header(bytes.data(), bytes.size(), source);
+  const std::uint8_t* payload = bytes.data() + kHeaderSize;
+  const std::size_t payload_size = bytes.size() - kHeaderSize;
+  if (sha256(payload, payload_size) != result.header.hash)
+    throw Error(source + ": payload hash mismatch: the file is corrupted (sha256 " +
+                hex(sha256(payload, payload_size).data(), 32) + ", header says " +
+                hash_hex(result.header) + ")");
+
+  TarReader tar(payload, payload_size, source);
+  if (!tar.next()) throw Error(source + ": payload: empty tarball, no def.json");
+  if (tar.path() != kDefJsonPath || tar.is_directory())
+    throw Error(source + ": payload: first entry is '" + tar.path() + "', expected " +
+                kDefJsonPath);
+  if (tar.size() > kMaxDefJsonBytes)
+    throw Error(source + ": def.json: " + std::to_string(tar.size()) + " bytes, more than " +
+                std::to_string(kMaxDefJsonBytes));
+  Definition def = parse_def_json(tar.read(), source + ": " + kDefJsonPath);
+  isa::Kernel& k = def.kernel;
+  if (k.name != result.header.name)
+    throw Error(source + ": header name '" + result.header.name +
+                "' differs from def.json's kernel '" + k.name + "'");
+
+  std::map<std::string, ExpectedFile> expected;
+  for (int e = 0; e < isa::kEngineCount; ++e)
+    expected[engine_file_name(static_cast<isa::Engine>(e))] = {true, e, 0};
+  for (std::size_t i = 0; i < k.tensors.size(); ++i)
+    if (k.tensors[i].role == isa::TensorRole::constant)
+      expected[constant_file_name(i)] = {false, 0, i};
+  std::set<std::string> seen{kDefJsonPath};
+
+  while (tar.next()) {
+    const std::string path = tar.path();
+    const std::string where = source + ": " + path;
+    if (!seen.insert(path).second) throw Error(where + ": duplicate entry in the payload");
+    if (tar.is_directory()) {
+      if (path != kCoreDir) throw Error(where + ": unknown directory in the payload");
+      continue;
+    }
+    auto it = expected.find(path);
+    if (it == expected.end()) throw Error(where + ": unknown entry in the payload");
+    const ExpectedFile& file = it->second;
+    if (file.is_engine) {
+      const auto engine = static_cast<isa::Engine>(file.engine);
+      k.stream(engine) =
+          decode_stream(k, engine, tar.read(), def.instruction_counts[file.engine], where);
+    } else {
+      isa::HbmTensor& t = k.tensors[file.tensor];
+      if (tar.size() != t.bytes())
+        throw Error(where + ": " + std::to_string(tar.size()) + " bytes, tensor '" + t.name +
+                    "' needs " + std::to_string(t.bytes()));
+      t.data = tar.read();
+    }
+  }
+  for (const auto& [path, file] : expected)
+    if (!seen.count(path)) throw Error(source + ": payload: missing entry '" + path + "'");
+  result.kernel = std::move(k);
+  return result;
+}
+
+Neff read_file(const std::string& path) {
+  return read(neuronsim::read_file(path), path);
+}
+
+std::string hash_hex(const Header& h) {
+  return hex(h.hash.data(), h.hash.size());
+}
+
+std::uint64_t profile_id(const Header& h) {
+  // Reference section 7 shows 15-digit ids (395760075800974): the first 8 hash bytes as
+  // a little-endian number, modulo 10^15.
+  return load_u64(h.hash.data()) % 1'000'000'000'000'000ull;
+}
+
+}  // namespace neuronsim::neff
