@@ -1,0 +1,194 @@
+// Partitioning a graph into launches (docs/compiler.md): eager makes one launch per node;
+// fused collects the row-wise nodes into one launch and gives each matmul its own, closing
+// the open row launch only when a matmul needs one of its results.
+#include "compiler/compiler.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/matmul_kernel.hpp"
+#include "compiler/row_kernel.hpp"
+#include "isa/error.hpp"
+#include "isa/validate.hpp"
+
+namespace neuronsim::compiler {
+
+namespace {
+
+class Partitioner {
+ public:
+  Partitioner(const Graph& g, Mode mode, const std::string& target, const isa::TargetLimits& limits)
+      : g_(g), target_(target), limits_(limits) {
+    out_.program = g.name;
+    out_.mode = mode;
+  }
+
+  CompiledProgram run() {
+    if (out_.mode == Mode::eager) {
+      for (const auto& n : g_.nodes) {
+        if (n.op == OpKind::matmul)
+          add_matmul(n);
+        else
+          add_rows(n.id, op_name(n.op), {&n});
+      }
+    } else {
+      for (const auto& n : g_.nodes) {
+        if (n.op != OpKind::matmul) {
+          open_.push_back(&n);
+          continue;
+        }
+        if (needs_open(n)) flush();
+        add_matmul(n);
+      }
+      flush();
+    }
+    list_tensors();
+    return std::move(out_);
+  }
+
+ private:
+  bool needs_open(const Node& n) const {
+    for (const Node* o : open_)
+      for (const auto& a : n.args)
+        if (a.tensor == o->id) return true;
+    return false;
+  }
+
+  void flush() {
+    if (open_.empty()) return;
+    const std::string name =
+        fused_count_++ == 0 ? "fused" : "fused_" + std::to_string(fused_count_ - 1);
+    add_rows(name, "fused", open_);
+    open_.clear();
+  }
+
+  // The results of `nodes` that leave the launch: graph outputs and tensors read by
+  // nodes outside it.
+  std::vector<std::string> leaving(const std::vector<const Node*>& nodes) const {
+    std::set<std::string> inside;
+    for (const Node* n : nodes)
+      inside.insert(n->id);
+    std::vector<std::string> out;
+    for (const Node* n : nodes) {
+      bool leaves = g_.is_output(n->id);
+      for (const auto& other : g_.nodes)
+        if (!inside.count(other.id))
+          for (const auto& a : other.args)
+            leaves = leaves || a.tensor == n->id;
+      if (leaves) out.push_back(n->id);
+    }
+    return out;
+  }
+
+  std::string neff_name(const std::string& launch) const {
+    char prefix[16];
+    std::snprintf(prefix, sizeof prefix, "%02zu_", out_.launches.size());
+    return prefix + launch + ".neff";
+  }
+
+  void add_rows(const std::string& name, const std::string& op,
+                const std::vector<const Node*>& nodes) {
+    const RowProgram p = select_row_program(g_, name, nodes, leaving(nodes));
+    finish(name, op, p.nodes,
+           emit_row_kernel(p, g_.name + "_" + name, target_, limits_, g_.source));
+  }
+
+  void add_matmul(const Node& n) {
+    finish(n.id, "matmul", {n.id},
+           emit_matmul_kernel(g_, n, g_.name + "_" + n.id, target_, limits_));
+  }
+
+  void finish(const std::string& name, const std::string& op, std::vector<std::string> nodes,
+              isa::Kernel k) {
+    isa::validate(k, limits_, g_.source + ": launch '" + name + "'");
+    Launch l;
+    l.name = name;
+    l.neff = neff_name(name);
+    l.op = op;
+    l.nodes = std::move(nodes);
+    l.kernel = std::move(k);
+    out_.launches.push_back(std::move(l));
+  }
+
+  void list_tensors() {
+    std::set<std::string> in_hbm;
+    for (const auto& l : out_.launches)
+      for (const auto& t : l.kernel.tensors)
+        in_hbm.insert(t.name);
+    for (const auto& in : g_.inputs)
+      out_.tensors.push_back({in.name, in.type, TensorPlace::input});
+    for (const auto& n : g_.nodes)
+      if (g_.is_output(n.id))
+        out_.tensors.push_back({n.id, n.type, TensorPlace::output});
+      else if (in_hbm.count(n.id))
+        out_.tensors.push_back({n.id, n.type, TensorPlace::intermediate});
+  }
+
+  const Graph& g_;
+  const std::string& target_;
+  const isa::TargetLimits& limits_;
+  CompiledProgram out_;
+  std::vector<const Node*> open_;
+  int fused_count_ = 0;
+};
+
+const char* place_name(TensorPlace p) {
+  switch (p) {
+    case TensorPlace::input:
+      return "input";
+    case TensorPlace::output:
+      return "output";
+    case TensorPlace::intermediate:
+      return "intermediate";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string mode_name(Mode m) {
+  return m == Mode::eager ? "eager" : "fused";
+}
+
+std::optional<Mode> parse_mode(const std::string& name) {
+  if (name == "eager") return Mode::eager;
+  if (name == "fused") return Mode::fused;
+  return std::nullopt;
+}
+
+CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
+                        const isa::TargetLimits& limits) {
+  return Partitioner(g, mode, target, limits).run();
+}
+
+std::string launch_json(const CompiledProgram& p) {
+  nlohmann::ordered_json doc;
+  doc["format"] = "neuronsim-launch-sequence";
+  doc["version"] = 1;
+  doc["program"] = p.program;
+  doc["mode"] = mode_name(p.mode);
+  doc["tensors"] = nlohmann::ordered_json::array();
+  for (const auto& t : p.tensors) {
+    nlohmann::ordered_json j;
+    j["name"] = t.name;
+    j["dtype"] = std::string(isa::dtype_name(t.type.dtype));
+    j["shape"] = t.type.shape;
+    j["role"] = place_name(t.role);
+    doc["tensors"].push_back(j);
+  }
+  doc["launches"] = nlohmann::ordered_json::array();
+  for (const auto& l : p.launches) {
+    nlohmann::ordered_json j;
+    j["name"] = l.name;
+    j["neff"] = l.neff;
+    j["op"] = l.op;
+    j["nodes"] = l.nodes;
+    doc["launches"].push_back(j);
+  }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace neuronsim::compiler

@@ -1,0 +1,53 @@
+#pragma once
+// The graph compiler (docs/compiler.md): a graph (compiler/graph.hpp) becomes a launch
+// sequence of kernels, the way PyTorch runs it eagerly (one kernel per op, every result
+// through HBM) or the way torch.compile runs it (the row-wise ops fused into one kernel,
+// intermediates kept in SBUF). The caller writes the kernels as NEFFs and the sequence as
+// launch.json (docs/compiler.md, "Launch sequence").
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/graph.hpp"
+#include "isa/kernel.hpp"
+#include "isa/target_limits.hpp"
+
+namespace neuronsim::compiler {
+
+enum class Mode : std::uint8_t { eager, fused };
+std::string mode_name(Mode m);
+std::optional<Mode> parse_mode(const std::string& name);
+
+struct Launch {
+  std::string name;  // unique in the sequence
+  std::string neff;  // file name, relative to the output directory
+  std::string op;    // the graph op, or "fused"
+  std::vector<std::string> nodes;
+  isa::Kernel kernel;
+};
+
+enum class TensorPlace : std::uint8_t { input, output, intermediate };
+
+struct ProgramTensor {
+  std::string name;
+  TensorType type;
+  TensorPlace role = TensorPlace::input;
+};
+
+struct CompiledProgram {
+  std::string program;  // the graph's name
+  Mode mode = Mode::fused;
+  std::vector<ProgramTensor> tensors;  // every tensor that lives in HBM
+  std::vector<Launch> launches;        // in launch order
+};
+
+// Every kernel is checked with isa::validate against `limits`. Throws neuronsim::Error
+// naming the graph file, the node or launch, and the reason.
+CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
+                        const isa::TargetLimits& limits);
+
+// launch.json: {"format": "neuronsim-launch-sequence", "version": 1, ...}.
+std::string launch_json(const CompiledProgram& p);
+
+}  // namespace neuronsim::compiler

@@ -1,0 +1,350 @@
+// Parsing and shape inference of the graph format (docs/graph.md).
+#include "compiler/graph.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+
+namespace neuronsim::compiler {
+
+namespace {
+
+using nlohmann::json;
+
+struct OpInfo {
+  OpKind op;
+  const char* name;
+};
+constexpr OpInfo kOps[] = {
+    {OpKind::square, "square"},
+    {OpKind::pow, "pow"},
+    {OpKind::mean, "mean"},
+    {OpKind::sum, "sum"},
+    {OpKind::max, "max"},
+    {OpKind::add, "add"},
+    {OpKind::sub, "sub"},
+    {OpKind::mul, "mul"},
+    {OpKind::div, "div"},
+    {OpKind::rsqrt, "rsqrt"},
+    {OpKind::sqrt, "sqrt"},
+    {OpKind::exp, "exp"},
+    {OpKind::reciprocal, "reciprocal"},
+    {OpKind::matmul, "matmul"},
+    {OpKind::softmax, "softmax"},
+    {OpKind::silu, "silu"},
+    {OpKind::gelu, "gelu"},
+};
+
+bool is_binary(OpKind op) {
+  return op == OpKind::add || op == OpKind::sub || op == OpKind::mul || op == OpKind::div;
+}
+bool is_reduction(OpKind op) {
+  return op == OpKind::mean || op == OpKind::sum || op == OpKind::max;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& reason) const {
+    throw Error(source_ + ": " + where + ": " + reason);
+  }
+
+  Graph parse(const std::string& text) {
+    json doc;
+    try {
+      doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+      throw Error(source_ + ": not valid JSON: " + e.what());
+    }
+    if (!doc.is_object()) fail("top level", "expected a JSON object");
+    for (const auto& [key, value] : doc.items()) {
+      (void)value;
+      static const std::set<std::string> known = {"format", "version", "name",
+                                                  "inputs", "nodes",   "outputs"};
+      if (!known.count(key)) fail("top level", "unknown key '" + key + "'");
+    }
+    if (doc.value("format", std::string()) != "neuronsim-graph")
+      fail("top level", "\"format\" must be \"neuronsim-graph\"");
+    if (!doc.contains("version") || doc["version"] != 1) fail("top level", "\"version\" must be 1");
+    g_.source = source_;
+    g_.name = string_field(doc, "name", "top level");
+    if (g_.name.empty()) fail("top level", "\"name\" must not be empty");
+    parse_inputs(doc);
+    parse_nodes(doc);
+    parse_outputs(doc);
+    return std::move(g_);
+  }
+
+ private:
+  std::string string_field(const json& obj, const char* key, const std::string& where) const {
+    if (!obj.contains(key) || !obj[key].is_string())
+      fail(where, std::string("\"") + key + "\" must be a string");
+    return obj[key].get<std::string>();
+  }
+
+  const json& array_field(const json& obj, const char* key, const std::string& where) const {
+    if (!obj.contains(key) || !obj[key].is_array())
+      fail(where, std::string("\"") + key + "\" must be an array");
+    return obj[key];
+  }
+
+  void declare(const std::string& name, const std::string& where) {
+    if (name.empty()) fail(where, "a tensor name must not be empty");
+    for (char c : name)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+        fail(where, "tensor name '" + name + "' may hold only letters, digits and '_'");
+    if (!names_.insert(name).second) fail(where, "tensor name '" + name + "' is defined twice");
+  }
+
+  void parse_inputs(const json& doc) {
+    for (const auto& in : array_field(doc, "inputs", "top level")) {
+      if (!in.is_object()) fail("inputs", "each input must be an object");
+      const std::string name = string_field(in, "name", "an input");
+      const std::string where = "input '" + name + "'";
+      declare(name, where);
+      GraphInput gi;
+      gi.name = name;
+      const std::string dtype = string_field(in, "dtype", where);
+      const auto t = isa::parse_dtype(dtype);
+      if (!t || !(*t == isa::DType::bf16 || *t == isa::DType::fp16 || *t == isa::DType::fp32))
+        fail(where, "dtype '" + dtype + "' is not supported (bf16, fp16, fp32)");
+      gi.type.dtype = *t;
+      for (const auto& d : array_field(in, "shape", where)) {
+        if (!d.is_number_unsigned() || d.get<std::uint64_t>() == 0)
+          fail(where, "shape entries must be positive integers");
+        gi.type.shape.push_back(d.get<std::uint64_t>());
+      }
+      if (gi.type.shape.empty() || gi.type.shape.size() > 2)
+        fail(where,
+             "shape must have 1 or 2 dimensions, not " + std::to_string(gi.type.shape.size()));
+      for (const auto& [key, value] : in.items()) {
+        (void)value;
+        if (key != "name" && key != "dtype" && key != "shape")
+          fail(where, "unknown key '" + key + "'");
+      }
+      types_[name] = gi.type;
+      g_.inputs.push_back(std::move(gi));
+    }
+    if (g_.inputs.empty()) fail("inputs", "a graph needs at least one input");
+  }
+
+  void parse_nodes(const json& doc) {
+    for (const auto& jn : array_field(doc, "nodes", "top level")) {
+      if (!jn.is_object()) fail("nodes", "each node must be an object");
+      Node n;
+      n.id = string_field(jn, "id", "a node");
+      const std::string where = "node '" + n.id + "'";
+      declare(n.id, where);
+      const std::string op = string_field(jn, "op", where);
+      const auto* info = std::find_if(std::begin(kOps), std::end(kOps),
+                                      [&](const OpInfo& i) { return op == i.name; });
+      if (info == std::end(kOps)) fail(where, "unknown op '" + op + "'");
+      n.op = info->op;
+      for (const auto& a : array_field(jn, "args", where)) {
+        Operand o;
+        if (a.is_string()) {
+          o.tensor = a.get<std::string>();
+          if (!types_.count(o.tensor))
+            fail(where, "operand '" + o.tensor + "' is not an input or an earlier node");
+        } else if (a.is_number()) {
+          o.number = a.get<double>();
+        } else {
+          fail(where, "each arg must be a tensor name or a number");
+        }
+        n.args.push_back(o);
+      }
+      check_attributes(jn, n, where);
+      n.type = infer(n, jn, where);
+      types_[n.id] = n.type;
+      g_.nodes.push_back(std::move(n));
+    }
+    if (g_.nodes.empty()) fail("nodes", "a graph needs at least one node");
+  }
+
+  void check_attributes(const json& jn, const Node& n, const std::string& where) const {
+    std::set<std::string> allowed = {"id", "op", "args"};
+    if (is_reduction(n.op)) allowed.insert({"dim", "axis", "keepdim"});
+    if (n.op == OpKind::softmax) allowed.insert({"dim", "axis"});
+    if (n.op == OpKind::pow) allowed.insert("exponent");
+    if (n.op == OpKind::gelu) allowed.insert("approximate");
+    for (const auto& [key, value] : jn.items()) {
+      (void)value;
+      if (!allowed.count(key))
+        fail(where, "attribute '" + key + "' does not apply to " + op_name(n.op));
+    }
+  }
+
+  const TensorType& tensor_arg(const Node& n, std::size_t i, const std::string& where) const {
+    if (i >= n.args.size() || !n.args[i].is_tensor())
+      fail(where,
+           "argument " + std::to_string(i + 1) + " of " + op_name(n.op) + " must be a tensor");
+    return types_.at(n.args[i].tensor);
+  }
+
+  void expect_args(const Node& n, std::size_t count, const std::string& where) const {
+    if (n.args.size() != count)
+      fail(where, op_name(n.op) + " takes " + std::to_string(count) + " argument(s), not " +
+                      std::to_string(n.args.size()));
+  }
+
+  // The reduction/softmax axis must be the last one, as the row tiler maps rows onto
+  // partitions and reduces along the free axis.
+  void check_last_axis(const json& jn, std::size_t rank, const std::string& where) const {
+    const char* key = jn.contains("dim") ? "dim" : (jn.contains("axis") ? "axis" : nullptr);
+    if (!key) return;  // default: the last axis
+    if (!jn[key].is_number_integer())
+      fail(where, std::string("\"") + key + "\" must be an integer");
+    const std::int64_t d = jn[key].get<std::int64_t>();
+    if (d != -1 && d != static_cast<std::int64_t>(rank) - 1)
+      fail(where, "only the last axis (dim -1) is supported, not " + std::to_string(d));
+  }
+
+  TensorType infer(Node& n, const json& jn, const std::string& where) {
+    if (is_binary(n.op)) return infer_binary(n, where);
+    if (n.op == OpKind::matmul) {
+      expect_args(n, 2, where);
+      const TensorType& a = tensor_arg(n, 0, where);
+      const TensorType& b = tensor_arg(n, 1, where);
+      if (a.shape.size() != 2 || b.shape.size() != 2)
+        fail(where, "matmul takes two 2-D tensors, not " + shape_text(a.shape) + " @ " +
+                        shape_text(b.shape));
+      if (a.shape[1] != b.shape[0])
+        fail(where, "matmul shapes " + shape_text(a.shape) + " @ " + shape_text(b.shape) +
+                        " do not agree on the contraction size");
+      if (a.dtype != b.dtype)
+        fail(where, "matmul operands must have one dtype, not " +
+                        std::string(isa::dtype_name(a.dtype)) + " and " +
+                        std::string(isa::dtype_name(b.dtype)));
+      return TensorType{a.dtype, {a.shape[0], b.shape[1]}};
+    }
+    if (n.op == OpKind::pow) {
+      if (jn.contains("exponent")) {
+        if (!jn["exponent"].is_number()) fail(where, "\"exponent\" must be a number");
+        expect_args(n, 1, where);
+        n.exponent = jn["exponent"].get<double>();
+      } else {
+        expect_args(n, 2, where);
+        if (n.args[1].is_tensor()) fail(where, "pow's exponent must be a number");
+        n.exponent = n.args[1].number;
+        n.args.pop_back();
+      }
+    } else {
+      expect_args(n, 1, where);
+    }
+    const TensorType& a = tensor_arg(n, 0, where);
+    if (n.op == OpKind::gelu && jn.contains("approximate")) {
+      const auto& ap = jn["approximate"];
+      if (!ap.is_string() || (ap != "none" && ap != "tanh"))
+        fail(where, "\"approximate\" must be \"none\" or \"tanh\"");
+      n.gelu_tanh = ap == "tanh";
+    }
+    if (n.op == OpKind::softmax) check_last_axis(jn, a.shape.size(), where);
+    if (!is_reduction(n.op)) return a;
+    if (a.shape.size() != 2)
+      fail(where, op_name(n.op) + " needs a 2-D tensor (rows reduce along the last axis), not " +
+                      shape_text(a.shape));
+    check_last_axis(jn, 2, where);
+    if (!jn.contains("keepdim") || !jn["keepdim"].is_boolean() || !jn["keepdim"].get<bool>())
+      fail(where, op_name(n.op) +
+                      " needs \"keepdim\": true (a [N, 1] result, as torch's "
+                      "keepdim=True)");
+    return TensorType{a.dtype, {a.shape[0], 1}};
+  }
+
+  // PyTorch's rules: numpy broadcasting; a Python number takes the tensor's dtype; two
+  // different float dtypes promote (fp32 wins; bf16 with fp16 gives fp32).
+  TensorType infer_binary(const Node& n, const std::string& where) const {
+    expect_args(n, 2, where);
+    if (!n.args[0].is_tensor() && !n.args[1].is_tensor())
+      fail(where, op_name(n.op) + " needs at least one tensor operand");
+    if (!n.args[0].is_tensor()) return types_.at(n.args[1].tensor);
+    if (!n.args[1].is_tensor()) return types_.at(n.args[0].tensor);
+    const TensorType& a = types_.at(n.args[0].tensor);
+    const TensorType& b = types_.at(n.args[1].tensor);
+    TensorType r;
+    r.dtype = a.dtype == b.dtype ? a.dtype : isa::DType::fp32;
+    const std::size_t rank = std::max(a.shape.size(), b.shape.size());
+    r.shape.assign(rank, 1);
+    for (std::size_t i = 0; i < rank; ++i) {
+      const std::size_t ia = i + a.shape.size(), ib = i + b.shape.size();
+      const std::uint64_t da = ia >= rank ? a.shape[ia - rank] : 1;
+      const std::uint64_t db = ib >= rank ? b.shape[ib - rank] : 1;
+      if (da != db && da != 1 && db != 1)
+        fail(where,
+             "shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not broadcast");
+      r.shape[i] = std::max(da, db);
+    }
+    return r;
+  }
+
+  void parse_outputs(const json& doc) {
+    for (const auto& o : array_field(doc, "outputs", "top level")) {
+      if (!o.is_string()) fail("outputs", "each output must be a tensor name");
+      const std::string name = o.get<std::string>();
+      if (!g_.node(name)) fail("outputs", "'" + name + "' is not a node");
+      if (std::find(g_.outputs.begin(), g_.outputs.end(), name) != g_.outputs.end())
+        fail("outputs", "'" + name + "' is listed twice");
+      g_.outputs.push_back(name);
+    }
+    if (g_.outputs.empty()) fail("outputs", "a graph needs at least one output");
+  }
+
+  std::string source_;
+  Graph g_;
+  std::set<std::string> names_;
+  std::map<std::string, TensorType> types_;
+};
+
+}  // namespace
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string op_name(OpKind op) {
+  for (const auto& i : kOps)
+    if (i.op == op) return i.name;
+  return "?";
+}
+
+const TensorType& Graph::type_of(const std::string& tensor) const {
+  for (const auto& in : inputs)
+    if (in.name == tensor) return in.type;
+  for (const auto& n : nodes)
+    if (n.id == tensor) return n.type;
+  throw Error(source + ": no tensor named '" + tensor + "'");
+}
+
+const Node* Graph::node(const std::string& id) const {
+  for (const auto& n : nodes)
+    if (n.id == id) return &n;
+  return nullptr;
+}
+
+bool Graph::is_input(const std::string& tensor) const {
+  return std::any_of(inputs.begin(), inputs.end(),
+                     [&](const GraphInput& i) { return i.name == tensor; });
+}
+
+bool Graph::is_output(const std::string& tensor) const {
+  return std::find(outputs.begin(), outputs.end(), tensor) != outputs.end();
+}
+
+Graph parse_graph(const std::string& json_text, const std::string& source) {
+  return Parser(source).parse(json_text);
+}
+
+Graph load_graph(const std::string& path) {
+  return parse_graph(read_text_file(path), path);
+}
+
+}  // namespace neuronsim::compiler

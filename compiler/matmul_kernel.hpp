@@ -1,0 +1,16 @@
+#pragma once
+// A matmul node as a kernel of its own: C[M,N] = A[M,K] @ B[K,N] on the Tensor engine.
+#include <string>
+
+#include "compiler/graph.hpp"
+#include "isa/kernel.hpp"
+#include "isa/target_limits.hpp"
+
+namespace neuronsim::compiler {
+
+// Throws neuronsim::Error naming the graph file and node when the shapes are not
+// supported (M a multiple of 128; K a multiple of 128 or at most 128) or do not fit SBUF.
+isa::Kernel emit_matmul_kernel(const Graph& g, const Node& n, const std::string& kernel_name,
+                               const std::string& target, const isa::TargetLimits& limits);
+
+}  // namespace neuronsim::compiler

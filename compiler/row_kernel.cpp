@@ -1,0 +1,357 @@
+// Emission of a row program (docs/compiler.md, "Buffering and semaphores").
+//
+// Per 128-row tile the kernel runs a fixed list of operations: the DMA loads of the
+// row/stat inputs, the steps, the DMA stores of the outputs. Each operation that another
+// engine waits for signals a semaphore of its own once per tile, so "op k has finished
+// tile t" is "sem_k >= t + 1". Two rules give every wait:
+//   read after write:  a reader waits for the writer of the same tile;
+//   write after read:  a writer of buffer slot t % n waits until every reader of tile t - n
+//                      (the slot's previous contents) has finished.
+// Operations on one compute engine run in order and need no semaphore between them; DMA
+// transfers complete asynchronously, so they always synchronise.
+#include "compiler/row_kernel.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "isa/builder.hpp"
+#include "isa/error.hpp"
+
+namespace neuronsim::compiler {
+
+namespace {
+
+using namespace isa;
+
+constexpr std::uint32_t kPartitions = 128;  // reference section 1
+constexpr std::uint64_t kAlign = 64;        // allocation placement granule (isa/placement.hpp)
+
+std::uint64_t aligned(std::uint64_t n) {
+  return (n + kAlign - 1) / kAlign * kAlign;
+}
+
+std::uint32_t slots_of(const Value& v, std::uint32_t nbuf) {
+  if (v.unused) return 0;
+  if (v.kind == ValueKind::col) return 1;
+  return v.scratch ? 1 : nbuf;
+}
+
+std::vector<float> constants_of(const RowProgram& p) {
+  std::vector<float> c;
+  for (const auto& s : p.steps)
+    if (s.kind == StepKind::activation && s.has_bias && !s.bias.is_value() &&
+        std::find(c.begin(), c.end(), s.bias.imm) == c.end())
+      c.push_back(s.bias.imm);
+  return c;
+}
+
+struct TileOp {
+  enum Kind { load, step, store } kind = step;
+  int index = 0;  // value (load/store) or step
+  bool dma() const { return kind != step; }
+  std::vector<int> reads, writes;
+  Engine engine = Engine::sync;
+};
+
+struct Dep {
+  int op;
+  std::uint32_t lag;  // 0: the same tile; n: tile t - n
+};
+
+class Emitter {
+ public:
+  Emitter(const RowProgram& p, const std::string& kernel_name, const std::string& target,
+          const TargetLimits& limits, const std::string& source, std::uint32_t nbuf)
+      : p_(p), limits_(limits), source_(source), nbuf_(nbuf), b_(kernel_name, target) {}
+
+  Kernel emit() {
+    build_ops();
+    build_deps();
+    declare_buffers();
+    const std::uint64_t tiles = p_.rows / kPartitions;
+    prologue();
+    for (std::uint64_t t = 0; t < tiles; ++t)
+      for (std::size_t k = 0; k < ops_.size(); ++k)
+        if (ops_[k].kind == TileOp::step) emit_op(k, t);
+    const std::uint64_t ahead = std::min<std::uint64_t>(nbuf_, tiles);
+    for (std::uint64_t t = 0; t < ahead; ++t)
+      emit_loads(t);
+    for (std::uint64_t t = 0; t < tiles; ++t) {
+      for (std::size_t k = 0; k < ops_.size(); ++k)
+        if (ops_[k].kind == TileOp::store) emit_op(k, t);
+      if (t + ahead < tiles) emit_loads(t + ahead);
+    }
+    return b_.build();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& reason) const {
+    throw Error(source_ + ": launch '" + p_.name + "': " + reason);
+  }
+
+  void build_ops() {
+    for (std::size_t v = 0; v < p_.values.size(); ++v)
+      if (p_.values[v].input && p_.values[v].kind != ValueKind::col) {
+        TileOp op;
+        op.kind = TileOp::load;
+        op.index = static_cast<int>(v);
+        op.writes = {op.index};
+        ops_.push_back(op);
+      }
+    for (std::size_t i = 0; i < p_.steps.size(); ++i) {
+      TileOp op;
+      op.index = static_cast<int>(i);
+      op.reads = p_.steps[i].reads();
+      op.writes = p_.steps[i].writes();
+      op.engine = p_.steps[i].engine();
+      ops_.push_back(op);
+    }
+    for (std::size_t v = 0; v < p_.values.size(); ++v)
+      if (p_.values[v].output) {
+        TileOp op;
+        op.kind = TileOp::store;
+        op.index = static_cast<int>(v);
+        op.reads = {op.index};
+        ops_.push_back(op);
+      }
+  }
+
+  // In-order execution on one compute engine orders two operations without a semaphore.
+  bool ordered(int j, int k) const {
+    return !ops_[j].dma() && !ops_[k].dma() && ops_[j].engine == ops_[k].engine;
+  }
+
+  void build_deps() {
+    deps_.resize(ops_.size());
+    waited_.assign(ops_.size(), false);
+    for (std::size_t k = 0; k < ops_.size(); ++k) {
+      const int ki = static_cast<int>(k);
+      for (int v : ops_[k].reads) {
+        if (p_.values[v].kind == ValueKind::col) continue;  // loaded once, see prologue
+        for (std::size_t j = 0; j < ops_.size(); ++j)
+          if (j != k && writes(j, v) && !ordered(static_cast<int>(j), ki))
+            add_dep(k, Dep{static_cast<int>(j), 0});
+      }
+      for (int v : ops_[k].writes) {
+        const std::uint32_t n = slots_of(p_.values[v], nbuf_);
+        for (std::size_t r = 0; r < ops_.size(); ++r)
+          if (r != k && reads(r, v) && !ordered(static_cast<int>(r), ki))
+            add_dep(k, Dep{static_cast<int>(r), n});
+      }
+    }
+    if (sems_needed() > limits_.semaphores)
+      fail("needs " + std::to_string(sems_needed()) + " semaphores, the target has " +
+           std::to_string(limits_.semaphores));
+  }
+
+  bool writes(std::size_t op, int v) const {
+    const auto& w = ops_[op].writes;
+    return std::find(w.begin(), w.end(), v) != w.end();
+  }
+  bool reads(std::size_t op, int v) const {
+    const auto& r = ops_[op].reads;
+    return std::find(r.begin(), r.end(), v) != r.end();
+  }
+
+  void add_dep(std::size_t k, Dep d) {
+    deps_[k].push_back(d);
+    waited_[d.op] = true;
+  }
+
+  std::uint32_t sems_needed() const {
+    return static_cast<std::uint32_t>(std::count(waited_.begin(), waited_.end(), true)) + 2;
+  }
+
+  void declare_buffers() {
+    for (std::size_t v = 0; v < p_.values.size(); ++v) {
+      const Value& val = p_.values[v];
+      if (val.unused) continue;
+      if (val.cols > limits_.max_sbuf_free_elems)
+        fail("tensor '" + val.name + "' has " + std::to_string(val.cols) +
+             " elements per row, more than one instruction's " +
+             std::to_string(limits_.max_sbuf_free_elems));
+      if (val.input) hbm_[v] = b_.input(val.name, val.dtype, val.shape);
+      if (val.output) hbm_[v] = b_.output(val.name, val.dtype, val.shape);
+      if (val.kind == ValueKind::col)
+        tiles_[v] = b_.sbuf(val.name + "_sb", val.dtype, {kPartitions, val.cols});
+      else
+        tiles_[v] =
+            b_.sbuf(val.name + "_sb", val.dtype, {kPartitions, slots_of(val, nbuf_), val.cols});
+    }
+    consts_ = constants_of(p_);
+    if (!consts_.empty())
+      const_tile_ = b_.sbuf("consts_sb", DType::fp32,
+                            {kPartitions, static_cast<std::uint32_t>(consts_.size())});
+    load_q_ = b_.queue("load", 0, 16);
+    store_q_ = b_.queue("store", 0, 16);
+    prologue_sem_ = b_.semaphore("prologue_done");
+    for (std::size_t k = 0; k < ops_.size(); ++k)
+      if (waited_[k]) sems_[k] = b_.semaphore(sem_name(k));
+  }
+
+  std::string sem_name(std::size_t k) const {
+    const TileOp& op = ops_[k];
+    if (op.kind == TileOp::load) return p_.values[op.index].name + "_loaded";
+    if (op.kind == TileOp::store) return p_.values[op.index].name + "_stored";
+    return p_.values[p_.steps[op.index].dst].name + "_ready";
+  }
+
+  // Column vectors (broadcast to every partition: partition stride 0) and the constant
+  // biases, once, before the first tile.
+  void prologue() {
+    for (std::size_t v = 0; v < p_.values.size(); ++v) {
+      const Value& val = p_.values[v];
+      if (!val.input || val.kind != ValueKind::col) continue;
+      b_.sync()
+          .dma_copy(tiles_[v], hbm_[v].raw(0, kPartitions, 0, 0, {{1, val.cols}}), load_q_)
+          .signal(prologue_sem_);
+      ++prologue_count_;
+    }
+    for (std::size_t c = 0; c < consts_.size(); ++c) {
+      const auto i = static_cast<std::int64_t>(c);
+      b_.vector().memset(const_tile_.slice(Ix(), Ix(i, i + 1)), consts_[c]).signal(prologue_sem_);
+      ++prologue_count_;
+    }
+  }
+
+  AccessPattern tile(int v, std::uint64_t t) const {
+    const Value& val = p_.values[v];
+    if (val.kind == ValueKind::col) return tiles_.at(v).all();
+    return tiles_.at(v).slice(Ix(), static_cast<std::int64_t>(t % slots_of(val, nbuf_)));
+  }
+
+  AccessPattern rows(int v, std::uint64_t t) const {
+    const auto r0 = static_cast<std::int64_t>(t * kPartitions);
+    return hbm_.at(v).slice(Ix(r0, r0 + kPartitions));
+  }
+
+  Scalar scalar_arg(const Arg& a, std::uint64_t t) const {
+    if (a.is_value()) return Scalar(tile(a.value, t));
+    return Scalar(static_cast<double>(a.imm));
+  }
+
+  AccessPattern bias_arg(const Arg& a, std::uint64_t t) const {
+    if (a.is_value()) return tile(a.value, t);
+    const auto c = static_cast<std::int64_t>(std::find(consts_.begin(), consts_.end(), a.imm) -
+                                             consts_.begin());
+    return const_tile_.slice(Ix(), Ix(c, c + 1));
+  }
+
+  bool reads_prologue(const TileOp& op) const {
+    if (op.kind != TileOp::step) return false;
+    const Step& s = p_.steps[op.index];
+    if (s.kind == StepKind::activation && s.has_bias && !s.bias.is_value()) return true;
+    for (int v : op.reads)
+      if (p_.values[v].kind == ValueKind::col) return true;
+    return false;
+  }
+
+  template <typename Ref>
+  void synchronise(Ref&& ref, std::size_t k, std::uint64_t t) {
+    std::map<std::uint16_t, std::uint32_t> waits;
+    for (const Dep& d : deps_[k]) {
+      if (t < d.lag) continue;
+      auto& w = waits[sems_.at(d.op).index];
+      w = std::max<std::uint32_t>(w, static_cast<std::uint32_t>(t - d.lag + 1));
+    }
+    if (t == 0 && reads_prologue(ops_[k])) waits[prologue_sem_.index] = prologue_count_;
+    for (const auto& [sem, value] : waits)
+      ref.wait(Sem{sem}, value);
+    if (waited_[k]) ref.signal(sems_.at(k));
+  }
+
+  void emit_loads(std::uint64_t t) {
+    for (std::size_t k = 0; k < ops_.size(); ++k)
+      if (ops_[k].kind == TileOp::load) emit_op(k, t);
+  }
+
+  void emit_op(std::size_t k, std::uint64_t t) {
+    const TileOp& op = ops_[k];
+    if (op.kind == TileOp::load) {
+      synchronise(b_.sync().dma_copy(tile(op.index, t), rows(op.index, t), load_q_), k, t);
+      return;
+    }
+    if (op.kind == TileOp::store) {
+      synchronise(b_.sync().dma_copy(rows(op.index, t), tile(op.index, t), store_q_), k, t);
+      return;
+    }
+    const Step& s = p_.steps[op.index];
+    const AccessPattern dst = tile(s.dst, t), a = tile(s.a, t);
+    switch (s.kind) {
+      case StepKind::activation: {
+        auto ref = b_.scalar().activation(dst, a, s.func);
+        if (s.scale.is_value() || s.scale.imm != 1.0f) ref.scale(scalar_arg(s.scale, t));
+        if (s.has_bias) ref.bias(bias_arg(s.bias, t));
+        if (s.reduce_dst >= 0) ref.reduce(tile(s.reduce_dst, t));
+        synchronise(ref, k, t);
+        break;
+      }
+      case StepKind::tensor_scalar: {
+        auto ref = b_.vector().tensor_scalar(dst, a, s.op0, scalar_arg(s.arg0, t));
+        if (s.reverse0) ref.reverse0();
+        if (s.has_op1) ref.then(s.op1, scalar_arg(s.arg1, t)).reverse1(s.reverse1);
+        if (s.reduce_dst >= 0) ref.reduce(tile(s.reduce_dst, t));
+        synchronise(ref, k, t);
+        break;
+      }
+      case StepKind::tensor_tensor:
+        synchronise(b_.vector().tensor_tensor(dst, a, tile(s.b, t), s.op0), k, t);
+        break;
+      case StepKind::scalar_tensor_tensor:
+        synchronise(b_.vector().scalar_tensor_tensor(dst, a, scalar_arg(s.arg0, t), s.op0,
+                                                     tile(s.b, t), s.op1),
+                    k, t);
+        break;
+      case StepKind::reduce:
+        synchronise(b_.vector().tensor_reduce(dst, a, s.reduce_op, 1, s.negate), k, t);
+        break;
+    }
+  }
+
+  const RowProgram& p_;
+  const TargetLimits& limits_;
+  const std::string& source_;
+  std::uint32_t nbuf_;
+  Builder b_;
+  std::vector<TileOp> ops_;
+  std::vector<std::vector<Dep>> deps_;
+  std::vector<bool> waited_;
+  std::map<int, Buffer> hbm_, tiles_;
+  std::map<std::size_t, Sem> sems_;
+  std::vector<float> consts_;
+  Buffer const_tile_;
+  Queue load_q_, store_q_;
+  Sem prologue_sem_;
+  std::uint32_t prologue_count_ = 0;
+};
+
+}  // namespace
+
+std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf) {
+  std::uint64_t bytes = 0;
+  for (const auto& v : p.values)
+    bytes += aligned(std::uint64_t{slots_of(v, nbuf)} * v.cols * dtype_size(v.dtype));
+  const auto consts = constants_of(p);
+  if (!consts.empty()) bytes += aligned(consts.size() * 4);
+  return bytes;
+}
+
+Kernel emit_row_kernel(const RowProgram& p, const std::string& kernel_name,
+                       const std::string& target, const TargetLimits& limits,
+                       const std::string& source) {
+  // Two buffers per stage overlap DMA with compute; one if two do not fit.
+  std::uint32_t nbuf = 2;
+  if (row_sbuf_bytes(p, 2) > limits.sbuf_bytes_per_partition) nbuf = 1;
+  if (row_sbuf_bytes(p, 1) > limits.sbuf_bytes_per_partition) {
+    std::string detail;
+    for (const auto& v : p.values)
+      detail += (detail.empty() ? "" : ", ") + v.name + " " +
+                std::to_string(v.cols * dtype_size(v.dtype)) + " B";
+    throw Error(source + ": launch '" + p.name + "' needs " + std::to_string(row_sbuf_bytes(p, 1)) +
+                " bytes of SBUF per partition even with one buffer per stage (" + detail +
+                "), the target has " + std::to_string(limits.sbuf_bytes_per_partition));
+  }
+  return Emitter(p, kernel_name, target, limits, source, nbuf).emit();
+}
+
+}  // namespace neuronsim::compiler

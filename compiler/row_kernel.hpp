@@ -1,0 +1,22 @@
+#pragma once
+// Turns a row program into a kernel: buffers in SBUF (two per stage when they fit, one
+// otherwise), the DMA loads and stores of every 128-row tile on the Sync engine, one
+// instruction per step per tile, and every semaphore wait the data flow needs.
+#include <string>
+
+#include "compiler/row_program.hpp"
+#include "isa/kernel.hpp"
+#include "isa/target_limits.hpp"
+
+namespace neuronsim::compiler {
+
+// Throws neuronsim::Error naming `source` when the program does not fit the target (SBUF
+// bytes per partition, free size, semaphores).
+isa::Kernel emit_row_kernel(const RowProgram& p, const std::string& kernel_name,
+                            const std::string& target, const isa::TargetLimits& limits,
+                            const std::string& source);
+
+// SBUF bytes per partition the program's buffers take with `nbuf` buffers per stage.
+std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf);
+
+}  // namespace neuronsim::compiler
