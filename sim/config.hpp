@@ -16,6 +16,18 @@
 
 namespace neuronsim::sim {
 
+// What the host adds around each kernel launch (sim/host_model.hpp, docs/host-model.md):
+// the framework's op dispatch on the CPU, the runtime call that submits the NEFF, and the
+// host noticing a completion. None of it is published as a number; docs/host-model.md
+// says why each default was chosen.
+struct HostParams {
+  double framework_dispatch_ns = 0;  // host.framework_dispatch_ns
+  double runtime_call_ns = 0;        // host.runtime_call_ns
+  double sync_ns = 0;                // host.sync_ns: host sees a device completion
+  bool async = false;                // host.async: host runs ahead of the device
+  std::uint32_t queue_depth = 0;     // host.queue_depth: launches in flight when async
+};
+
 struct TargetConfig {
   std::string name;        // "trn1", "trn2", "trn3"
   std::string generation;  // "NeuronCore-v2", ...
@@ -65,6 +77,9 @@ struct TargetConfig {
   std::uint32_t dma_max_pattern_dims = 0;          // dims of a DMA access pattern
   double hbm_chip_bytes_per_ns = 0;                // hbm.chip_bandwidth_gbps
   double hbm_core_share = 0;                       // hbm.core_share, (0, 1]
+
+  // --- The host and runtime around a launch (JSON section "host"; docs/host-model.md).
+  HostParams host;
 
   double clock_ghz(isa::Engine e) const;
 };

@@ -207,6 +207,16 @@ const std::vector<Param> kParams = {
 
     {"sync", "semaphores", "count", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.semaphores = u32(v); }},
+
+    {"host", "framework_dispatch_ns", "ns", K::latency_real, kNone,
+     [](T& t, const json& v) { t.host.framework_dispatch_ns = real(v); }},
+    {"host", "runtime_call_ns", "ns", K::latency_real, kNone,
+     [](T& t, const json& v) { t.host.runtime_call_ns = real(v); }},
+    {"host", "sync_ns", "ns", K::latency_real, kNone,
+     [](T& t, const json& v) { t.host.sync_ns = real(v); }},
+    {"host", "async", "flag", K::flag, kNone, [](T& t, const json& v) { t.host.async = flag(v); }},
+    {"host", "queue_depth", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.host.queue_depth = u32(v); }},
 };
 
 bool is_integer_kind(Kind k) {

@@ -80,6 +80,7 @@ RunResult run_kernel(const isa::Kernel& kernel, const TargetConfig& config,
 
   RunResult result;
   result.total_ns = engines::to_ns(core.total_time());
+  result.total_ps = engines::to_ps(core.total_time());
   result.neuroncore_cycle_count = engines::to_cycles(core.total_time(), config.tensor_ghz);
   for (int i = 0; i < isa::kEngineCount; ++i)
     result.engines[i] = summarise(core.engine(static_cast<isa::Engine>(i)), core.total_time());

@@ -42,6 +42,7 @@ struct EngineSummary {
 struct RunResult {
   TensorBytes outputs;  // every output tensor; empty when timing only
   double total_ns = 0;
+  std::uint64_t total_ps = 0;                // the same, exact (simulated time resolution)
   std::uint64_t neuroncore_cycle_count = 0;  // total time in Tensor engine cycles
   std::array<EngineSummary, isa::kEngineCount> engines;
   Stats stats;

@@ -5,6 +5,8 @@
 
 #include "isa/error.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/launch_host_trace.hpp"
+#include "sim/launch_perfetto.hpp"
 #include "sim/profile.hpp"
 #include "traces/perfetto.hpp"
 
@@ -18,6 +20,8 @@ struct ExportOptions {
 
 void run_export(const ExportOptions& o) {
   if (o.perfetto.empty()) throw Error("export: give an output, e.g. --perfetto trace.json");
+  if (sim::is_sequence_profile(o.profile))  // host lanes above the NeuronCore's
+    return sim::write_sequence_perfetto(o.profile, o.perfetto);
   const sim::Profile p = sim::open_profile(o.profile);
   const traces::TraceData trace = traces::read_ntff(p.ntff_path);
   traces::PerfettoOptions options;

@@ -1,6 +1,8 @@
-// neuronsim run: simulate one kernel (a NEFF) on one NeuronCore; print where the time went,
-// write the outputs as .npy and, if asked, the statistics as JSON. One simulation per
-// process (SystemC), which is all this command needs.
+// neuronsim run: simulate one kernel (a NEFF) on one NeuronCore; print where the time went
+// and what the host model adds around it, write the outputs as .npy and, if asked, the
+// statistics as JSON and a profile directory. One simulation per process (SystemC), which
+// is all a single kernel needs; a launch sequence (launch.json) runs each launch in a
+// child process (sim/launch_runner.hpp).
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -13,7 +15,11 @@
 #include "neff/neff.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/config.hpp"
+#include "sim/host_model.hpp"
 #include "sim/inputs.hpp"
+#include "sim/launch_profile.hpp"
+#include "sim/launch_runner.hpp"
+#include "sim/launch_sequence.hpp"
 #include "sim/npy.hpp"
 #include "sim/run.hpp"
 
@@ -32,6 +38,7 @@ struct RunArgs {
   bool timing_only = false;
   bool fill_uninit = false;
   std::string stats_json;
+  std::string profile_dir;
 };
 
 std::string fixed(double v, int decimals = 3) {
@@ -114,8 +121,113 @@ void write_outputs(const isa::Kernel& k, const sim::RunResult& r, const RunArgs&
   }
 }
 
+// A single NEFF is a one-launch program: the host model's overheads are reported beside
+// the kernel's time, never added to it.
+void print_host_model(const sim::TargetConfig& cfg, const sim::RunResult& r, std::ostream& out) {
+  const sim::HostTimeline t = sim::schedule_launches(cfg.host, {r.total_ns});
+  const sim::LaunchTiming& l = t.launches.front();
+  out << "\nhost model (" << cfg.name << ", " << (cfg.host.async ? "async" : "sync")
+      << ", docs/host-model.md): framework dispatch " << fixed(l.framework_dispatch.length())
+      << " ns + runtime call " << fixed(l.runtime_call.length()) << " ns + device "
+      << fixed(l.device.length()) << " ns + sync " << fixed(cfg.host.sync_ns) << " ns = end to end "
+      << fixed(t.total_ns) << " ns (device "
+      << fixed(t.total_ns > 0 ? 100.0 * t.device_ns / t.total_ns : 0.0, 1) << "%)\n";
+}
+
+// The program inputs named on the command line, checked against the program's tensors.
+sim::TensorBytes program_inputs(const sim::LaunchSequence& seq, const RunArgs& args) {
+  sim::TensorBytes bytes;
+  for (const auto& text : args.inputs) {
+    const sim::InputSpec spec = sim::parse_input_spec(text);
+    const sim::ProgramTensor* t = seq.find(spec.tensor);
+    if (!t || t->role != sim::ProgramTensor::Role::input)
+      throw Error("--input " + text + ": the program " + seq.path + " has no input tensor named '" +
+                  spec.tensor + "'");
+    if (bytes.count(spec.tensor))
+      throw Error("--input " + text + ": tensor '" + spec.tensor + "' is given twice");
+    const isa::HbmTensor tensor = t->as_hbm_tensor();
+    bytes[spec.tensor] = args.timing_only ? std::vector<std::uint8_t>(tensor.bytes())
+                                          : sim::make_input(spec, tensor, args.seed, args.raw_bits);
+  }
+  return bytes;
+}
+
+void print_sequence(const sim::LaunchSequence& seq, const sim::TargetConfig& cfg,
+                    const sim::SequenceResult& r, std::ostream& out) {
+  out << "program " << seq.program << " (" << seq.mode << "), " << seq.launches.size()
+      << " launches on " << cfg.name << ", host " << (cfg.host.async ? "async" : "sync")
+      << " (docs/host-model.md)\n\n";
+  const std::vector<std::string> head = {"#",           "launch",       "op",
+                                         "dispatch ns", "runtime ns",   "device start ns",
+                                         "device ns",   "device end ns"};
+  const std::vector<std::size_t> width = {4, 16, 16, 14, 14, 16, 14, 16};
+  for (std::size_t i = 0; i < head.size(); ++i)
+    out << (i == 1 || i == 2 ? "  " + head[i] + std::string(width[i] - head[i].size(), ' ')
+                             : pad(head[i], width[i]));
+  out << "\n";
+  auto left = [](const std::string& s, std::size_t w) {
+    return "  " + (s.size() >= w ? s : s + std::string(w - s.size(), ' '));
+  };
+  for (std::size_t i = 0; i < seq.launches.size(); ++i) {
+    const sim::LaunchTiming& l = r.timeline.launches[i];
+    out << pad(std::to_string(i), width[0]) << left(seq.launches[i].name, width[1])
+        << left(seq.launches[i].op, width[2]) << pad(fixed(l.framework_dispatch.length()), width[3])
+        << pad(fixed(l.runtime_call.length()), width[4]) << pad(fixed(l.device.start_ns), width[5])
+        << pad(fixed(l.device_ns), width[6]) << pad(fixed(l.device.end_ns), width[7]) << "\n";
+  }
+  const double total = r.timeline.total_ns;
+  out << "\nend to end: " << fixed(total) << " ns; device: " << fixed(r.timeline.device_ns)
+      << " ns (" << fixed(total > 0 ? 100.0 * r.timeline.device_ns / total : 0.0, 1)
+      << "%); device idle between launches (dispatch gaps): " << fixed(r.timeline.dispatch_gap_ns())
+      << " ns\n";
+}
+
+void run_sequence_command(const RunArgs& args) {
+  const sim::LaunchSequence seq = sim::read_launch_sequence(args.neff_path);
+  std::string target = args.target;
+  if (target.empty()) {
+    std::error_code ec;
+    const std::string& first = seq.launches.front().neff_path;
+    if (std::filesystem::exists(first, ec)) target = neff::read_file(first).kernel.target;
+    if (target.empty()) target = "trn1";
+  }
+  const sim::TargetConfig cfg = sim::load_target(target, args.configs);
+  sim::SequenceRunOptions options;
+  options.inputs = program_inputs(seq, args);
+  options.timing_only = args.timing_only;
+  options.fill_uninitialised = args.fill_uninit;
+  options.profile_dir = args.profile_dir;
+  const sim::SequenceResult r = sim::run_sequence(seq, cfg, options);
+  if (!args.stats_json.empty()) {
+    nlohmann::ordered_json doc;
+    doc["program"] = seq.program;
+    doc["target"] = cfg.name;
+    doc["timing_only"] = args.timing_only;
+    nlohmann::ordered_json launches = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < seq.launches.size(); ++i)
+      launches.push_back({{"name", seq.launches[i].name}, {"stats", r.launches[i].stats}});
+    doc["launches"] = launches;
+    write_file_atomic(args.stats_json, doc.dump(2) + "\n");
+  }
+  if (!args.out_dir.empty() && !r.tensors.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.out_dir, ec);
+    if (ec) throw Error(args.out_dir + ": cannot create the output directory: " + ec.message());
+    for (const auto& t : seq.tensors) {
+      if (t.role != sim::ProgramTensor::Role::output) continue;
+      const std::string path = (std::filesystem::path(args.out_dir) / (t.name + ".npy")).string();
+      sim::write_npy(path, t.dtype, t.shape, r.tensors.at(t.name), args.raw_bits);
+      std::cout << "wrote " << path << "\n";
+    }
+  }
+  print_sequence(seq, cfg, r, std::cout);
+  if (!args.profile_dir.empty()) std::cout << "profile: " << args.profile_dir << "\n";
+}
+
 void run_command(const RunArgs& args) {
-  const neff::Neff file = neff::read_file(args.neff_path);
+  if (sim::looks_like_launch_sequence(args.neff_path)) return run_sequence_command(args);
+  const std::vector<std::uint8_t> neff_bytes = read_file(args.neff_path);
+  const neff::Neff file = neff::read(neff_bytes, args.neff_path);
   const isa::Kernel& k = file.kernel;
   const std::string target =
       !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
@@ -128,7 +240,15 @@ void run_command(const RunArgs& args) {
     options.generate_missing = [](const isa::HbmTensor& t) {
       return std::vector<std::uint8_t>(t.bytes());
     };
-  const sim::RunResult r = sim::run_kernel(k, cfg, inputs, options, args.neff_path);
+  sim::RunResult r;
+  sim::ProfiledRun profiled;
+  if (args.profile_dir.empty()) {
+    r = sim::run_kernel(k, cfg, inputs, options, args.neff_path);
+  } else {
+    profiled =
+        sim::run_profiled(neff_bytes, cfg, inputs, options, args.neff_path, args.profile_dir);
+    r = std::move(profiled.result);
+  }
   if (!args.stats_json.empty()) {
     nlohmann::ordered_json doc;
     doc["kernel"] = k.name;
@@ -139,6 +259,17 @@ void run_command(const RunArgs& args) {
   }
   write_outputs(k, r, args, std::cout);
   print_summary(k, cfg, r, std::cout);
+  print_host_model(cfg, r, std::cout);
+  if (!args.profile_dir.empty()) {
+    auto per = [&](std::uint64_t n) {
+      return fixed(n ? static_cast<double>(profiled.trace_bytes) / static_cast<double>(n) : 0.0, 1);
+    };
+    std::cout << "profile: " << profiled.neff_path << ", " << profiled.ntff_path << " ("
+              << profiled.trace_bytes << " bytes: " << profiled.trace_instructions
+              << " instructions, " << profiled.trace_records << " records in all; "
+              << per(profiled.trace_instructions) << " bytes per instruction, "
+              << per(profiled.trace_records) << " per record)\n";
+  }
 }
 
 }  // namespace
@@ -146,7 +277,9 @@ void run_command(const RunArgs& args) {
 void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "simulate a kernel on one NeuronCore");
-  cmd->add_option("kernel", args->neff_path, "the kernel (.neff)")->required();
+  cmd->add_option("kernel", args->neff_path,
+                  "the kernel (.neff) or a launch sequence (launch.json)")
+      ->required();
   cmd->add_option("--target", args->target,
                   "target preset (trn1, trn2, trn3) or JSON file; default: the kernel's");
   cmd->add_option("--config", args->configs, "JSON file overriding target fields (repeatable)")
@@ -163,6 +296,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--fill-uninit", args->fill_uninit,
                 "never-written memory reads as NaN (0xFF bytes) instead of 0");
   cmd->add_option("--stats-json", args->stats_json, "write every statistic to this JSON file");
+  cmd->add_option("--profile-dir", args->profile_dir,
+                  "record a profile here: neff_<N>.neff and <N>_instid_0_vnc_0.ntff");
   cmd->callback([args] { run_command(*args); });
 }
 

@@ -6,6 +6,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/cli/profile_options.hpp"
+#include "sim/launch_view.hpp"
 #include "traces/instruction_json.hpp"
 
 namespace neuronsim::cli {
@@ -20,6 +21,11 @@ struct ViewOptions {
 };
 
 void run_view(const ViewOptions& o) {
+  if (sim::is_sequence_profile(o.profile)) {  // host.json + launch_NNN/ (sim/launch_view.hpp)
+    const sim::SequenceProfile p = sim::open_sequence_profile(o.profile);
+    std::cout << (o.json ? sim::sequence_view_json(p).dump(2) + "\n" : sim::sequence_view_text(p));
+    return;
+  }
   const sim::Profile p = sim::open_profile(o.profile);
   const traces::Summary s = summarize_profile(p, o.peak_tflops);
   if (!o.instructions.empty())

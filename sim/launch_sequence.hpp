@@ -1,0 +1,51 @@
+#pragma once
+// A launch sequence (outdir/launch.json, written by `neuronsim compile`): the program's
+// tensors and the NEFFs to run in order. Each NEFF's HBM tensors with role input/output
+// bind by name to the program tensors of the same name (same dtype and shape); constants
+// stay inside the NEFF; intermediates live in host-modelled HBM between launches.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/dtype.hpp"
+#include "isa/kernel.hpp"
+
+namespace neuronsim::sim {
+
+struct ProgramTensor {
+  enum class Role { input, output, intermediate };
+  std::string name;
+  isa::DType dtype = isa::DType::fp32;
+  std::vector<std::uint64_t> shape;
+  Role role = Role::input;
+  isa::HbmTensor as_hbm_tensor() const;  // for input generation and .npy output
+};
+
+struct Launch {
+  std::string name;
+  std::string neff;       // as written in launch.json (relative to it)
+  std::string neff_path;  // resolved against launch.json's folder
+  std::string op;
+  std::vector<std::string> nodes;
+};
+
+struct LaunchSequence {
+  std::string path;  // launch.json, for messages
+  std::string program, mode;
+  std::vector<ProgramTensor> tensors;
+  std::vector<Launch> launches;
+  const ProgramTensor* find(const std::string& name) const;  // nullptr if none
+};
+
+// Reads and checks the file's structure; throws neuronsim::Error naming the file, the
+// field (e.g. "launches[1].neff") and the reason.
+LaunchSequence read_launch_sequence(const std::string& path);
+bool looks_like_launch_sequence(const std::string& path);  // a .json file
+
+// Checks each launch's kernel against the program: every input/output tensor of the
+// kernel names a program tensor of the same dtype and shape; a launch reads only program
+// inputs and tensors an earlier launch wrote; no launch writes a program input; every
+// program output is written. `kernels[i]` is launch i's.
+void check_bindings(const LaunchSequence& seq, const std::vector<isa::Kernel>& kernels);
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,120 @@
+// The host model (sim/host_model.hpp), host.json (sim/launch_host_trace.hpp) and the trace
+// recorder's event conversions (sim/trace_recorder.hpp): pure code, no simulation.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "isa/file_io.hpp"
+#include "sim/host_model.hpp"
+#include "sim/launch_host_trace.hpp"
+#include "sim/trace_recorder.hpp"
+
+using namespace neuronsim;
+
+namespace {
+
+sim::HostParams params(bool async, std::uint32_t depth = 4) {
+  sim::HostParams h;
+  h.framework_dispatch_ns = 10;
+  h.runtime_call_ns = 20;
+  h.sync_ns = 5;
+  h.async = async;
+  h.queue_depth = depth;
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("hostrun: the synchronous host waits for every launch", "[hostrun]") {
+  const sim::HostTimeline t = sim::schedule_launches(params(false), {100, 50});
+  REQUIRE(t.launches.size() == 2);
+  // Launch 0: dispatch 0..10, runtime 10..30, device 30..130; the host sees it at 135.
+  CHECK(t.launches[0].device.start_ns == 30);
+  CHECK(t.launches[0].device.end_ns == 130);
+  // Launch 1: dispatch 135..145, runtime 145..165, device 165..215; end 215 + 5 = 220.
+  CHECK(t.launches[1].framework_dispatch.start_ns == 135);
+  CHECK(t.launches[1].device.start_ns == 165);
+  CHECK(t.total_ns == 220);
+  CHECK(t.device_ns == 150);
+  CHECK(t.dispatch_gap_ns() == 70);
+  CHECK(t.launches[1].host_ns == 30);
+}
+
+TEST_CASE("hostrun: the asynchronous host dispatches during device execution", "[hostrun]") {
+  const sim::HostTimeline t = sim::schedule_launches(params(true), {100, 50});
+  // Launch 1's dispatch starts when launch 0's runtime call ends (30), its runtime call
+  // ends at 60, but the device is busy until 130: device 130..180, end 185.
+  CHECK(t.launches[1].framework_dispatch.start_ns == 30);
+  CHECK(t.launches[1].runtime_call.end_ns == 60);
+  CHECK(t.launches[1].device.start_ns == 130);
+  CHECK(t.total_ns == 185);
+  CHECK(t.dispatch_gap_ns() == 35);  // 30 before the first launch, 5 of final sync
+}
+
+TEST_CASE("hostrun: a full launch queue blocks the runtime call", "[hostrun]") {
+  const sim::HostTimeline t = sim::schedule_launches(params(true, 1), {100, 100});
+  // Depth 1: launch 1's runtime call waits until launch 0 finished (130) and was seen (135).
+  CHECK(t.launches[1].runtime_call.start_ns == 135);
+  CHECK(t.launches[1].device.start_ns == 155);
+  CHECK(t.launches[1].host_ns == 30);  // waiting is not host work
+}
+
+TEST_CASE("hostrun: host.json round-trips", "[hostrun]") {
+  sim::LaunchSequence seq;
+  seq.program = "p";
+  seq.mode = "eager";
+  seq.launches = {{"l0", "a.neff", "a.neff", "add", {"n0"}}, {"l1", "b.neff", "b.neff", "mul", {}}};
+  sim::TargetConfig cfg = sim::load_target("trn2");
+  const sim::HostTimeline timeline = sim::schedule_launches(cfg.host, {1000.5, 250.25});
+  const sim::HostTrace t = sim::make_host_trace(seq, cfg, timeline);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("neuronsim_host_json_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  write_file_atomic((dir / sim::kHostTraceFile).string(), sim::host_trace_json(t).dump(2));
+  CHECK(sim::is_sequence_profile(dir.string()));
+  const sim::HostTrace back = sim::read_host_trace(dir.string());
+  CHECK(sim::host_trace_json(back) == sim::host_trace_json(t));
+  CHECK(back.launches[1].profile == "launch_001");
+  CHECK(back.host_model["async"]["unit"] == "flag");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("hostrun: instruction events become records with the longest wait's signaller",
+          "[hostrun]") {
+  engines::InstructionRecord e;
+  e.engine = isa::Engine::vector;
+  e.index = 7;
+  e.opcode = isa::Opcode::tensor_tensor;
+  e.ready_ps = 100;
+  e.start_ps = 400;
+  e.end_ps = 900;
+  e.semaphore_wait_ps = 250;
+  e.port_wait_ps = 50;
+  engines::SemaphoreWaitRecord short_wait, long_wait;
+  short_wait.sem = 1;
+  short_wait.waited_ps = 50;
+  short_wait.last_signaller.kind = engines::SignalSource::Kind::engine;
+  short_wait.last_signaller.engine = isa::Engine::scalar;
+  long_wait.sem = 3;
+  long_wait.waited_ps = 200;
+  long_wait.last_signaller.kind = engines::SignalSource::Kind::dma_queue;
+  long_wait.last_signaller.queue = 2;
+  e.semaphore_waits = {short_wait, long_wait};
+  e.read_bytes = {0, 4096, 0};
+  e.write_bytes = {0, 2048, 0};
+  e.flops = 1024;
+  const traces::InstructionRecord r = sim::to_record(e);
+  CHECK(r.engine == isa::Engine::vector);
+  CHECK(r.index == 7);
+  CHECK(r.semaphore_wait_ps + r.port_wait_ps + r.dma_wait_ps <= r.start_ps - r.ready_ps);
+  CHECK(r.waited_semaphore == 3);
+  CHECK(r.waited_for == traces::Agent{traces::Agent::Kind::dma_queue, 2});
+  CHECK(r.bytes.read[1] == 4096);
+  CHECK(r.bytes.written[1] == 2048);
+  CHECK(r.flops == 1024);
+
+  engines::InstructionRecord no_wait;
+  CHECK(sim::to_record(no_wait).waited_semaphore == 0xFFFF);
+  CHECK(sim::to_record(no_wait).waited_for == traces::Agent{});
+}
