@@ -14,6 +14,8 @@ void add_run_command(CLI::App& app);     // cmd_run.cpp:    run a kernel
 void add_view_command(CLI::App& app);     // cmd_view.cpp:    profile summary
 void add_export_command(CLI::App& app);   // cmd_export.cpp:  profile -> Perfetto
 void add_compare_command(CLI::App& app);  // cmd_compare.cpp: profiles side by side
+void add_report_command(CLI::App& app);   // cmd_report.cpp:  profiles -> HTML report
 void add_example_command(CLI::App& app);  // cmd_example.cpp: emit an example kernel
+void add_compile_command(CLI::App& app);  // cmd_compile.cpp: graph -> launch sequence
 
 }  // namespace neuronsim::cli

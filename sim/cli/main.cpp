@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
   neuronsim::cli::add_view_command(app);
   neuronsim::cli::add_export_command(app);
   neuronsim::cli::add_compare_command(app);
+  neuronsim::cli::add_report_command(app);
   neuronsim::cli::add_example_command(app);
+  neuronsim::cli::add_compile_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,74 @@
+#pragma once
+// What the visual report shows of one profile (docs/report.md): a single kernel run, or a
+// launch sequence (host.json plus one kernel profile per launch) laid out on the program's
+// time axis. Loading profile directories is sim/report_load.hpp's job; everything here
+// is plain data, so the rendering is testable without files.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "traces/summary.hpp"
+
+namespace neuronsim::report {
+
+struct Interval {
+  std::uint64_t start_ps = 0, end_ps = 0;
+  std::uint64_t duration_ps() const { return end_ps > start_ps ? end_ps - start_ps : 0; }
+};
+
+// What a lane shows; it decides what a slice's `kind` means.
+enum class LaneGroup : std::uint8_t {
+  host,    // kind: HostKind
+  engine,  // kind: isa::Opcode
+  dma,     // kind: dma_route(src, dst)
+};
+
+enum class HostKind : std::uint16_t { framework_dispatch, runtime_call, device };
+
+// One thing on a lane: an instruction, a stretch of DMA activity (overlapping pieces of a
+// queue merged), or a host phase of a launch.
+struct Slice {
+  std::uint64_t start_ps = 0, end_ps = 0;
+  std::uint16_t kind = 0;
+  std::uint32_t count = 1;  // instructions or DMA pieces it stands for
+  std::uint64_t bytes = 0;  // DMA bytes
+};
+
+struct Lane {
+  std::string id;  // data-lane in the HTML: "vector", "dma:q_in", "runtime_call"
+  std::string label;
+  LaneGroup group = LaneGroup::engine;
+  std::vector<Slice> slices;  // by start time, not overlapping
+};
+
+// One kernel launch of a sequence (the whole run for a single kernel profile).
+struct Launch {
+  std::string name, op;
+  Interval framework_dispatch, runtime_call, device;  // on the program's time axis
+  traces::Summary summary;                            // of its device trace
+};
+
+struct Run {
+  std::string label;    // the profile path as given
+  std::string program;  // the graph (sequence) or kernel name
+  std::string mode;     // "eager", "fused", "manual"; empty for a single kernel profile
+  std::string target;
+  bool sequence = false;
+  std::uint64_t total_ps = 0;  // end to end, host included
+  std::uint64_t io_bytes = 0;  // the program's inputs plus outputs (round trip size)
+  double peak_flops_per_s = 0;
+  std::vector<std::pair<std::string, std::string>> host_model;  // name -> "value unit"
+  std::vector<Launch> launches;
+  traces::Summary device;   // all launches' summaries added (total_ps: sum of device times)
+  std::vector<Lane> lanes;  // host lanes (sequences), engines, DMA queues
+};
+
+// DMA route of a piece as a slice kind: src * 3 + dst (isa::MemSpace values).
+std::uint16_t dma_route(isa::MemSpace src, isa::MemSpace dst);
+// "matmul", "hbm-sbuf", "runtime_call": the slice kind's name (CSS data-op in the HTML).
+std::string kind_name(LaneGroup group, std::uint16_t kind);
+// Same for people: "hbm -> sbuf", "runtime call".
+std::string kind_label(LaneGroup group, std::uint16_t kind);
+
+}  // namespace neuronsim::report
