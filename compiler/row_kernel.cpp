@@ -9,6 +9,12 @@
 //                      (the slot's previous contents) has finished.
 // Operations on one compute engine run in order and need no semaphore between them; DMA
 // transfers complete asynchronously, so they always synchronise.
+//
+// Tiling (plan_tiling): a program of [N, 1] values only, elementwise, runs in the flat
+// layout (the N contiguous elements as [128, N/128], as a GPU's elementwise kernel sees a
+// contiguous tensor) instead of 128 tiles of one element per partition; otherwise an [N, 1]
+// input or output next to [N, D] rows is "whole": one [128, tiles] buffer, column t for
+// tile t, loaded in the prologue or stored after the last tile by a single DMA.
 #include "compiler/row_kernel.hpp"
 
 #include <algorithm>
@@ -30,9 +36,17 @@ std::uint64_t aligned(std::uint64_t n) {
   return (n + kAlign - 1) / kAlign * kAlign;
 }
 
-std::uint32_t slots_of(const Value& v, std::uint32_t nbuf) {
+// Iterations of the per-tile schedule.
+std::uint64_t tile_count(const RowProgram& p) {
+  const std::uint64_t rows_per_partition = p.rows / kPartitions;
+  if (p.flat_cols == 0) return rows_per_partition;
+  return (rows_per_partition + p.flat_cols - 1) / p.flat_cols;
+}
+
+std::uint32_t slots_of(const Value& v, std::uint32_t nbuf, std::uint64_t tiles) {
   if (v.unused) return 0;
   if (v.kind == ValueKind::col) return 1;
+  if (v.whole) return static_cast<std::uint32_t>(tiles);
   return v.scratch ? 1 : nbuf;
 }
 
@@ -43,6 +57,57 @@ std::vector<float> constants_of(const RowProgram& p) {
         std::find(c.begin(), c.end(), s.bias.imm) == c.end())
       c.push_back(s.bias.imm);
   return c;
+}
+
+// Every value an [N, 1] tensor and every step elementwise on it (no reduction, no
+// per-partition scalar operand, which would be per row): where a row sits does not matter.
+bool flat_eligible(const RowProgram& p) {
+  for (const auto& v : p.values)
+    if (!v.unused && v.kind != ValueKind::stat) return false;
+  for (const auto& s : p.steps) {
+    if (s.kind == StepKind::reduce || s.reduce_dst >= 0) return false;
+    for (int r : s.reads())
+      if (r != s.a && r != s.b) return false;
+  }
+  return true;
+}
+
+// Flat tiles hold at most this many elements per partition: 8-16 KiB rows, far past the
+// DMA's full-rate row length (efficient_bytes_per_row, reference section 4), and a large
+// range still splits into tiles whose loads and stores overlap the compute.
+constexpr std::uint32_t kFlatTileCols = 4096;
+
+bool fits(const RowProgram& p, std::uint32_t nbuf, const TargetLimits& limits) {
+  return row_sbuf_bytes(p, nbuf) <= limits.sbuf_bytes_per_partition;
+}
+
+// Chooses the layout (see the top of this file); the result is `in` with flat_cols, the
+// values' cols (flat) or their `whole` flags set.
+RowProgram plan_tiling(const RowProgram& in, const TargetLimits& limits) {
+  RowProgram p = in;
+  if (flat_eligible(p)) {
+    const std::uint64_t per_partition = p.rows / kPartitions;
+    std::uint64_t cols = std::min<std::uint64_t>(
+        {per_partition, kFlatTileCols, std::max<std::uint32_t>(1, limits.max_sbuf_free_elems)});
+    for (;;) {
+      p.flat_cols = static_cast<std::uint32_t>(cols);
+      for (auto& v : p.values)
+        v.cols = p.flat_cols;
+      if (cols == 1 || fits(p, 1, limits)) break;
+      cols = (cols + 1) / 2;
+    }
+    return p;
+  }
+  // A DMA dim holds at most 65535 elements (reference section 2): one column per tile.
+  if (tile_count(p) > UINT16_MAX) return p;
+  const bool fitted = fits(p, 2, limits);
+  for (auto& v : p.values)
+    v.whole = v.kind == ValueKind::stat && !v.unused && (v.input || v.output);
+  // Keep the buffering the per-tile layout would have had.
+  if ((fitted && !fits(p, 2, limits)) || !fits(p, 1, limits))
+    for (auto& v : p.values)
+      v.whole = false;
+  return p;
 }
 
 struct TileOp {
@@ -62,13 +127,18 @@ class Emitter {
  public:
   Emitter(const RowProgram& p, const std::string& kernel_name, const std::string& target,
           const TargetLimits& limits, const std::string& source, std::uint32_t nbuf)
-      : p_(p), limits_(limits), source_(source), nbuf_(nbuf), b_(kernel_name, target) {}
+      : p_(p),
+        limits_(limits),
+        source_(source),
+        nbuf_(nbuf),
+        tiles_(tile_count(p)),
+        b_(kernel_name, target) {}
 
   Kernel emit() {
     build_ops();
     build_deps();
     declare_buffers();
-    const std::uint64_t tiles = p_.rows / kPartitions;
+    const std::uint64_t tiles = tiles_;
     prologue();
     for (std::uint64_t t = 0; t < tiles; ++t)
       for (std::size_t k = 0; k < ops_.size(); ++k)
@@ -78,9 +148,15 @@ class Emitter {
       emit_loads(t);
     for (std::uint64_t t = 0; t < tiles; ++t) {
       for (std::size_t k = 0; k < ops_.size(); ++k)
-        if (ops_[k].kind == TileOp::store) emit_op(k, t);
+        if (ops_[k].kind == TileOp::store && !whole(ops_[k].index)) emit_op(k, t);
       if (t + ahead < tiles) emit_loads(t + ahead);
     }
+    // Whole outputs: one DMA once the last tile's column is written.
+    for (std::size_t k = 0; k < ops_.size(); ++k)
+      if (ops_[k].kind == TileOp::store && whole(ops_[k].index))
+        synchronise(b_.sync().dma_copy(whole_rows(ops_[k].index), tiles_of_.at(ops_[k].index).all(),
+                                       store_q_),
+                    k, tiles - 1);
     return b_.build();
   }
 
@@ -89,9 +165,15 @@ class Emitter {
     throw Error(source_ + ": launch '" + p_.name + "': " + reason);
   }
 
+  bool whole(int v) const { return p_.values[v].whole; }
+  // Read from a buffer the prologue fills: a column vector or a whole [N, 1] input.
+  bool prologue_value(int v) const {
+    return p_.values[v].kind == ValueKind::col || (p_.values[v].input && whole(v));
+  }
+
   void build_ops() {
     for (std::size_t v = 0; v < p_.values.size(); ++v)
-      if (p_.values[v].input && p_.values[v].kind != ValueKind::col) {
+      if (p_.values[v].input && !prologue_value(static_cast<int>(v))) {
         TileOp op;
         op.kind = TileOp::load;
         op.index = static_cast<int>(v);
@@ -127,13 +209,17 @@ class Emitter {
     for (std::size_t k = 0; k < ops_.size(); ++k) {
       const int ki = static_cast<int>(k);
       for (int v : ops_[k].reads) {
-        if (p_.values[v].kind == ValueKind::col) continue;  // loaded once, see prologue
+        if (prologue_value(v)) continue;  // loaded once, see prologue
         for (std::size_t j = 0; j < ops_.size(); ++j)
           if (j != k && writes(j, v) && !ordered(static_cast<int>(j), ki))
             add_dep(k, Dep{static_cast<int>(j), 0});
       }
       for (int v : ops_[k].writes) {
-        const std::uint32_t n = slots_of(p_.values[v], nbuf_);
+        if (whole(v)) continue;  // a column per tile: nothing is overwritten
+        const std::uint32_t n = slots_of(p_.values[v], nbuf_, tiles_);
+        // A flat program often is one tile: no slot is ever reused, nothing to wait for.
+        // (Row programs keep these never-firing waits' semaphores, as they always had.)
+        if (p_.flat_cols != 0 && n >= tiles_) continue;
         for (std::size_t r = 0; r < ops_.size(); ++r)
           if (r != k && reads(r, v) && !ordered(static_cast<int>(r), ki))
             add_dep(k, Dep{static_cast<int>(r), n});
@@ -173,10 +259,10 @@ class Emitter {
       if (val.input) hbm_[v] = b_.input(val.name, val.dtype, val.shape);
       if (val.output) hbm_[v] = b_.output(val.name, val.dtype, val.shape);
       if (val.kind == ValueKind::col)
-        tiles_[v] = b_.sbuf(val.name + "_sb", val.dtype, {kPartitions, val.cols});
+        tiles_of_[v] = b_.sbuf(val.name + "_sb", val.dtype, {kPartitions, val.cols});
       else
-        tiles_[v] =
-            b_.sbuf(val.name + "_sb", val.dtype, {kPartitions, slots_of(val, nbuf_), val.cols});
+        tiles_of_[v] = b_.sbuf(val.name + "_sb", val.dtype,
+                               {kPartitions, slots_of(val, nbuf_, tiles_), val.cols});
     }
     consts_ = constants_of(p_);
     if (!consts_.empty())
@@ -196,15 +282,16 @@ class Emitter {
     return p_.values[p_.steps[op.index].dst].name + "_ready";
   }
 
-  // Column vectors (broadcast to every partition: partition stride 0) and the constant
-  // biases, once, before the first tile.
+  // Column vectors (broadcast to every partition: partition stride 0), whole [N, 1]
+  // inputs and the constant biases, once, before the first tile.
   void prologue() {
     for (std::size_t v = 0; v < p_.values.size(); ++v) {
       const Value& val = p_.values[v];
-      if (!val.input || val.kind != ValueKind::col) continue;
-      b_.sync()
-          .dma_copy(tiles_[v], hbm_[v].raw(0, kPartitions, 0, 0, {{1, val.cols}}), load_q_)
-          .signal(prologue_sem_);
+      if (!val.input || !prologue_value(static_cast<int>(v))) continue;
+      const AccessPattern src = val.kind == ValueKind::col
+                                    ? hbm_[v].raw(0, kPartitions, 0, 0, {{1, val.cols}})
+                                    : whole_rows(static_cast<int>(v));
+      b_.sync().dma_copy(tiles_of_[v], src, load_q_).signal(prologue_sem_);
       ++prologue_count_;
     }
     for (std::size_t c = 0; c < consts_.size(); ++c) {
@@ -214,15 +301,39 @@ class Emitter {
     }
   }
 
-  AccessPattern tile(int v, std::uint64_t t) const {
-    const Value& val = p_.values[v];
-    if (val.kind == ValueKind::col) return tiles_.at(v).all();
-    return tiles_.at(v).slice(Ix(), static_cast<std::int64_t>(t % slots_of(val, nbuf_)));
+  // Flat layout: the elements per partition of tile t (the last tile may be short).
+  std::uint32_t flat_width(std::uint64_t t) const {
+    const std::uint64_t per_partition = p_.rows / kPartitions;
+    return static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(p_.flat_cols, per_partition - t * p_.flat_cols));
   }
 
+  AccessPattern tile(int v, std::uint64_t t) const {
+    const Value& val = p_.values[v];
+    if (val.kind == ValueKind::col) return tiles_of_.at(v).all();
+    const auto slot = static_cast<std::int64_t>(t % slots_of(val, nbuf_, tiles_));
+    if (p_.flat_cols == 0) return tiles_of_.at(v).slice(Ix(), slot);
+    return tiles_of_.at(v).slice(Ix(), slot, Ix(0, flat_width(t)));
+  }
+
+  // The HBM side of tile t's load or store.
   AccessPattern rows(int v, std::uint64_t t) const {
+    if (p_.flat_cols != 0) {
+      // Partition p: elements p * N/128 + t * flat_cols .., contiguous.
+      const std::uint64_t per_partition = p_.rows / kPartitions;
+      const std::uint64_t first = t * p_.flat_cols * dtype_size(p_.values[v].dtype);
+      return hbm_.at(v).raw(0, kPartitions, static_cast<std::int64_t>(per_partition), first,
+                            {{1, flat_width(t)}});
+    }
     const auto r0 = static_cast<std::int64_t>(t * kPartitions);
     return hbm_.at(v).slice(Ix(r0, r0 + kPartitions));
+  }
+
+  // A whole [N, 1] tensor as [128, tiles]: element (p, t) is row t * 128 + p.
+  AccessPattern whole_rows(int v) const {
+    return hbm_.at(v).raw(
+        0, kPartitions, 1, 0,
+        {{static_cast<std::int32_t>(kPartitions), static_cast<std::uint32_t>(tiles_)}});
   }
 
   Scalar scalar_arg(const Arg& a, std::uint64_t t) const {
@@ -242,7 +353,7 @@ class Emitter {
     const Step& s = p_.steps[op.index];
     if (s.kind == StepKind::activation && s.has_bias && !s.bias.is_value()) return true;
     for (int v : op.reads)
-      if (p_.values[v].kind == ValueKind::col) return true;
+      if (prologue_value(v)) return true;
     return false;
   }
 
@@ -312,11 +423,12 @@ class Emitter {
   const TargetLimits& limits_;
   const std::string& source_;
   std::uint32_t nbuf_;
+  std::uint64_t tiles_;
   Builder b_;
   std::vector<TileOp> ops_;
   std::vector<std::vector<Dep>> deps_;
   std::vector<bool> waited_;
-  std::map<int, Buffer> hbm_, tiles_;
+  std::map<int, Buffer> hbm_, tiles_of_;  // HBM tensor, SBUF buffer of each value
   std::map<std::size_t, Sem> sems_;
   std::vector<float> consts_;
   Buffer const_tile_;
@@ -329,19 +441,22 @@ class Emitter {
 
 std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf) {
   std::uint64_t bytes = 0;
+  const std::uint64_t tiles = tile_count(p);
   for (const auto& v : p.values)
-    bytes += aligned(std::uint64_t{slots_of(v, nbuf)} * v.cols * dtype_size(v.dtype));
+    bytes += aligned(std::uint64_t{slots_of(v, nbuf, tiles)} * v.cols * dtype_size(v.dtype));
   const auto consts = constants_of(p);
   if (!consts.empty()) bytes += aligned(consts.size() * 4);
   return bytes;
 }
 
-Kernel emit_row_kernel(const RowProgram& p, const std::string& kernel_name,
+Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name,
                        const std::string& target, const TargetLimits& limits,
                        const std::string& source) {
+  const RowProgram p = plan_tiling(program, limits);
   // Two buffers per stage overlap DMA with compute; one if two do not fit.
   std::uint32_t nbuf = 2;
   if (row_sbuf_bytes(p, 2) > limits.sbuf_bytes_per_partition) nbuf = 1;
+  if (p.flat_cols != 0 && tile_count(p) == 1) nbuf = 1;  // one tile: nothing to overlap
   if (row_sbuf_bytes(p, 1) > limits.sbuf_bytes_per_partition) {
     std::string detail;
     for (const auto& v : p.values)

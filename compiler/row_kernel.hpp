@@ -1,7 +1,8 @@
 #pragma once
-// Turns a row program into a kernel: buffers in SBUF (two per stage when they fit, one
-// otherwise), the DMA loads and stores of every 128-row tile on the Sync engine, one
-// instruction per step per tile, and every semaphore wait the data flow needs.
+// Turns a row program into a kernel: a layout for its [N, 1] tensors (flat or whole,
+// docs/compiler.md), buffers in SBUF (two per stage when they fit, one otherwise), the DMA
+// loads and stores of every tile on the Sync engine, one instruction per step per tile,
+// and every semaphore wait the data flow needs.
 #include <string>
 
 #include "compiler/row_program.hpp"

@@ -26,6 +26,9 @@ struct Value {
   bool output = false;               // stored to HBM
   bool scratch = false;              // written, never read: one buffer, no semaphores
   bool unused = false;               // fused away: no step touches it, so no buffer
+  // Set by the emitter's tiling (row_kernel.cpp): an [N, 1] input or output whose tiles all
+  // live in one [128, tiles] buffer (column t = tile t), loaded or stored by one DMA.
+  bool whole = false;
 };
 
 // A step operand: a value (index into RowProgram::values) or an fp32 immediate.
@@ -80,6 +83,10 @@ struct RowProgram {
   std::vector<Value> values;
   std::vector<Step> steps;  // in dependence order
   std::vector<std::string> nodes;
+  // Set by the emitter's tiling (row_kernel.cpp). 0: 128 rows per tile, one row per
+  // partition. Otherwise the flat layout of a program of [N, 1] values only: partition p
+  // holds elements p * N/128 .. of each tensor, flat_cols of them per tile.
+  std::uint32_t flat_cols = 0;
   int find(const std::string& name) const;  // value index or -1
 };
 

@@ -156,9 +156,44 @@ def mlp(work):
         check(f"mlp {mode}", pool["h"], ref, U * (sens + roundings + 1), atol)
 
 
+def write_graph(work, name, inputs, nodes, outputs):
+    path = os.path.join(work, name + ".json")
+    with open(path, "w") as f:
+        json.dump({"format": "neuronsim-graph", "version": 1, "name": name, "inputs": inputs,
+                   "nodes": nodes, "outputs": outputs}, f)
+    return path
+
+
+def eager_layouts(work):
+    """The eager [N, 1] layouts (docs/compiler.md, "Tiling") put every element back where it
+    came from: RMSNorm over 3 row tiles (whole [128, 3] stat buffers, flat [128, 3] ops),
+    and a flat range of 128 x 4100 elements (a tile of 4096 per partition and a short one)."""
+    with open(os.path.join(GRAPHS, "rmsnorm_small.json")) as f:
+        doc = json.load(f)
+    doc["inputs"][0]["shape"] = [384, 256]
+    doc["inputs"][1]["shape"] = [256]
+    graph = write_graph(work, "rmsnorm_384", doc["inputs"], doc["nodes"], doc["outputs"])
+    x = bf16_round(rng.standard_normal((384, 256)))
+    w = bf16_round(1.0 + 0.1 * rng.standard_normal(256))
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    ref = x64 / np.sqrt(np.mean(x64 * x64, axis=-1, keepdims=True) + 1e-6) * w64
+    pool, _, _, _ = run_sequence(graph, "eager", "trn1", {"x": x, "w": w}, work)
+    check("rmsnorm [384, 256] eager", pool["y"], ref, 5 * U, 1e-6)  # bound as in rmsnorm()
+    n = 128 * 4100
+    graph = write_graph(work, "flat_long", [{"name": "s", "dtype": "fp32", "shape": [n, 1]}],
+                        [{"id": "t", "op": "mul", "args": ["s", 2]},
+                         {"id": "y", "op": "add", "args": ["t", 1]}], ["y"])
+    s = rng.standard_normal((n, 1)).astype(np.float32)
+    pool, seq, _, _ = run_sequence(graph, "eager", "trn2", {"s": s}, work)
+    assert len(seq["launches"]) == 2
+    # s * 2 is exact; + 1 rounds once in fp32.
+    check("flat [524800, 1] eager", pool["y"], s.astype(np.float64) * 2 + 1, 2.0**-23, 1e-30)
+
+
 def main():
     with tempfile.TemporaryDirectory() as work:
         rmsnorm(work)
+        eager_layouts(work)
         softmax(work)
         mlp(work)
     print("all compiler numerics ok")
