@@ -54,8 +54,7 @@ Kernel matmul_tiled(const ExampleParams& p) {
   };
   auto psum_tile = [&](std::uint32_t m) { return ps.slice(Ix(), m, Ix(0, N)); };
   auto matmul = [&](std::uint32_t m, std::uint32_t k) {
-    return b.tensor().matmul(psum_tile(m), sa.slice(Ix(), k, rows(m)), sb.slice(Ix(), k),
-                             flag(k));
+    return b.tensor().matmul(psum_tile(m), sa.slice(Ix(), k, rows(m)), sb.slice(Ix(), k), flag(k));
   };
   if (db) {
     for (std::uint32_t k = 0; k < kt; ++k)

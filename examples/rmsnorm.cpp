@@ -50,7 +50,8 @@ Kernel rmsnorm_fused(const ExampleParams& p, float eps) {
   // w broadcast to every partition: partition stride 0 over the 1-D tensor.
   b.sync().dma_copy(wt, w.raw(0, kPartitions, 0, 0, {{1, D}}), qin).signal(w_loaded);
   b.vector().memset(eps_t, eps).signal(eps_ready);
-  for (std::uint32_t t = 0; t < std::min(nbuf, T); ++t) load(t);
+  for (std::uint32_t t = 0; t < std::min(nbuf, T); ++t)
+    load(t);
 
   const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(D));
   for (std::uint32_t t = 0; t < T; ++t) {

@@ -41,7 +41,8 @@ Kernel softmax_rows(const ExampleParams& p) {
     auto ref = b.sync().dma_copy(xt.slice(Ix(), buf(t)), x.slice(rows(t)), qin).signal(x_loaded);
     if (t >= nbuf) ref.wait(x_free, t - nbuf + 1);
   };
-  for (std::uint32_t t = 0; t < std::min(nbuf, T); ++t) load(t);
+  for (std::uint32_t t = 0; t < std::min(nbuf, T); ++t)
+    load(t);
 
   for (std::uint32_t t = 0; t < T; ++t) {
     const auto s = buf(t);
@@ -61,10 +62,10 @@ Kernel softmax_rows(const ExampleParams& p) {
         .tensor_scalar(col(rsum, s), col(sum, s), AluOp::divide, 1.0)
         .reverse0()
         .wait(exp_ready, t + 1);
-    auto norm = b.vector()
-                    .tensor_scalar(yt.slice(Ix(), s), et.slice(Ix(), s), AluOp::multiply,
-                                   col(rsum, s))
-                    .signal(y_ready);
+    auto norm =
+        b.vector()
+            .tensor_scalar(yt.slice(Ix(), s), et.slice(Ix(), s), AluOp::multiply, col(rsum, s))
+            .signal(y_ready);
     if (t >= nbuf) norm.wait(y_free, t - nbuf + 1);
   }
   for (std::uint32_t t = 0; t < T; ++t) {

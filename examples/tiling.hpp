@@ -9,7 +9,9 @@ namespace neuronsim::examples {
 
 inline constexpr std::uint32_t kPartitions = 128;  // reference section 1: 128 lanes
 
-inline std::uint32_t or_default(std::uint32_t v, std::uint32_t def) { return v ? v : def; }
+inline std::uint32_t or_default(std::uint32_t v, std::uint32_t def) {
+  return v ? v : def;
+}
 
 // Number of 128-row tiles of `n`; throws unless n is a positive multiple of 128.
 inline std::uint32_t tiles_of(std::uint32_t n, const std::string& what) {

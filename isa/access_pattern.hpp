@@ -36,7 +36,7 @@ struct AccessPattern {
   std::int64_t partition_stride = 0;
   // Bytes from the start of the buffer (per partition for SBUF/PSUM) to element 0.
   std::uint64_t byte_offset = 0;
-  std::uint8_t ndims = 1;  // number of free dimensions in use, 1..kMaxFreeDims
+  std::uint8_t ndims = 1;                // number of free dimensions in use, 1..kMaxFreeDims
   std::array<Dim, kMaxFreeDims> dims{};  // outermost first; dims[ndims-1] is innermost
 
   std::uint64_t free_elems() const;  // product of the used dims' sizes

@@ -21,8 +21,8 @@ struct CostContext {
 // Cycles the engine is busy with `instr` (for Matmul: the MultiplyMoving part only;
 // see load_stationary_cycles). DmaCopy costs the issuing engine nothing here: its
 // descriptor and transfer time are the DMA model's.
-std::uint64_t cycles(const Kernel& k, const Instruction& instr, Engine engine,
-                     const CostParams& p, const CostContext& ctx = {});
+std::uint64_t cycles(const Kernel& k, const Instruction& instr, Engine engine, const CostParams& p,
+                     const CostContext& ctx = {});
 
 // Matmul is LoadStationary then MultiplyMoving in hardware (reference section 3).
 std::uint64_t load_stationary_cycles(const Matmul& mm, const CostParams& p);

@@ -8,12 +8,12 @@ namespace neuronsim::isa {
 
 struct CostParams {
   // --- Vector / Scalar / GpSimd (cycles of the engine's own clock), reference section 4
-  std::uint32_t min_issue_interval = 0;      // MIN_II, ~64 cycles
-  std::uint32_t reduce_extra = 0;            // extra cycles of activation/tensor_scalar reduce
-  std::uint32_t dependent_overhead = 0;      // static overhead of a dependent tiny instruction
-  std::uint32_t tiny_instruction_elems = 0;  // N at or below which an instruction is "tiny"
-  std::uint32_t accumulator_read = 0;        // reading the Scalar reduction accumulator
-  std::uint32_t gpsimd_fixed = 0;            // fixed part of iota / affine_select (150 + N)
+  std::uint32_t min_issue_interval = 0;        // MIN_II, ~64 cycles
+  std::uint32_t reduce_extra = 0;              // extra cycles of activation/tensor_scalar reduce
+  std::uint32_t dependent_overhead = 0;        // static overhead of a dependent tiny instruction
+  std::uint32_t tiny_instruction_elems = 0;    // N at or below which an instruction is "tiny"
+  std::uint32_t accumulator_read = 0;          // reading the Scalar reduction accumulator
+  std::uint32_t gpsimd_fixed = 0;              // fixed part of iota / affine_select (150 + N)
   std::uint32_t vector_reciprocal_factor = 0;  // reciprocal on Vector: max(MIN_II, f*N)
   std::uint32_t bn_aggr_numerator = 0;         // bn_aggr: max(MIN_II, num*N/den)
   std::uint32_t bn_aggr_denominator = 0;

@@ -9,7 +9,9 @@ constexpr std::array<std::string_view, kEngineCount> kNames = {"tensor", "vector
                                                                "gpsimd", "sync"};
 }
 
-std::string_view engine_name(Engine e) { return kNames[static_cast<int>(e)]; }
+std::string_view engine_name(Engine e) {
+  return kNames[static_cast<int>(e)];
+}
 
 std::optional<Engine> parse_engine(std::string_view name) {
   for (int i = 0; i < kEngineCount; ++i)

@@ -11,7 +11,9 @@
 namespace neuronsim {
 
 namespace {
-std::string system_reason() { return std::strerror(errno); }
+std::string system_reason() {
+  return std::strerror(errno);
+}
 }  // namespace
 
 std::vector<std::uint8_t> read_file(const std::string& path) {

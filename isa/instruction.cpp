@@ -6,60 +6,102 @@ namespace neuronsim::isa {
 
 namespace {
 
-const detail::NameTable<AluOp, kAluOpCount> kAluOps{{
-    "bypass", "add", "subtract", "multiply", "divide", "max", "min", "pow", "abs_max",
-    "is_equal", "not_equal", "is_ge", "is_gt", "is_le", "is_lt", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "logical_shift_left", "logical_shift_right"}};
+const detail::NameTable<AluOp, kAluOpCount> kAluOps{{"bypass",
+                                                     "add",
+                                                     "subtract",
+                                                     "multiply",
+                                                     "divide",
+                                                     "max",
+                                                     "min",
+                                                     "pow",
+                                                     "abs_max",
+                                                     "is_equal",
+                                                     "not_equal",
+                                                     "is_ge",
+                                                     "is_gt",
+                                                     "is_le",
+                                                     "is_lt",
+                                                     "bitwise_and",
+                                                     "bitwise_or",
+                                                     "bitwise_xor",
+                                                     "logical_shift_left",
+                                                     "logical_shift_right"}};
 
-const detail::NameTable<ActFunc, kActFuncCount> kActFuncs{{
-    "copy", "square", "exp", "log", "sqrt", "rsqrt", "reciprocal", "relu", "sigmoid", "tanh",
-    "gelu", "gelu_apprx_tanh", "silu", "softplus", "erf", "sin", "sign", "abs"}};
+const detail::NameTable<ActFunc, kActFuncCount> kActFuncs{
+    {"copy", "square", "exp", "log", "sqrt", "rsqrt", "reciprocal", "relu", "sigmoid", "tanh",
+     "gelu", "gelu_apprx_tanh", "silu", "softplus", "erf", "sin", "sign", "abs"}};
 
 const detail::NameTable<AccumulateFlag, 4> kAccFlags{{"single", "first", "middle", "last"}};
 
-const detail::NameTable<Opcode, kOpcodeCount> kOpcodes{{
-    "matmul", "transpose", "activation", "tensor_tensor", "tensor_scalar",
-    "scalar_tensor_tensor", "tensor_reduce", "tensor_copy", "memset", "iota", "select",
-    "affine_select", "bn_stats", "bn_aggr", "dma_copy", "nop"}};
+const detail::NameTable<Opcode, kOpcodeCount> kOpcodes{
+    {"matmul", "transpose", "activation", "tensor_tensor", "tensor_scalar", "scalar_tensor_tensor",
+     "tensor_reduce", "tensor_copy", "memset", "iota", "select", "affine_select", "bn_stats",
+     "bn_aggr", "dma_copy", "nop"}};
 
-constexpr std::uint32_t bit(Engine e) { return 1u << static_cast<int>(e); }
+constexpr std::uint32_t bit(Engine e) {
+  return 1u << static_cast<int>(e);
+}
 constexpr std::uint32_t kAllEngines = (1u << kEngineCount) - 1;
 
-bool same_scalar(const ScalarArg& a, const ScalarArg& b) { return a == b; }
+bool same_scalar(const ScalarArg& a, const ScalarArg& b) {
+  return a == b;
+}
 
 }  // namespace
 
-std::string_view alu_op_name(AluOp op) { return kAluOps.name(op); }
-std::optional<AluOp> parse_alu_op(std::string_view s) { return kAluOps.parse(s); }
-std::string_view act_func_name(ActFunc f) { return kActFuncs.name(f); }
-std::optional<ActFunc> parse_act_func(std::string_view s) { return kActFuncs.parse(s); }
-std::string_view accumulate_flag_name(AccumulateFlag f) { return kAccFlags.name(f); }
+std::string_view alu_op_name(AluOp op) {
+  return kAluOps.name(op);
+}
+std::optional<AluOp> parse_alu_op(std::string_view s) {
+  return kAluOps.parse(s);
+}
+std::string_view act_func_name(ActFunc f) {
+  return kActFuncs.name(f);
+}
+std::optional<ActFunc> parse_act_func(std::string_view s) {
+  return kActFuncs.parse(s);
+}
+std::string_view accumulate_flag_name(AccumulateFlag f) {
+  return kAccFlags.name(f);
+}
 std::optional<AccumulateFlag> parse_accumulate_flag(std::string_view s) {
   return kAccFlags.parse(s);
 }
-std::string_view opcode_name(Opcode op) { return kOpcodes.name(op); }
-std::optional<Opcode> parse_opcode(std::string_view s) { return kOpcodes.parse(s); }
+std::string_view opcode_name(Opcode op) {
+  return kOpcodes.name(op);
+}
+std::optional<Opcode> parse_opcode(std::string_view s) {
+  return kOpcodes.parse(s);
+}
 
 std::uint32_t allowed_engines(Opcode op) {
   // Reference section 3: which engine runs which instruction.
   switch (op) {
-    case Opcode::matmul: return bit(Engine::tensor);
-    case Opcode::transpose: return bit(Engine::tensor) | bit(Engine::vector);
-    case Opcode::activation: return bit(Engine::scalar);
+    case Opcode::matmul:
+      return bit(Engine::tensor);
+    case Opcode::transpose:
+      return bit(Engine::tensor) | bit(Engine::vector);
+    case Opcode::activation:
+      return bit(Engine::scalar);
     case Opcode::tensor_tensor:
     case Opcode::tensor_scalar:
     case Opcode::scalar_tensor_tensor:
     case Opcode::tensor_reduce:
-    case Opcode::select: return bit(Engine::vector) | bit(Engine::gpsimd);
+    case Opcode::select:
+      return bit(Engine::vector) | bit(Engine::gpsimd);
     case Opcode::tensor_copy:
     case Opcode::memset:
       return bit(Engine::vector) | bit(Engine::scalar) | bit(Engine::gpsimd);
-    case Opcode::iota: return bit(Engine::gpsimd) | bit(Engine::vector);
-    case Opcode::affine_select: return bit(Engine::gpsimd);
+    case Opcode::iota:
+      return bit(Engine::gpsimd) | bit(Engine::vector);
+    case Opcode::affine_select:
+      return bit(Engine::gpsimd);
     case Opcode::bn_stats:
-    case Opcode::bn_aggr: return bit(Engine::vector);
+    case Opcode::bn_aggr:
+      return bit(Engine::vector);
     case Opcode::dma_copy:
-    case Opcode::nop: return kAllEngines;
+    case Opcode::nop:
+      return kAllEngines;
   }
   return 0;
 }
@@ -69,8 +111,7 @@ namespace {
 // Field-by-field equality of the operand structs.
 struct OpEqual {
   bool operator()(const Matmul& a, const Matmul& b) const {
-    return a.dst == b.dst && a.stationary == b.stationary && a.moving == b.moving &&
-           a.acc == b.acc;
+    return a.dst == b.dst && a.stationary == b.stationary && a.moving == b.moving && a.acc == b.acc;
   }
   bool operator()(const Transpose& a, const Transpose& b) const {
     return a.dst == b.dst && a.src == b.src;

@@ -174,10 +174,9 @@ struct DmaCopy {
 // Does nothing but wait and signal: a pure synchronisation point.
 struct Nop {};
 
-using Operation =
-    std::variant<Matmul, Transpose, Activation, TensorTensor, TensorScalar, ScalarTensorTensor,
-                 TensorReduce, TensorCopy, Memset, Iota, Select, AffineSelect, BnStats, BnAggr,
-                 DmaCopy, Nop>;
+using Operation = std::variant<Matmul, Transpose, Activation, TensorTensor, TensorScalar,
+                               ScalarTensorTensor, TensorReduce, TensorCopy, Memset, Iota, Select,
+                               AffineSelect, BnStats, BnAggr, DmaCopy, Nop>;
 
 // Opcode numbers are the variant's indices, in the order above.
 enum class Opcode : std::uint8_t {

@@ -70,9 +70,7 @@ struct Kernel {
   std::array<std::vector<Instruction>, kEngineCount> streams;
 
   std::vector<Instruction>& stream(Engine e) { return streams[static_cast<int>(e)]; }
-  const std::vector<Instruction>& stream(Engine e) const {
-    return streams[static_cast<int>(e)];
-  }
+  const std::vector<Instruction>& stream(Engine e) const { return streams[static_cast<int>(e)]; }
   std::size_t instruction_count() const;
   bool operator==(const Kernel& o) const;
   bool operator!=(const Kernel& o) const { return !(*this == o); }

@@ -107,8 +107,11 @@ void NtffReader::read_header() {
   Source& s = *src_;
   for (std::uint8_t m : kMagic)
     if (s.u8("the magic") != m) s.fail("not an NTFF file (bad magic)");
-  const std::uint16_t version =
-      static_cast<std::uint16_t>(s.u8("the version") | s.u8("the version") << 8);
+  // Two statements: the operands of | are unsequenced, so one expression could read the
+  // high byte first (GCC does at -O0).
+  const std::uint8_t version_lo = s.u8("the version");
+  const std::uint8_t version_hi = s.u8("the version");
+  const std::uint16_t version = static_cast<std::uint16_t>(version_lo | version_hi << 8);
   if (version != kNtffVersion)
     s.fail("unsupported version " + std::to_string(version) + " (this reader reads " +
            std::to_string(kNtffVersion) + ")");

@@ -3,12 +3,12 @@
 namespace neuronsim::traces {
 
 bool InstructionRecord::operator==(const InstructionRecord& o) const {
-  return engine == o.engine && opcode == o.opcode && index == o.index &&
-         ready_ps == o.ready_ps && start_ps == o.start_ps && end_ps == o.end_ps &&
-         start_cycle == o.start_cycle && end_cycle == o.end_cycle &&
-         semaphore_wait_ps == o.semaphore_wait_ps && port_wait_ps == o.port_wait_ps &&
-         dma_wait_ps == o.dma_wait_ps && waited_semaphore == o.waited_semaphore &&
-         waited_for == o.waited_for && bytes == o.bytes && flops == o.flops;
+  return engine == o.engine && opcode == o.opcode && index == o.index && ready_ps == o.ready_ps &&
+         start_ps == o.start_ps && end_ps == o.end_ps && start_cycle == o.start_cycle &&
+         end_cycle == o.end_cycle && semaphore_wait_ps == o.semaphore_wait_ps &&
+         port_wait_ps == o.port_wait_ps && dma_wait_ps == o.dma_wait_ps &&
+         waited_semaphore == o.waited_semaphore && waited_for == o.waited_for && bytes == o.bytes &&
+         flops == o.flops;
 }
 
 bool DmaRecord::operator==(const DmaRecord& o) const {
@@ -18,8 +18,7 @@ bool DmaRecord::operator==(const DmaRecord& o) const {
 }
 
 bool SemaphoreRecord::operator==(const SemaphoreRecord& o) const {
-  return time_ps == o.time_ps && semaphore == o.semaphore && value == o.value &&
-         source == o.source;
+  return time_ps == o.time_ps && semaphore == o.semaphore && value == o.value && source == o.source;
 }
 
 }  // namespace neuronsim::traces

@@ -6,11 +6,11 @@
 
 namespace neuronsim::cli {
 
-void add_asm_command(CLI::App& app);     // cmd_asm.cpp:    assembly -> NEFF
-void add_disasm_command(CLI::App& app);  // cmd_disasm.cpp: NEFF -> assembly
-void add_neff_command(CLI::App& app);    // cmd_neff.cpp:   neff info
-void add_config_command(CLI::App& app);  // cmd_config.cpp: target configs
-void add_run_command(CLI::App& app);     // cmd_run.cpp:    run a kernel
+void add_asm_command(CLI::App& app);      // cmd_asm.cpp:    assembly -> NEFF
+void add_disasm_command(CLI::App& app);   // cmd_disasm.cpp: NEFF -> assembly
+void add_neff_command(CLI::App& app);     // cmd_neff.cpp:   neff info
+void add_config_command(CLI::App& app);   // cmd_config.cpp: target configs
+void add_run_command(CLI::App& app);      // cmd_run.cpp:    run a kernel
 void add_view_command(CLI::App& app);     // cmd_view.cpp:    profile summary
 void add_export_command(CLI::App& app);   // cmd_export.cpp:  profile -> Perfetto
 void add_compare_command(CLI::App& app);  // cmd_compare.cpp: profiles side by side
