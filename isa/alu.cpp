@@ -4,33 +4,6 @@
 
 namespace neuronsim::isa {
 
-bool is_bitwise_op(AluOp op) {
-  switch (op) {
-    case AluOp::bitwise_and:
-    case AluOp::bitwise_or:
-    case AluOp::bitwise_xor:
-    case AluOp::logical_shift_left:
-    case AluOp::logical_shift_right:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_comparison_op(AluOp op) {
-  switch (op) {
-    case AluOp::is_equal:
-    case AluOp::not_equal:
-    case AluOp::is_ge:
-    case AluOp::is_gt:
-    case AluOp::is_le:
-    case AluOp::is_lt:
-      return true;
-    default:
-      return false;
-  }
-}
-
 float alu_f32(AluOp op, float a, float b) {
   float r = 0.0f;
   with_alu_op(op, [&](auto k) { r = alu_f32_fixed<decltype(k)::value>(a, b); });

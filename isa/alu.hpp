@@ -14,10 +14,7 @@
 
 namespace neuronsim::isa {
 
-// Bitwise and shift ops: integer dtypes only; an instruction using one runs in integers.
-bool is_bitwise_op(AluOp op);
-// is_equal .. is_lt: results are 1 or 0.
-bool is_comparison_op(AluOp op);
+// is_bitwise_op and is_comparison_op are ISA facts: isa/instruction.hpp.
 
 namespace alu_detail {
 

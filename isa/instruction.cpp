@@ -55,6 +55,33 @@ std::string_view alu_op_name(AluOp op) {
 std::optional<AluOp> parse_alu_op(std::string_view s) {
   return kAluOps.parse(s);
 }
+bool is_bitwise_op(AluOp op) {
+  switch (op) {
+    case AluOp::bitwise_and:
+    case AluOp::bitwise_or:
+    case AluOp::bitwise_xor:
+    case AluOp::logical_shift_left:
+    case AluOp::logical_shift_right:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_comparison_op(AluOp op) {
+  switch (op) {
+    case AluOp::is_equal:
+    case AluOp::not_equal:
+    case AluOp::is_ge:
+    case AluOp::is_gt:
+    case AluOp::is_le:
+    case AluOp::is_lt:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string_view act_func_name(ActFunc f) {
   return kActFuncs.name(f);
 }

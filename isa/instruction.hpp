@@ -42,6 +42,8 @@ enum class AluOp : std::uint8_t {
 inline constexpr int kAluOpCount = 20;
 std::string_view alu_op_name(AluOp op);
 std::optional<AluOp> parse_alu_op(std::string_view name);
+bool is_bitwise_op(AluOp op);     // bitwise and shift ops: integer dtypes only
+bool is_comparison_op(AluOp op);  // is_equal .. is_lt: results 1.0 or 0.0
 
 // Scalar engine activation functions (reference section 3).
 enum class ActFunc : std::uint8_t {

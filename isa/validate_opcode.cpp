@@ -10,31 +10,6 @@ namespace neuronsim::isa::validate_detail {
 
 namespace {
 
-bool is_bitwise(AluOp op) {
-  switch (op) {
-    case AluOp::bitwise_and:
-    case AluOp::bitwise_or:
-    case AluOp::bitwise_xor:
-    case AluOp::logical_shift_left:
-    case AluOp::logical_shift_right:
-      return true;
-    default:
-      return false;
-  }
-}
-bool is_comparison(AluOp op) {
-  switch (op) {
-    case AluOp::is_equal:
-    case AluOp::not_equal:
-    case AluOp::is_ge:
-    case AluOp::is_gt:
-    case AluOp::is_le:
-    case AluOp::is_lt:
-      return true;
-    default:
-      return false;
-  }
-}
 // Reference section 3: tensor_reduce reduces with add, max, min or multiply.
 bool is_reduction(AluOp op) {
   return op == AluOp::add || op == AluOp::max || op == AluOp::min || op == AluOp::multiply;
@@ -174,7 +149,7 @@ class OpcodeChecker {
 
   void operator()(const AffineSelect& s) {
     same_shape("dst", s.dst, "src", s.src);
-    if (!is_comparison(s.cmp))
+    if (!is_comparison_op(s.cmp))
       problem("cmp " + name(s.cmp) + " is not a comparison (is_equal, not_equal, is_ge, ...)");
   }
 
@@ -240,7 +215,7 @@ class OpcodeChecker {
   }
 
   void integer_only(AluOp op, std::initializer_list<Named> operands) {
-    if (!is_bitwise(op)) return;
+    if (!is_bitwise_op(op)) return;
     for (const Named& x : operands)
       if (!is_integer(x.ap->dtype))
         problem("op " + name(op) + " needs integer dtypes, but " + x.role + " is " +
