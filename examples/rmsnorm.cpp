@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "examples/kernels.hpp"
-#include "examples/tiling.hpp"
+#include "examples/row_pipeline.hpp"
 #include "isa/builder.hpp"
 
 namespace neuronsim::examples {
@@ -40,22 +40,16 @@ Kernel rmsnorm_fused(const ExampleParams& p, float eps) {
   Sem y_ready = b.semaphore("y_ready"), x_free = b.semaphore("x_free");
   Sem y_free = b.semaphore("y_free");
 
-  auto rows = [](std::uint32_t t) { return Ix(t * kPartitions, (t + 1) * kPartitions); };
-  auto buf = [&](std::uint32_t t) { return t % nbuf; };
-  auto load = [&](std::uint32_t t) {
-    auto ref = b.sync().dma_copy(xt.slice(Ix(), buf(t)), x.slice(rows(t)), qin).signal(x_loaded);
-    if (t >= nbuf) ref.wait(x_free, t - nbuf + 1);
-  };
+  RowPipeline io{b, x, y, xt, yt, T, nbuf, qin, qout, x_loaded, x_free, y_ready, y_free};
 
   // w broadcast to every partition: partition stride 0 over the 1-D tensor.
   b.sync().dma_copy(wt, w.raw(0, kPartitions, 0, 0, {{1, D}}), qin).signal(w_loaded);
   b.vector().memset(eps_t, eps).signal(eps_ready);
-  for (std::uint32_t t = 0; t < std::min(nbuf, T); ++t)
-    load(t);
+  io.prologue();
 
   const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(D));
   for (std::uint32_t t = 0; t < T; ++t) {
-    const auto s = buf(t);
+    const auto s = io.buf(t);
     auto sum = b.scalar()
                    .activation(sq, xt.slice(Ix(), s), ActFunc::square)
                    .scale(inv_sqrt_d)
@@ -77,13 +71,7 @@ Kernel rmsnorm_fused(const ExampleParams& p, float eps) {
     if (t == 0) scale.wait(w_loaded, 1);
     if (t >= nbuf) scale.wait(y_free, t - nbuf + 1);
   }
-  for (std::uint32_t t = 0; t < T; ++t) {
-    b.sync()
-        .dma_copy(y.slice(rows(t)), yt.slice(Ix(), buf(t)), qout)
-        .wait(y_ready, t + 1)
-        .signal(y_free);
-    if (t + nbuf < T) load(t + nbuf);
-  }
+  io.stores();
   return b.build();
 }
 

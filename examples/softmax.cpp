@@ -8,7 +8,7 @@
 //   sync    store y tile
 // With nbuf buffers (1 serial, 2 double-buffered) loads and stores overlap compute.
 #include "examples/kernels.hpp"
-#include "examples/tiling.hpp"
+#include "examples/row_pipeline.hpp"
 #include "isa/builder.hpp"
 
 namespace neuronsim::examples {
@@ -34,18 +34,12 @@ Kernel softmax_rows(const ExampleParams& p) {
   Sem exp_ready = b.semaphore("exp_ready"), y_ready = b.semaphore("y_ready");
   Sem x_free = b.semaphore("x_free"), y_free = b.semaphore("y_free");
 
-  auto rows = [](std::uint32_t t) { return Ix(t * kPartitions, (t + 1) * kPartitions); };
-  auto buf = [&](std::uint32_t t) { return t % nbuf; };
+  RowPipeline io{b, x, y, xt, yt, T, nbuf, qin, qout, x_loaded, x_free, y_ready, y_free};
   auto col = [&](Buffer& v, std::uint32_t s) { return v.slice(Ix(), Ix(s, s + 1)); };
-  auto load = [&](std::uint32_t t) {
-    auto ref = b.sync().dma_copy(xt.slice(Ix(), buf(t)), x.slice(rows(t)), qin).signal(x_loaded);
-    if (t >= nbuf) ref.wait(x_free, t - nbuf + 1);
-  };
-  for (std::uint32_t t = 0; t < std::min(nbuf, T); ++t)
-    load(t);
+  io.prologue();
 
   for (std::uint32_t t = 0; t < T; ++t) {
-    const auto s = buf(t);
+    const auto s = io.buf(t);
     b.vector()
         .tensor_reduce(col(nmax, s), xt.slice(Ix(), s), AluOp::max, 1, /*negate=*/true)
         .wait(x_loaded, t + 1)
@@ -68,13 +62,7 @@ Kernel softmax_rows(const ExampleParams& p) {
             .signal(y_ready);
     if (t >= nbuf) norm.wait(y_free, t - nbuf + 1);
   }
-  for (std::uint32_t t = 0; t < T; ++t) {
-    b.sync()
-        .dma_copy(y.slice(rows(t)), yt.slice(Ix(), buf(t)), qout)
-        .wait(y_ready, t + 1)
-        .signal(y_free);
-    if (t + nbuf < T) load(t + nbuf);
-  }
+  io.stores();
   return b.build();
 }
 
