@@ -17,22 +17,7 @@ using namespace traces_test;
 // (bf16, 32 KiB). fixture_trace() is a run of it (400 ns).
 inline isa::Kernel named_kernel(const std::string& name, const std::string& in,
                                 const std::string& out) {
-  isa::Builder b(name, "trn2");
-  auto x = b.input(in, isa::DType::bf16, {128, 128});
-  auto y = b.output(out, isa::DType::bf16, {128, 128});
-  auto xs = b.sbuf("xs", isa::DType::bf16, {128, 128});
-  auto acc = b.psum("acc", isa::DType::fp32, {128, 128});
-  auto ys = b.sbuf("ys", isa::DType::bf16, {128, 128});
-  auto loaded = b.semaphore("loaded");
-  auto mm_done = b.semaphore("mm_done");
-  auto copied = b.semaphore("copied");
-  auto q_in = b.queue("q_in", 0, 16);
-  auto q_out = b.queue("q_out", 0, 2);
-  b.sync().dma_copy(xs, x, q_in).signal(loaded);
-  b.tensor().matmul(acc, xs, xs).wait(loaded, 1).signal(mm_done);
-  b.vector().tensor_copy(ys, acc).wait(mm_done, 1).signal(copied);
-  b.sync().dma_copy(y, ys, q_out).wait(copied, 1);
-  return b.build();
+  return fixture_kernel(name, in, out, isa::DType::bf16);
 }
 
 // Writes a profile of `k` with the fixture trace into `dir`.

@@ -34,13 +34,16 @@ struct TempDir {
 };
 
 // load (sync, q_in) -> matmul (tensor) -> copy out of PSUM (vector) -> store (sync, q_out).
-inline isa::Kernel fixture_kernel(const std::string& name = "traces_fixture") {
+// The tensors' names and the output's dtype are parameters for the report's tests.
+inline isa::Kernel fixture_kernel(const std::string& name = "traces_fixture",
+                                  const std::string& in = "x", const std::string& out = "y",
+                                  isa::DType out_dtype = isa::DType::fp32) {
   isa::Builder b(name, "trn2");
-  auto x = b.input("x", isa::DType::bf16, {128, 128});
-  auto y = b.output("y", isa::DType::fp32, {128, 128});
+  auto x = b.input(in, isa::DType::bf16, {128, 128});
+  auto y = b.output(out, out_dtype, {128, 128});
   auto xs = b.sbuf("xs", isa::DType::bf16, {128, 128});
   auto acc = b.psum("acc", isa::DType::fp32, {128, 128});
-  auto ys = b.sbuf("ys", isa::DType::fp32, {128, 128});
+  auto ys = b.sbuf("ys", out_dtype, {128, 128});
   auto loaded = b.semaphore("loaded");
   auto mm_done = b.semaphore("mm_done");
   auto copied = b.semaphore("copied");
