@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "isa/dtype_bits.hpp"
 #include "isa/error.hpp"
 #include "isa/semantics_loop.hpp"
 
@@ -92,31 +93,19 @@ void store_run(std::uint8_t* first, std::uint64_t count, std::int64_t stride, co
   in += count;
 }
 
-float fp32_from_bits(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-std::uint32_t bits_from_fp32(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
 }  // namespace
 
 void Operand::load(std::uint32_t p, float* out) const {
   switch (dtype()) {
     case DType::fp32:
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint32_t>(e, n, st, out, fp32_from_bits);
+        load_run<std::uint32_t>(e, n, st, out, dtype_bits::bits_float);
       });
       return;
     case DType::bf16:
       // A bf16 is the upper half of an fp32: widening is exact by definition.
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint16_t>(
-            e, n, st, out, [](std::uint16_t h) { return fp32_from_bits(std::uint32_t{h} << 16); });
+        load_run<std::uint16_t>(e, n, st, out, dtype_bits::bf16_bits_to_fp32);
       });
       return;
     default: {
@@ -131,12 +120,12 @@ void Operand::store(std::uint32_t p, const float* in) const {
   switch (dtype()) {
     case DType::fp32:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint32_t>(e, n, st, in, bits_from_fp32);
+        store_run<std::uint32_t>(e, n, st, in, dtype_bits::float_bits);
       });
       return;
     case DType::bf16:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint16_t>(e, n, st, in, fp32_to_bf16);
+        store_run<std::uint16_t>(e, n, st, in, dtype_bits::fp32_to_bf16_bits);
       });
       return;
     default: {
