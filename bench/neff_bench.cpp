@@ -15,7 +15,7 @@
 #include "isa/printer.hpp"
 #include "isa/validate.hpp"
 #include "neff/neff.hpp"
-#include "sim/config.hpp"
+#include "config/target_config.hpp"
 
 namespace {
 

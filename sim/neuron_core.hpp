@@ -21,7 +21,7 @@
 #include "isa/kernel.hpp"
 #include "memory/memory_image.hpp"
 #include "memory/port_map.hpp"
-#include "sim/config.hpp"
+#include "config/target_config.hpp"
 
 namespace neuronsim::sim {
 

@@ -11,7 +11,7 @@
 
 #include "engines/observer.hpp"
 #include "isa/kernel.hpp"
-#include "sim/config.hpp"
+#include "config/target_config.hpp"
 #include "sim/stats.hpp"
 
 namespace neuronsim::sim {

@@ -5,7 +5,7 @@ set -euo pipefail
 : "${NEURONSIM:?set NEURONSIM to the neuronsim program}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cd "$work"  # nowhere near sim/targets: the presets are built in
+cd "$work"  # nowhere near config/targets: the presets are built in
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

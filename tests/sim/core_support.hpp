@@ -13,7 +13,7 @@
 
 #include "engines/observer.hpp"
 #include "isa/kernel.hpp"
-#include "sim/config.hpp"
+#include "config/target_config.hpp"
 
 namespace core_test {
 

@@ -1,14 +1,14 @@
-// The host model (sim/host_model.hpp), host.json (sim/launch_host_trace.hpp) and the trace
-// recorder's event conversions (sim/trace_recorder.hpp): pure code, no simulation.
+// The host model (host/host_model.hpp), host.json (profile/host_trace.hpp) and the trace
+// recorder's event conversions (profile/trace_recorder.hpp): pure code, no simulation.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 
 #include "isa/file_io.hpp"
-#include "sim/host_model.hpp"
-#include "sim/launch_host_trace.hpp"
-#include "sim/trace_recorder.hpp"
+#include "host/host_model.hpp"
+#include "profile/host_trace.hpp"
+#include "profile/trace_recorder.hpp"
 
 using namespace neuronsim;
 

@@ -1,4 +1,4 @@
-// Recording profiles from real runs (sim/launch_profile.hpp, sim/trace_recorder.hpp): the
+// Recording profiles from real runs (profile/profiled_run.hpp, profile/trace_recorder.hpp): the
 // trace's summary must say exactly what the run's own statistics say. One simulation per
 // test case (CTest runs each in its own process).
 #include <unistd.h>
@@ -11,8 +11,8 @@
 #include "examples/kernels.hpp"
 #include "isa/error.hpp"
 #include "neff/neff.hpp"
-#include "sim/launch_profile.hpp"
-#include "sim/profile.hpp"
+#include "profile/profiled_run.hpp"
+#include "profile/directory.hpp"
 #include "traces/ntff.hpp"
 #include "traces/summary.hpp"
 

@@ -7,7 +7,7 @@
 #include "compiler/compiler.hpp"
 #include "isa/error.hpp"
 #include "isa/validate.hpp"
-#include "sim/config.hpp"
+#include "config/target_config.hpp"
 
 using namespace neuronsim;
 using namespace neuronsim::compiler;

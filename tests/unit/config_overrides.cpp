@@ -6,7 +6,7 @@
 #include <string>
 
 #include "isa/error.hpp"
-#include "sim/config.hpp"
+#include "config/target_config.hpp"
 #include "tests/unit/config_test_support.hpp"
 
 using Catch::Matchers::Contains;
@@ -138,7 +138,7 @@ TEST_CASE("config: inconsistent values are errors naming every key involved", "[
   check_override_error(
       R"({"psum": {"banks": 3}})",
       {"psum.banks * psum.bank_bytes must equal psum.bytes_per_partition", "psum.banks = 3",
-       "psum.bank_bytes = 2048", "psum.bytes_per_partition = 16384", "sim/targets/trn2.json"});
+       "psum.bank_bytes = 2048", "psum.bytes_per_partition = 16384", "config/targets/trn2.json"});
   check_override_error(R"({"limits": {"max_sbuf_free_elems": 300000}})",
                        {"limits.max_sbuf_free_elems = 300000", "beyond the memory"});
   check_override_error(R"({"limits": {"max_psum_free_elems": 8192}})",

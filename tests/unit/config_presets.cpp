@@ -8,9 +8,9 @@
 
 #include "isa/cost_params.hpp"
 #include "isa/target_limits.hpp"
-#include "sim/config.hpp"
-#include "sim/config_embedded.hpp"
-#include "sim/config_schema.hpp"
+#include "config/target_config.hpp"
+#include "config/embedded.hpp"
+#include "config/schema.hpp"
 #include "tests/unit/config_test_support.hpp"
 
 using neuronsim::isa::Engine;
@@ -181,7 +181,7 @@ TEST_CASE("config: clock_ghz gives each engine its own clock", "[config]") {
 }
 
 TEST_CASE("config: the presets need no files at run time", "[config]") {
-  // Embedded at build time: loading works from a directory without sim/targets.
+  // Embedded at build time: loading works from a directory without config/targets.
   const auto previous = std::filesystem::current_path();
   std::filesystem::current_path(std::filesystem::temp_directory_path());
   TargetConfig t;
@@ -190,12 +190,12 @@ TEST_CASE("config: the presets need no files at run time", "[config]") {
   CHECK(t.tensor_ghz == 2.4);
 }
 
-TEST_CASE("config: the embedded presets are the files in sim/targets", "[config]") {
+TEST_CASE("config: the embedded presets are the files in config/targets", "[config]") {
   namespace embedded = neuronsim::sim::embedded;
   REQUIRE(embedded::kTargetFileCount == 3);
   for (std::size_t i = 0; i < embedded::kTargetFileCount; ++i) {
     const auto& file = embedded::kTargetFiles[i];
-    std::ifstream in(std::string(NEURONSIM_SOURCE_DIR) + "/sim/targets/" + std::string(file.name) +
+    std::ifstream in(std::string(NEURONSIM_SOURCE_DIR) + "/config/targets/" + std::string(file.name) +
                      ".json");
     std::stringstream text;
     text << in.rdbuf();

@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "sim/config.hpp"
+#include "config/target_config.hpp"
 
 namespace config_test {
 

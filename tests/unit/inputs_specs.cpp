@@ -7,8 +7,8 @@
 
 #include "isa/dtype.hpp"
 #include "isa/error.hpp"
-#include "sim/inputs.hpp"
-#include "sim/npy.hpp"
+#include "io/inputs.hpp"
+#include "io/npy.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using neuronsim::isa::DType;

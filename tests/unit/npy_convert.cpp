@@ -6,7 +6,7 @@
 
 #include "isa/dtype.hpp"
 #include "isa/error.hpp"
-#include "sim/npy.hpp"
+#include "io/npy.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using neuronsim::isa::DType;

@@ -5,7 +5,7 @@
 
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
-#include "sim/npy.hpp"
+#include "io/npy.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using neuronsim::Error;

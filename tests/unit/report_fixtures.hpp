@@ -6,7 +6,7 @@
 
 #include "isa/file_io.hpp"
 #include "neff/neff.hpp"
-#include "sim/profile.hpp"
+#include "profile/directory.hpp"
 #include "traces_fixtures.hpp"
 
 namespace report_test {

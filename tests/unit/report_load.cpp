@@ -5,7 +5,7 @@
 #include "isa/error.hpp"
 #include "report/explain.hpp"
 #include "report_fixtures.hpp"
-#include "sim/report_load.hpp"
+#include "profile/report_load.hpp"
 
 using namespace report_test;
 using neuronsim::report::Bound;

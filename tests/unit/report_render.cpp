@@ -6,7 +6,7 @@
 #include "report/lanes.hpp"
 #include "report/render.hpp"
 #include "report_fixtures.hpp"
-#include "sim/report_load.hpp"
+#include "profile/report_load.hpp"
 
 using namespace report_test;
 namespace report = neuronsim::report;

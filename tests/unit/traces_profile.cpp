@@ -5,7 +5,7 @@
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 #include "neff/neff.hpp"
-#include "sim/profile.hpp"
+#include "profile/directory.hpp"
 #include "traces_fixtures.hpp"
 
 using namespace traces_test;

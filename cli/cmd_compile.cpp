@@ -1,0 +1,60 @@
+// `neuronsim compile graph.json --mode eager|fused -o outdir/`: a graph (docs/graph.md)
+// compiled into a launch sequence (docs/compiler.md): one NEFF per launch plus
+// outdir/launch.json. Every kernel is validated for the target before anything is written.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "compiler/compiler.hpp"
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+#include "neff/neff.hpp"
+#include "cli/commands.hpp"
+#include "config/target_config.hpp"
+
+namespace neuronsim::cli {
+namespace {
+
+struct CompileOptions {
+  std::string graph;
+  std::string mode = "fused";
+  std::string target = "trn2";
+  std::string out_dir;
+};
+
+void run_compile(const CompileOptions& o) {
+  const auto mode = compiler::parse_mode(o.mode);
+  if (!mode) throw Error("compile: --mode must be eager or fused, not '" + o.mode + "'");
+  const sim::TargetConfig config = sim::load_target(o.target);
+  const compiler::Graph g = compiler::load_graph(o.graph);
+  const compiler::CompiledProgram p = compiler::compile(g, *mode, config.name, config.limits);
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec) throw Error(o.out_dir + ": cannot create the output directory: " + ec.message());
+  const std::filesystem::path dir(o.out_dir);
+  for (const auto& l : p.launches)
+    neff::write_file(l.kernel, (dir / l.neff).string());
+  write_file_atomic((dir / "launch.json").string(), compiler::launch_json(p));
+  std::cout << g.name << " (" << compiler::mode_name(*mode) << ", " << config.name
+            << "): " << p.launches.size() << " launch(es) in " << o.out_dir << "\n";
+  for (const auto& l : p.launches)
+    std::cout << "  " << l.neff << "  " << l.op << "  " << l.kernel.instruction_count()
+              << " instructions\n";
+}
+
+}  // namespace
+
+void add_compile_command(CLI::App& app) {
+  auto o = std::make_shared<CompileOptions>();
+  auto* cmd = app.add_subcommand(
+      "compile", "Compile a graph (JSON) into NEFFs and a launch sequence (eager or fused)");
+  cmd->add_option("graph", o->graph, "Graph file (docs/graph.md)")->required();
+  cmd->add_option("--mode", o->mode, "eager: one kernel per op; fused: torch.compile-like")
+      ->capture_default_str();
+  cmd->add_option("-t,--target", o->target, "Target preset or config file")->capture_default_str();
+  cmd->add_option("-o,--output", o->out_dir, "Output directory")->required();
+  cmd->callback([o] { run_compile(*o); });
+}
+
+}  // namespace neuronsim::cli

@@ -1,0 +1,63 @@
+// `neuronsim example NAME -o kernel.neff`: the example kernels of examples/ as NEFF or
+// assembly, at any size, serial or double-buffered, validated for the target.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "examples/kernels.hpp"
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+#include "isa/printer.hpp"
+#include "isa/validate.hpp"
+#include "neff/neff.hpp"
+#include "cli/commands.hpp"
+#include "config/target_config.hpp"
+
+namespace neuronsim::cli {
+namespace {
+
+struct ExampleOptions {
+  std::string name;
+  examples::ExampleParams params;
+  std::string output;
+  std::string asm_output;
+  bool list = false;
+};
+
+void run_example(const ExampleOptions& o) {
+  if (o.list || o.name.empty()) {
+    for (const auto& e : examples::all_examples())
+      std::cout << e.name << "\t" << e.description << "\n";
+    return;
+  }
+  if (o.output.empty() && o.asm_output.empty())
+    throw Error("example " + o.name + ": give -o FILE.neff and/or --asm FILE.nasm");
+  const sim::TargetConfig config = sim::load_target(o.params.target);
+  examples::ExampleParams params = o.params;
+  params.target = config.name;
+  isa::Kernel k = examples::find_example(o.name).make(params);
+  isa::validate(k, config.limits, "example " + o.name);
+  if (!o.asm_output.empty()) write_file_atomic(o.asm_output, isa::print(k));
+  if (!o.output.empty()) neff::write_file(k, o.output);
+}
+
+}  // namespace
+
+void add_example_command(CLI::App& app) {
+  auto o = std::make_shared<ExampleOptions>();
+  auto* cmd = app.add_subcommand("example", "Emit an example kernel (matmul, softmax, rmsnorm)");
+  cmd->add_option("name", o->name, "Example name (see --list)");
+  cmd->add_flag("--list", o->list, "List the examples");
+  cmd->add_option("-o,--output", o->output, "NEFF to write");
+  cmd->add_option("--asm", o->asm_output, "Assembly (.nasm) to write");
+  cmd->add_option("-t,--target", o->params.target, "Target preset or config file")
+      ->capture_default_str();
+  cmd->add_option("--rows", o->params.rows, "Rows (matmul: M) (default: the example's)");
+  cmd->add_option("--cols", o->params.cols, "Columns (matmul: N)");
+  cmd->add_option("--inner", o->params.inner, "Contraction size K (matmul only)");
+  cmd->add_flag("--double-buffer", o->params.double_buffered,
+                "Overlap DMA with compute (two buffers per stage)");
+  cmd->callback([o] { run_example(*o); });
+}
+
+}  // namespace neuronsim::cli

@@ -1,0 +1,42 @@
+// `neuronsim export P --perfetto trace.json`: a profile as a Chrome JSON trace that
+// Perfetto (ui.perfetto.dev) opens (docs/profiling.md).
+#include <memory>
+#include <string>
+
+#include "isa/error.hpp"
+#include "cli/commands.hpp"
+#include "profile/host_trace.hpp"
+#include "profile/sequence_perfetto.hpp"
+#include "profile/directory.hpp"
+#include "traces/perfetto.hpp"
+
+namespace neuronsim::cli {
+namespace {
+
+struct ExportOptions {
+  std::string profile;
+  std::string perfetto;
+};
+
+void run_export(const ExportOptions& o) {
+  if (o.perfetto.empty()) throw Error("export: give an output, e.g. --perfetto trace.json");
+  if (sim::is_sequence_profile(o.profile))  // host lanes above the NeuronCore's
+    return sim::write_sequence_perfetto(o.profile, o.perfetto);
+  const sim::Profile p = sim::open_profile(o.profile);
+  const traces::TraceData trace = traces::read_ntff(p.ntff_path);
+  traces::PerfettoOptions options;
+  options.kernel = &p.neff.kernel;
+  traces::write_perfetto_file(o.perfetto, trace, options);
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app) {
+  auto o = std::make_shared<ExportOptions>();
+  auto* cmd = app.add_subcommand("export", "Convert a profile to another trace format");
+  cmd->add_option("profile", o->profile, "Profile directory or .ntff trace")->required();
+  cmd->add_option("--perfetto", o->perfetto, "Write a Chrome JSON trace for Perfetto here");
+  cmd->callback([o] { run_export(*o); });
+}
+
+}  // namespace neuronsim::cli

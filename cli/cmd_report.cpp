@@ -1,0 +1,46 @@
+// `neuronsim report P [P ...] -o report.html`: one self-contained HTML page comparing
+// profiles (single kernels or launch sequences) with timelines, stall attribution and an
+// explain section (docs/report.md).
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/file_io.hpp"
+#include "report/render.hpp"
+#include "cli/commands.hpp"
+#include "profile/report_load.hpp"
+
+namespace neuronsim::cli {
+namespace {
+
+struct ReportOptions {
+  std::vector<std::string> profiles;
+  std::string output;
+};
+
+void run_report(const ReportOptions& o) {
+  std::vector<report::Run> runs;
+  for (const auto& path : o.profiles)
+    runs.push_back(sim::load_report_run(path));
+  const std::string html = report::render_report(runs);
+  write_file_atomic(o.output, html);
+  std::cout << "wrote " << o.output << " (" << html.size() << " bytes, " << runs.size()
+            << (runs.size() == 1 ? " profile)\n" : " profiles)\n");
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  auto* cmd = app.add_subcommand("report", "Write a visual HTML report of profiles");
+  cmd->add_option("profiles", o->profiles,
+                  "Profile directories: single kernels or launch sequences (the first is the "
+                  "baseline)")
+      ->required()
+      ->expected(1, -1);
+  cmd->add_option("-o,--output", o->output, "The HTML file to write")->required();
+  cmd->callback([o] { run_report(*o); });
+}
+
+}  // namespace neuronsim::cli

@@ -1,0 +1,304 @@
+// neuronsim run: simulate one kernel (a NEFF) on one NeuronCore; print where the time went
+// and what the host model adds around it, write the outputs as .npy and, if asked, the
+// statistics as JSON and a profile directory. One simulation per process (SystemC), which
+// is all a single kernel needs; a launch sequence (launch.json) runs each launch in a
+// child process (host/sequence_runner.hpp).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+#include "neff/neff.hpp"
+#include "cli/commands.hpp"
+#include "config/target_config.hpp"
+#include "host/host_model.hpp"
+#include "io/inputs.hpp"
+#include "profile/profiled_run.hpp"
+#include "host/sequence_runner.hpp"
+#include "host/launch_sequence.hpp"
+#include "io/npy.hpp"
+#include "sim/run.hpp"
+
+namespace neuronsim::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string neff_path;
+  std::string target;  // empty: the kernel's own target
+  std::vector<std::string> configs;
+  std::vector<std::string> inputs;
+  std::uint64_t seed = 0;
+  std::string out_dir;
+  bool raw_bits = false;
+  bool timing_only = false;
+  bool fill_uninit = false;
+  std::string stats_json;
+  std::string profile_dir;
+};
+
+std::string fixed(double v, int decimals = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+// The bytes of every input named on the command line, checked against the kernel.
+sim::TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
+  sim::TensorBytes bytes;
+  for (const auto& text : args.inputs) {
+    const sim::InputSpec spec = sim::parse_input_spec(text);
+    const isa::HbmTensor* tensor = nullptr;
+    for (const auto& t : k.tensors)
+      if (t.name == spec.tensor && t.role == isa::TensorRole::input) tensor = &t;
+    if (!tensor)
+      throw Error("--input " + text + ": the kernel has no input tensor named '" + spec.tensor +
+                  "'");
+    if (bytes.count(spec.tensor))
+      throw Error("--input " + text + ": tensor '" + spec.tensor + "' is given twice");
+    bytes[spec.tensor] = args.timing_only
+                             ? std::vector<std::uint8_t>(tensor->bytes())  // never read
+                             : sim::make_input(spec, *tensor, args.seed, args.raw_bits);
+  }
+  return bytes;
+}
+
+void print_summary(const isa::Kernel& k, const sim::TargetConfig& cfg, const sim::RunResult& r,
+                   std::ostream& out) {
+  out << "kernel " << k.name << " on " << cfg.name << " (" << cfg.generation << ")"
+      << (r.outputs.empty() ? ", timing only" : "") << "\n";
+  out << "total: " << fixed(r.total_ns) << " ns = " << r.neuroncore_cycle_count
+      << " neuroncore cycles (Tensor engine clock, " << fixed(cfg.tensor_ghz, 2) << " GHz)\n";
+  out << "in each engine's clock:";
+  for (const auto& e : r.engines) {
+    const std::string name(isa::engine_name(e.engine));
+    out << " " << name << " " << static_cast<std::uint64_t>(r.stats.number(name + "_clock_cycles"))
+        << " @ " << fixed(e.clock_ghz, 2) << " GHz;";
+  }
+  out << "\n\n";
+  const std::vector<std::string> head = {"engine",      "instr",        "busy ns",       "busy %",
+                                         "sem wait ns", "port wait ns", "dma-q wait ns", "idle ns"};
+  const std::vector<std::size_t> width = {6, 8, 14, 7, 14, 14, 14, 14};
+  for (std::size_t i = 0; i < head.size(); ++i)
+    out << (i == 0 ? head[i] + std::string(width[0] - head[0].size(), ' ')
+                   : pad(head[i], width[i]));
+  out << "\n";
+  for (const auto& e : r.engines) {
+    const std::string name(isa::engine_name(e.engine));
+    const double pct = r.total_ns > 0 ? 100.0 * e.busy_ns / r.total_ns : 0.0;
+    out << name << std::string(width[0] - name.size(), ' ')
+        << pad(std::to_string(e.instructions), width[1]) << pad(fixed(e.busy_ns), width[2])
+        << pad(fixed(pct, 1), width[3]) << pad(fixed(e.semaphore_wait_ns), width[4])
+        << pad(fixed(e.port_wait_ns), width[5]) << pad(fixed(e.dma_queue_wait_ns), width[6])
+        << pad(fixed(e.idle_ns), width[7]) << "\n";
+  }
+  out << "\nDMA: " << static_cast<std::uint64_t>(r.stats.number("dma_transfer_count"))
+      << " transfers, " << static_cast<std::uint64_t>(r.stats.number("dma_transfer_total_bytes"))
+      << " bytes; HBM read " << static_cast<std::uint64_t>(r.stats.number("hbm_read_bytes"))
+      << " bytes, written " << static_cast<std::uint64_t>(r.stats.number("hbm_write_bytes"))
+      << " bytes\n";
+}
+
+void write_outputs(const isa::Kernel& k, const sim::RunResult& r, const RunArgs& args,
+                   std::ostream& out) {
+  if (args.out_dir.empty() || r.outputs.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(args.out_dir, ec);
+  if (ec) throw Error(args.out_dir + ": cannot create the output directory: " + ec.message());
+  for (const auto& t : k.tensors) {
+    if (t.role != isa::TensorRole::output) continue;
+    const std::string path = (std::filesystem::path(args.out_dir) / (t.name + ".npy")).string();
+    sim::write_npy(path, t.dtype, t.shape, r.outputs.at(t.name), args.raw_bits);
+    out << "wrote " << path << "\n";
+  }
+}
+
+// A single NEFF is a one-launch program: the host model's overheads are reported beside
+// the kernel's time, never added to it.
+void print_host_model(const sim::TargetConfig& cfg, const sim::RunResult& r, std::ostream& out) {
+  const sim::HostTimeline t = sim::schedule_launches(cfg.host, {r.total_ns});
+  const sim::LaunchTiming& l = t.launches.front();
+  out << "\nhost model (" << cfg.name << ", " << (cfg.host.async ? "async" : "sync")
+      << ", docs/host-model.md): framework dispatch " << fixed(l.framework_dispatch.length())
+      << " ns + runtime call " << fixed(l.runtime_call.length()) << " ns + device "
+      << fixed(l.device.length()) << " ns + sync " << fixed(cfg.host.sync_ns) << " ns = end to end "
+      << fixed(t.total_ns) << " ns (device "
+      << fixed(t.total_ns > 0 ? 100.0 * t.device_ns / t.total_ns : 0.0, 1) << "%)\n";
+}
+
+// The program inputs named on the command line, checked against the program's tensors.
+sim::TensorBytes program_inputs(const sim::LaunchSequence& seq, const RunArgs& args) {
+  sim::TensorBytes bytes;
+  for (const auto& text : args.inputs) {
+    const sim::InputSpec spec = sim::parse_input_spec(text);
+    const sim::ProgramTensor* t = seq.find(spec.tensor);
+    if (!t || t->role != sim::ProgramTensor::Role::input)
+      throw Error("--input " + text + ": the program " + seq.path + " has no input tensor named '" +
+                  spec.tensor + "'");
+    if (bytes.count(spec.tensor))
+      throw Error("--input " + text + ": tensor '" + spec.tensor + "' is given twice");
+    const isa::HbmTensor tensor = t->as_hbm_tensor();
+    bytes[spec.tensor] = args.timing_only ? std::vector<std::uint8_t>(tensor.bytes())
+                                          : sim::make_input(spec, tensor, args.seed, args.raw_bits);
+  }
+  return bytes;
+}
+
+void print_sequence(const sim::LaunchSequence& seq, const sim::TargetConfig& cfg,
+                    const sim::SequenceResult& r, std::ostream& out) {
+  out << "program " << seq.program << " (" << seq.mode << "), " << seq.launches.size()
+      << " launches on " << cfg.name << ", host " << (cfg.host.async ? "async" : "sync")
+      << " (docs/host-model.md)\n\n";
+  const std::vector<std::string> head = {"#",           "launch",       "op",
+                                         "dispatch ns", "runtime ns",   "device start ns",
+                                         "device ns",   "device end ns"};
+  const std::vector<std::size_t> width = {4, 16, 16, 14, 14, 16, 14, 16};
+  for (std::size_t i = 0; i < head.size(); ++i)
+    out << (i == 1 || i == 2 ? "  " + head[i] + std::string(width[i] - head[i].size(), ' ')
+                             : pad(head[i], width[i]));
+  out << "\n";
+  auto left = [](const std::string& s, std::size_t w) {
+    return "  " + (s.size() >= w ? s : s + std::string(w - s.size(), ' '));
+  };
+  for (std::size_t i = 0; i < seq.launches.size(); ++i) {
+    const sim::LaunchTiming& l = r.timeline.launches[i];
+    out << pad(std::to_string(i), width[0]) << left(seq.launches[i].name, width[1])
+        << left(seq.launches[i].op, width[2]) << pad(fixed(l.framework_dispatch.length()), width[3])
+        << pad(fixed(l.runtime_call.length()), width[4]) << pad(fixed(l.device.start_ns), width[5])
+        << pad(fixed(l.device_ns), width[6]) << pad(fixed(l.device.end_ns), width[7]) << "\n";
+  }
+  const double total = r.timeline.total_ns;
+  out << "\nend to end: " << fixed(total) << " ns; device: " << fixed(r.timeline.device_ns)
+      << " ns (" << fixed(total > 0 ? 100.0 * r.timeline.device_ns / total : 0.0, 1)
+      << "%); device idle between launches (dispatch gaps): " << fixed(r.timeline.dispatch_gap_ns())
+      << " ns\n";
+}
+
+void run_sequence_command(const RunArgs& args) {
+  const sim::LaunchSequence seq = sim::read_launch_sequence(args.neff_path);
+  std::string target = args.target;
+  if (target.empty()) {
+    std::error_code ec;
+    const std::string& first = seq.launches.front().neff_path;
+    if (std::filesystem::exists(first, ec)) target = neff::read_file(first).kernel.target;
+    if (target.empty()) target = "trn1";
+  }
+  const sim::TargetConfig cfg = sim::load_target(target, args.configs);
+  sim::SequenceRunOptions options;
+  options.inputs = program_inputs(seq, args);
+  options.timing_only = args.timing_only;
+  options.fill_uninitialised = args.fill_uninit;
+  options.profile_dir = args.profile_dir;
+  const sim::SequenceResult r = sim::run_sequence(seq, cfg, options);
+  if (!args.stats_json.empty()) {
+    nlohmann::ordered_json doc;
+    doc["program"] = seq.program;
+    doc["target"] = cfg.name;
+    doc["timing_only"] = args.timing_only;
+    nlohmann::ordered_json launches = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < seq.launches.size(); ++i)
+      launches.push_back({{"name", seq.launches[i].name}, {"stats", r.launches[i].stats}});
+    doc["launches"] = launches;
+    write_file_atomic(args.stats_json, doc.dump(2) + "\n");
+  }
+  if (!args.out_dir.empty() && !r.tensors.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.out_dir, ec);
+    if (ec) throw Error(args.out_dir + ": cannot create the output directory: " + ec.message());
+    for (const auto& t : seq.tensors) {
+      if (t.role != sim::ProgramTensor::Role::output) continue;
+      const std::string path = (std::filesystem::path(args.out_dir) / (t.name + ".npy")).string();
+      sim::write_npy(path, t.dtype, t.shape, r.tensors.at(t.name), args.raw_bits);
+      std::cout << "wrote " << path << "\n";
+    }
+  }
+  print_sequence(seq, cfg, r, std::cout);
+  if (!args.profile_dir.empty()) std::cout << "profile: " << args.profile_dir << "\n";
+}
+
+void run_command(const RunArgs& args) {
+  if (sim::looks_like_launch_sequence(args.neff_path)) return run_sequence_command(args);
+  const std::vector<std::uint8_t> neff_bytes = read_file(args.neff_path);
+  const neff::Neff file = neff::read(neff_bytes, args.neff_path);
+  const isa::Kernel& k = file.kernel;
+  const std::string target =
+      !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
+  const sim::TargetConfig cfg = sim::load_target(target, args.configs);
+  const sim::TensorBytes inputs = input_bytes(k, args);
+  sim::RunOptions options;
+  options.timing_only = args.timing_only;
+  options.fill_uninitialised = args.fill_uninit;
+  if (args.timing_only)  // data is never read: any missing input is fine
+    options.generate_missing = [](const isa::HbmTensor& t) {
+      return std::vector<std::uint8_t>(t.bytes());
+    };
+  sim::RunResult r;
+  sim::ProfiledRun profiled;
+  if (args.profile_dir.empty()) {
+    r = sim::run_kernel(k, cfg, inputs, options, args.neff_path);
+  } else {
+    profiled =
+        sim::run_profiled(neff_bytes, cfg, inputs, options, args.neff_path, args.profile_dir);
+    r = std::move(profiled.result);
+  }
+  if (!args.stats_json.empty()) {
+    nlohmann::ordered_json doc;
+    doc["kernel"] = k.name;
+    doc["target"] = cfg.name;
+    doc["timing_only"] = args.timing_only;
+    doc["stats"] = r.stats.to_json();
+    write_file_atomic(args.stats_json, doc.dump(2) + "\n");
+  }
+  write_outputs(k, r, args, std::cout);
+  print_summary(k, cfg, r, std::cout);
+  print_host_model(cfg, r, std::cout);
+  if (!args.profile_dir.empty()) {
+    auto per = [&](std::uint64_t n) {
+      return fixed(n ? static_cast<double>(profiled.trace_bytes) / static_cast<double>(n) : 0.0, 1);
+    };
+    std::cout << "profile: " << profiled.neff_path << ", " << profiled.ntff_path << " ("
+              << profiled.trace_bytes << " bytes: " << profiled.trace_instructions
+              << " instructions, " << profiled.trace_records << " records in all; "
+              << per(profiled.trace_instructions) << " bytes per instruction, "
+              << per(profiled.trace_records) << " per record)\n";
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "simulate a kernel on one NeuronCore");
+  cmd->add_option("kernel", args->neff_path,
+                  "the kernel (.neff) or a launch sequence (launch.json)")
+      ->required();
+  cmd->add_option("--target", args->target,
+                  "target preset (trn1, trn2, trn3) or JSON file; default: the kernel's");
+  cmd->add_option("--config", args->configs, "JSON file overriding target fields (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--input", args->inputs,
+                  "NAME=SPEC: a .npy file, zeros, ones, fill:V, uniform:LO,HI, normal:M,S")
+      ->allow_extra_args(false);  // one NAME=SPEC per --input
+  cmd->add_option("--seed", args->seed, "seed of generated inputs");
+  cmd->add_option("--out-dir", args->out_dir, "write every output tensor here as NAME.npy");
+  cmd->add_flag("--raw-bits", args->raw_bits,
+                "bf16/tf32/fp8 .npy files hold bit patterns (unsigned ints), not floats");
+  cmd->add_flag("--timing-only", args->timing_only,
+                "compute nothing, only time the kernel (same timing, no outputs)");
+  cmd->add_flag("--fill-uninit", args->fill_uninit,
+                "never-written memory reads as NaN (0xFF bytes) instead of 0");
+  cmd->add_option("--stats-json", args->stats_json, "write every statistic to this JSON file");
+  cmd->add_option("--profile-dir", args->profile_dir,
+                  "record a profile here: neff_<N>.neff and <N>_instid_0_vnc_0.ntff");
+  cmd->callback([args] { run_command(*args); });
+}
+
+}  // namespace neuronsim::cli

@@ -1,0 +1,312 @@
+// The parameter table of a target config; see config_schema.hpp.
+#include "config/schema.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace neuronsim::sim::config_schema {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint64_t kI32 = std::numeric_limits<std::int32_t>::max();
+constexpr std::uint64_t kU64 = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kNone = 0;  // max_int of a non-integer parameter
+
+// Values reach apply() already checked and normalised, so these conversions are exact.
+std::uint32_t u32(const json& v) {
+  return v.get<std::uint32_t>();
+}
+std::uint64_t u64(const json& v) {
+  return v.get<std::uint64_t>();
+}
+double real(const json& v) {
+  return v.get<double>();
+}
+bool flag(const json& v) {
+  return v.get<bool>();
+}
+
+using K = Kind;
+using T = TargetConfig;
+
+const std::vector<Param> kParams = {
+    {"chip", "neuron_cores", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cores_per_chip = u32(v); }},
+
+    {"clocks", "tensor_ghz", "GHz", K::positive_real, kNone,
+     [](T& t, const json& v) { t.tensor_ghz = real(v); }},
+    {"clocks", "vector_ghz", "GHz", K::positive_real, kNone,
+     [](T& t, const json& v) { t.vector_ghz = real(v); }},
+    {"clocks", "scalar_ghz", "GHz", K::positive_real, kNone,
+     [](T& t, const json& v) { t.scalar_ghz = real(v); }},
+    {"clocks", "gpsimd_ghz", "GHz", K::positive_real, kNone,
+     [](T& t, const json& v) { t.gpsimd_ghz = real(v); }},
+    {"clocks", "sync_ghz", "GHz", K::positive_real, kNone,
+     [](T& t, const json& v) { t.sync_ghz = real(v); }},
+
+    {"sbuf", "partitions", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.partitions = u32(v); }},
+    {"sbuf", "bytes_per_partition", "bytes", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.sbuf_bytes_per_partition = u32(v); }},
+    {"sbuf", "total_bytes", "bytes", K::positive_int, kU64,
+     [](T& t, const json& v) { t.sbuf_total_bytes = u64(v); }},
+    {"sbuf", "uninitialised_int_fill", "value", K::counter_int, kI32,
+     [](T& t, const json& v) { t.uninitialised_int_fill = v.get<std::int32_t>(); }},
+
+    {"psum", "bytes_per_partition", "bytes", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.psum_bytes_per_partition = u32(v); }},
+    {"psum", "total_bytes", "bytes", K::positive_int, kU64,
+     [](T& t, const json& v) { t.psum_total_bytes = u64(v); }},
+    {"psum", "banks", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.psum_banks = u32(v); }},
+    {"psum", "bank_bytes", "bytes", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.psum_bank_bytes = u32(v); }},
+
+    {"limits", "max_sbuf_free_elems", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.max_sbuf_free_elems = u32(v); }},
+    {"limits", "max_psum_free_elems", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.max_psum_free_elems = u32(v); }},
+    {"limits", "partition_start_granule", "partitions", K::positive_int, kU32,
+     [](T& t, const json& v) { t.partition_start_granule = u32(v); }},
+    {"limits", "ap_max_free_dims", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.ap_max_free_dims = u32(v); }},
+    {"limits", "ap_max_dim_size", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.ap_max_dim_size = u32(v); }},
+    {"limits", "ap_max_stride", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.ap_max_stride = u32(v); }},
+
+    {"tensor", "array_rows", "PEs", K::positive_int, kU32,
+     [](T& t, const json& v) { t.tensor_array_rows = u32(v); }},
+    {"tensor", "array_cols", "PEs", K::positive_int, kU32,
+     [](T& t, const json& v) { t.tensor_array_cols = u32(v); }},
+    {"tensor", "matmul_max_k", "partitions", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.matmul_max_k = u32(v); }},
+    {"tensor", "matmul_max_m", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.matmul_max_m = u32(v); }},
+    {"tensor", "matmul_max_n", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.matmul_max_n = u32(v); }},
+    {"tensor", "transpose_max", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.tensor_transpose_max = u32(v); }},
+    {"tensor", "input_elems_per_cycle", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.tensor_input_elems_per_cycle = u32(v); }},
+    {"tensor", "fp8_input_elems_per_cycle", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.tensor_fp8_input_elems_per_cycle = u32(v); }},
+    {"tensor", "output_elems_per_cycle", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.tensor_output_elems_per_cycle = u32(v); }},
+    {"tensor", "mm_init_latency", "cycles", K::counter_int, kU32,
+     [](T& t, const json& v) { t.cost.mm_init_latency = u32(v); }},
+    {"tensor", "fp32_matmul_factor", "ratio", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.fp32_matmul_factor = u32(v); }},
+    {"tensor", "load_stationary_speedup", "ratio", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.load_stationary_speedup = u32(v); }},
+    {"tensor", "fp8_matmul_speedup", "ratio", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.fp8_matmul_speedup = u32(v); }},
+    {"tensor", "tflops_bf16", "TFLOPS", K::positive_real, kNone,
+     [](T& t, const json& v) { t.tensor_tflops_bf16 = real(v); }},
+    {"tensor", "tflops_fp8", "TFLOPS", K::positive_real, kNone,
+     [](T& t, const json& v) { t.tensor_tflops_fp8 = real(v); }},
+    {"tensor", "tflops_fp32", "TFLOPS", K::positive_real, kNone,
+     [](T& t, const json& v) { t.tensor_tflops_fp32 = real(v); }},
+
+    {"cost", "min_issue_interval", "cycles", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.min_issue_interval = u32(v); }},
+    {"cost", "baseline_elems_per_cycle", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.baseline_elems_per_cycle = u32(v); }},
+    {"cost", "reduce_extra", "cycles", K::counter_int, kU32,
+     [](T& t, const json& v) { t.cost.reduce_extra = u32(v); }},
+    {"cost", "dependent_overhead", "cycles", K::counter_int, kU32,
+     [](T& t, const json& v) { t.cost.dependent_overhead = u32(v); }},
+    {"cost", "tiny_instruction_elems", "elements", K::counter_int, kU32,
+     [](T& t, const json& v) { t.cost.tiny_instruction_elems = u32(v); }},
+
+    {"vector", "elems_per_cycle_16bit", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.vector_elems_per_cycle_16bit = u32(v); }},
+    {"vector", "elems_per_cycle_other", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.vector_elems_per_cycle_other = u32(v); }},
+    {"vector", "reciprocal_factor", "cycles/element", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.vector_reciprocal_factor = u32(v); }},
+    {"vector", "bn_aggr_numerator", "ratio", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.bn_aggr_numerator = u32(v); }},
+    {"vector", "bn_aggr_denominator", "ratio", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.bn_aggr_denominator = u32(v); }},
+    {"vector", "transpose_max", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.vector_transpose_max = u32(v); }},
+    {"vector", "bn_stats_max_free", "elements", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.bn_stats_max_free = u32(v); }},
+    {"vector", "max8_values", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.vector_max8_values = u32(v); }},
+
+    {"scalar", "elems_per_cycle_16bit", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.scalar_elems_per_cycle_16bit = u32(v); }},
+    {"scalar", "elems_per_cycle_other", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.scalar_elems_per_cycle_other = u32(v); }},
+    {"scalar", "accumulator_read", "cycles", K::counter_int, kU32,
+     [](T& t, const json& v) { t.cost.accumulator_read = u32(v); }},
+
+    {"gpsimd", "cores", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.gpsimd_cores = u32(v); }},
+    {"gpsimd", "simd_bits", "bits", K::positive_int, kU32,
+     [](T& t, const json& v) { t.gpsimd_simd_bits = u32(v); }},
+    {"gpsimd", "local_memory_bytes", "bytes", K::positive_int, kU32,
+     [](T& t, const json& v) { t.gpsimd_local_memory_bytes = u32(v); }},
+    {"gpsimd", "partitions_per_core", "partitions", K::positive_int, kU32,
+     [](T& t, const json& v) { t.gpsimd_partitions_per_core = u32(v); }},
+    {"gpsimd", "elems_per_cycle", "elements/cycle", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.gpsimd_elems_per_cycle = u32(v); }},
+    {"gpsimd", "fixed_cycles", "cycles", K::counter_int, kU32,
+     [](T& t, const json& v) { t.cost.gpsimd_fixed = u32(v); }},
+    {"gpsimd", "dma_per_core", "flag", K::flag, kNone,
+     [](T& t, const json& v) { t.gpsimd_dma_per_core = flag(v); }},
+
+    {"ports", "vector_gpsimd_share_sbuf", "flag", K::flag, kNone,
+     [](T& t, const json& v) { t.vector_gpsimd_share_sbuf_port = flag(v); }},
+    {"ports", "vector_scalar_share_psum", "flag", K::flag, kNone,
+     [](T& t, const json& v) { t.vector_scalar_share_psum_port = flag(v); }},
+    {"ports", "psum_same_bank_conflicts", "flag", K::flag, kNone,
+     [](T& t, const json& v) { t.psum_same_bank_conflicts = flag(v); }},
+    {"ports", "access_start_cycles", "cycles", K::counter_int, kU32,
+     [](T& t, const json& v) { t.cost.access_start_cycles = u32(v); }},
+    {"ports", "stride_penalty_bytes", "bytes", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.stride_penalty_bytes = u32(v); }},
+    {"ports", "stride_penalty_factor", "ratio", K::positive_int, kU32,
+     [](T& t, const json& v) { t.cost.stride_penalty_factor = u32(v); }},
+
+    // The DMA engine and queue counts are both limits (validation) and DMA-model inputs.
+    {"dma", "engines", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.dma.engines = t.limits.dma_engines = u32(v); }},
+    {"dma", "queues_per_engine", "count", K::positive_int, kU32,
+     [](T& t,
+        const json& v) { t.dma.queues_per_engine = t.limits.dma_queues_per_engine = u32(v); }},
+    {"dma", "queue_depth", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.dma.queue_depth = u32(v); }},
+    {"dma", "theoretical_gbps", "GB/s", K::positive_real, kNone,
+     [](T& t, const json& v) { t.dma_engine_theoretical_bytes_per_ns = real(v); }},
+    {"dma", "engine_bytes_per_ns", "B/ns", K::positive_real, kNone,
+     [](T& t, const json& v) { t.dma.engine_bytes_per_ns = real(v); }},
+    {"dma", "fixed_latency_ns", "ns", K::latency_real, kNone,
+     [](T& t, const json& v) { t.dma.fixed_latency_ns = real(v); }},
+    {"dma", "descriptor_ns", "ns", K::latency_real, kNone,
+     [](T& t, const json& v) { t.dma.descriptor_ns = real(v); }},
+    {"dma", "efficient_bytes_per_row", "bytes", K::positive_int, kU32,
+     [](T& t, const json& v) { t.dma.efficient_bytes_per_row = u32(v); }},
+    {"dma", "small_row_min_efficiency", "fraction", K::fraction, kNone,
+     [](T& t, const json& v) { t.dma.small_row_min_efficiency = real(v); }},
+    {"dma", "strict_priority", "flag", K::flag, kNone,
+     [](T& t, const json& v) { t.dma.strict_priority = flag(v); }},
+    {"dma", "max_pattern_dims", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.dma_max_pattern_dims = u32(v); }},
+
+    {"hbm", "capacity_bytes", "bytes", K::positive_int, kU64,
+     [](T& t, const json& v) { t.hbm_bytes = u64(v); }},
+    {"hbm", "chip_bandwidth_gbps", "GB/s", K::positive_real, kNone,
+     [](T& t, const json& v) { t.hbm_chip_bytes_per_ns = real(v); }},
+    {"hbm", "core_share", "fraction", K::fraction, kNone,
+     [](T& t, const json& v) { t.hbm_core_share = real(v); }},
+
+    {"sync", "semaphores", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.semaphores = u32(v); }},
+
+    {"host", "framework_dispatch_ns", "ns", K::latency_real, kNone,
+     [](T& t, const json& v) { t.host.framework_dispatch_ns = real(v); }},
+    {"host", "runtime_call_ns", "ns", K::latency_real, kNone,
+     [](T& t, const json& v) { t.host.runtime_call_ns = real(v); }},
+    {"host", "sync_ns", "ns", K::latency_real, kNone,
+     [](T& t, const json& v) { t.host.sync_ns = real(v); }},
+    {"host", "async", "flag", K::flag, kNone, [](T& t, const json& v) { t.host.async = flag(v); }},
+    {"host", "queue_depth", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.host.queue_depth = u32(v); }},
+};
+
+bool is_integer_kind(Kind k) {
+  return k == Kind::positive_int || k == Kind::counter_int;
+}
+
+}  // namespace
+
+const std::vector<Param>& params() {
+  return kParams;
+}
+
+const Param* find(std::string_view section, std::string_view key) {
+  for (const auto& p : kParams)
+    if (p.section == section && p.key == key) return &p;
+  return nullptr;
+}
+
+bool is_section(std::string_view section) {
+  for (const auto& p : kParams)
+    if (p.section == section) return true;
+  return false;
+}
+
+std::vector<std::string> section_names() {
+  std::vector<std::string> names;
+  for (const auto& p : kParams)
+    if (names.empty() || names.back() != p.section) names.emplace_back(p.section);
+  return names;
+}
+
+std::vector<std::string> keys_of(std::string_view section) {
+  std::vector<std::string> keys;
+  for (const auto& p : kParams)
+    if (p.section == section) keys.emplace_back(p.key);
+  return keys;
+}
+
+bool check_value(const Param& p, const json& value, json& normalised, std::string& reason) {
+  if (p.kind == Kind::flag) {
+    if (!value.is_boolean()) {
+      reason = "must be true or false";
+      return false;
+    }
+    normalised = value;
+    return true;
+  }
+  if (!value.is_number()) {
+    reason = is_integer_kind(p.kind) ? "must be an integer" : "must be a number";
+    return false;
+  }
+  const double d = value.get<double>();
+  if (is_integer_kind(p.kind)) {
+    if (value.is_number_float() && d != std::floor(d)) {
+      reason = "must be an integer";
+      return false;
+    }
+    if (d < 0 || (value.is_number_integer() && !value.is_number_unsigned() &&
+                  value.get<std::int64_t>() < 0)) {
+      reason = "must not be negative";
+      return false;
+    }
+    if (p.kind == Kind::positive_int && d == 0) {
+      reason = "must be positive (at least 1)";
+      return false;
+    }
+    // Doubles above 2^64 and unsigned values above the field's range are both too big.
+    if (d > static_cast<double>(p.max_int) ||
+        (value.is_number_unsigned() && value.get<std::uint64_t>() > p.max_int)) {
+      reason = "is too large (at most " + std::to_string(p.max_int) + ")";
+      return false;
+    }
+    normalised =
+        value.is_number_unsigned() ? value.get<std::uint64_t>() : static_cast<std::uint64_t>(d);
+    return true;
+  }
+  if (d < 0) {
+    reason = "must not be negative";
+    return false;
+  }
+  if ((p.kind == Kind::positive_real || p.kind == Kind::fraction) && d == 0) {
+    reason = "must be positive";
+    return false;
+  }
+  if (p.kind == Kind::fraction && d > 1) {
+    reason = "must be a fraction in (0, 1]";
+    return false;
+  }
+  normalised = d;
+  return true;
+}
+
+}  // namespace neuronsim::sim::config_schema

@@ -1,0 +1,59 @@
+// The runtime target config: the resolved JSON layer (config_resolve.hpp) converted into
+// TargetConfig through the parameter table (config_schema.hpp).
+#include "config/target_config.hpp"
+
+#include "config/resolve.hpp"
+#include "config/schema.hpp"
+
+namespace neuronsim::sim {
+
+double TargetConfig::clock_ghz(isa::Engine e) const {
+  switch (e) {
+    case isa::Engine::tensor:
+      return tensor_ghz;
+    case isa::Engine::vector:
+      return vector_ghz;
+    case isa::Engine::scalar:
+      return scalar_ghz;
+    case isa::Engine::gpsimd:
+      return gpsimd_ghz;
+    case isa::Engine::sync:
+      return sync_ghz;
+  }
+  return sync_ghz;  // unreachable: every engine is handled above
+}
+
+TargetConfig load_target(const std::string& name_or_path,
+                         const std::vector<std::string>& overrides) {
+  const ResolvedTarget r = resolve_target(name_or_path, overrides);
+  TargetConfig t;
+  t.name = r.name;
+  t.generation = r.generation;
+  t.description = r.description;
+  for (const auto& p : config_schema::params())
+    p.apply(t, r.at(std::string(p.section), std::string(p.key)).value);
+  // One core's HBM bandwidth: its share of the chip's (reference section 1; the share is
+  // a chosen parameter, docs/config.md).
+  t.dma.hbm_bytes_per_ns = t.hbm_chip_bytes_per_ns * t.hbm_core_share;
+  return t;
+}
+
+nlohmann::json dump_target(const std::string& name_or_path,
+                           const std::vector<std::string>& overrides) {
+  const ResolvedTarget r = resolve_target(name_or_path, overrides);
+  nlohmann::json out;
+  out["base"] = r.base;
+  out["name"] = r.name;
+  out["generation"] = r.generation;
+  out["description"] = r.description;
+  for (const auto& [section, params] : r.sections)
+    for (const auto& [key, p] : params)
+      out[section][key] = {{"value", p.value}, {"unit", p.unit}, {"doc", p.doc}};
+  return out;
+}
+
+std::vector<std::string> target_names() {
+  return preset_names();
+}
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,97 @@
+#pragma once
+// Target configuration, in two layers: the JSON presets config/targets/{trn1,trn2,trn3}.json
+// (every number with its unit and a one-line doc; a user file may override any field;
+// unknown keys and bad values are errors that name them), loaded once into this validated
+// runtime struct. Nothing in engines/ or memory/ holds a literal hardware number.
+// docs/config.md lists every parameter with its source.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "isa/cost_params.hpp"
+#include "isa/engine.hpp"
+#include "isa/target_limits.hpp"
+
+namespace neuronsim::sim {
+
+// What the host adds around each kernel launch (host/host_model.hpp, docs/host-model.md):
+// the framework's op dispatch on the CPU, the runtime call that submits the NEFF, and the
+// host noticing a completion. None of it is published as a number; docs/host-model.md
+// says why each default was chosen.
+struct HostParams {
+  double framework_dispatch_ns = 0;  // host.framework_dispatch_ns
+  double runtime_call_ns = 0;        // host.runtime_call_ns
+  double sync_ns = 0;                // host.sync_ns: host sees a device completion
+  bool async = false;                // host.async: host runs ahead of the device
+  std::uint32_t queue_depth = 0;     // host.queue_depth: launches in flight when async
+};
+
+struct TargetConfig {
+  std::string name;        // "trn1", "trn2", "trn3"
+  std::string generation;  // "NeuronCore-v2", ...
+  // Engine clocks in GHz (reference section 1). The Sync engine and the DMA subsystem's
+  // sequencing run on sync_ghz.
+  double tensor_ghz = 0, vector_ghz = 0, scalar_ghz = 0, gpsimd_ghz = 0, sync_ghz = 0;
+  isa::TargetLimits limits;
+  isa::CostParams cost;
+  isa::DmaParams dma;
+  // Memory ports (reference section 2).
+  bool vector_gpsimd_share_sbuf_port = false;  // v2: Vector and GpSimd share the SBUF port
+  bool vector_scalar_share_psum_port = false;  // v2: Vector and Scalar share the PSUM port
+  bool psum_same_bank_conflicts = false;       // v3+: only same-bank PSUM accesses conflict
+  std::uint32_t psum_banks = 0;                // accumulation banks per partition
+  std::uint64_t hbm_bytes = 0;                 // HBM capacity per chip, bytes
+  double tensor_tflops_bf16 = 0;               // peak, for MFU estimates
+
+  // --- Further numbers of reference sections 1-3 (JSON section.key in comments).
+  std::string description;                  // one line, for `neuronsim config --list`
+  std::uint32_t cores_per_chip = 0;         // chip.neuron_cores
+  std::uint64_t sbuf_total_bytes = 0;       // sbuf.total_bytes (all partitions)
+  std::uint64_t psum_total_bytes = 0;       // psum.total_bytes (all partitions)
+  std::int32_t uninitialised_int_fill = 0;  // sbuf.uninitialised_int_fill (floats read NaN)
+  // Access patterns and tile placement (section 2).
+  std::uint32_t partition_start_granule = 0;  // limits.partition_start_granule (32)
+  std::uint32_t ap_max_free_dims = 0;         // limits.ap_max_free_dims (4)
+  std::uint32_t ap_max_dim_size = 0;          // limits.ap_max_dim_size, elements (uint16)
+  std::uint32_t ap_max_stride = 0;            // limits.ap_max_stride, elements (int16)
+  // Tensor engine (sections 1, 3).
+  std::uint32_t tensor_array_rows = 0;                 // tensor.array_rows, PEs
+  std::uint32_t tensor_array_cols = 0;                 // tensor.array_cols, PEs
+  std::uint32_t tensor_transpose_max = 0;              // tensor.transpose_max, elements
+  std::uint32_t tensor_input_elems_per_cycle = 0;      // dense (bf16/fp16) input rate
+  std::uint32_t tensor_fp8_input_elems_per_cycle = 0;  // fp8 input rate
+  std::uint32_t tensor_output_elems_per_cycle = 0;     // output rate
+  double tensor_tflops_fp8 = 0;                        // peak, per core
+  double tensor_tflops_fp32 = 0;                       // peak, per core
+  std::uint32_t vector_max8_values = 0;                // values max8 finds per partition
+  // GpSimd (section 1).
+  std::uint32_t gpsimd_cores = 0;
+  std::uint32_t gpsimd_simd_bits = 0;            // SIMD width of one core, bits
+  std::uint32_t gpsimd_local_memory_bytes = 0;   // per core
+  std::uint32_t gpsimd_partitions_per_core = 0;  // cores * this = partitions
+  bool gpsimd_dma_per_core = false;              // v3+: each core has its own DMA
+  // DMA and HBM (sections 1, 3). dma.hbm_bytes_per_ns = hbm_chip_bytes_per_ns * share.
+  double dma_engine_theoretical_bytes_per_ns = 0;  // dma.theoretical_gbps (GB/s = B/ns)
+  std::uint32_t dma_max_pattern_dims = 0;          // dims of a DMA access pattern
+  double hbm_chip_bytes_per_ns = 0;                // hbm.chip_bandwidth_gbps
+  double hbm_core_share = 0;                       // hbm.core_share, (0, 1]
+
+  // --- The host and runtime around a launch (JSON section "host"; docs/host-model.md).
+  HostParams host;
+
+  double clock_ghz(isa::Engine e) const;
+};
+
+// `name_or_path`: a preset name ("trn1", "trn2", "trn3") or a path to a JSON file that
+// names a preset in "base" and overrides some of its fields. Each of `overrides` is a
+// further JSON file applied in order. Throws neuronsim::Error naming key and reason.
+TargetConfig load_target(const std::string& name_or_path,
+                         const std::vector<std::string>& overrides = {});
+// The full config of a preset (every field, with unit and doc), as JSON.
+nlohmann::json dump_target(const std::string& name_or_path,
+                           const std::vector<std::string>& overrides = {});
+std::vector<std::string> target_names();
+
+}  // namespace neuronsim::sim

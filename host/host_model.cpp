@@ -1,0 +1,70 @@
+#include "host/host_model.hpp"
+
+#include <algorithm>
+
+namespace neuronsim::sim {
+
+HostTimeline schedule_launches(const HostParams& host, const std::vector<double>& device_ns) {
+  HostTimeline t;
+  double host_free = 0;    // the host thread is free to dispatch the next op
+  double device_free = 0;  // the device has finished everything submitted so far
+  const std::size_t depth = std::max<std::uint32_t>(host.queue_depth, 1);
+  for (std::size_t i = 0; i < device_ns.size(); ++i) {
+    LaunchTiming l;
+    l.framework_dispatch = {host_free, host_free + host.framework_dispatch_ns};
+    double submit = l.framework_dispatch.end_ns;
+    // A full queue blocks the runtime call until the oldest launch in flight finishes.
+    if (host.async && i >= depth) {
+      submit = std::max(submit, t.launches[i - depth].device.end_ns + host.sync_ns);
+    }
+    l.runtime_call = {submit, submit + host.runtime_call_ns};
+    const double start = std::max(l.runtime_call.end_ns, device_free);
+    l.device = {start, start + device_ns[i]};
+    l.host_ns = l.framework_dispatch.length() + l.runtime_call.length();
+    l.device_ns = device_ns[i];
+    device_free = l.device.end_ns;
+    host_free = host.async ? l.runtime_call.end_ns : l.device.end_ns + host.sync_ns;
+    t.device_ns += device_ns[i];
+    t.launches.push_back(l);
+  }
+  // The program ends when the host has seen the last launch finish (async: the final
+  // synchronize; sync: it waited for every launch). The device finishes in order, so the
+  // last launch is the last to finish.
+  t.total_ns = t.launches.empty() ? 0 : device_free + host.sync_ns;
+  return t;
+}
+
+HostTrace make_host_trace(const LaunchSequence& seq, const TargetConfig& config,
+                          const HostTimeline& timeline) {
+  HostTrace t;
+  t.program = seq.program;
+  t.mode = seq.mode;
+  t.target = config.name;
+  t.host_model = host_params_json(config.host);
+  t.total_ns = timeline.total_ns;
+  t.device_ns = timeline.device_ns;
+  for (std::size_t i = 0; i < seq.launches.size(); ++i) {
+    HostTraceLaunch l;
+    l.index = i;
+    l.name = seq.launches[i].name;
+    l.op = seq.launches[i].op;
+    l.nodes = seq.launches[i].nodes;
+    l.profile = launch_profile_folder(i);
+    l.timing = timeline.launches.at(i);
+    t.launches.push_back(std::move(l));
+  }
+  return t;
+}
+
+nlohmann::ordered_json host_params_json(const HostParams& host) {
+  auto v = [](auto value, const char* unit) {
+    return nlohmann::ordered_json{{"value", value}, {"unit", unit}};
+  };
+  return {{"framework_dispatch_ns", v(host.framework_dispatch_ns, "ns")},
+          {"runtime_call_ns", v(host.runtime_call_ns, "ns")},
+          {"sync_ns", v(host.sync_ns, "ns")},
+          {"async", v(host.async, "flag")},
+          {"queue_depth", v(host.queue_depth, "count")}};
+}
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,397 @@
+// The .npy format (numpy's numpy/lib/format.py documents it): a magic string, a version,
+// a little-endian header length, a Python-literal dict header padded with spaces to a
+// 64-byte boundary and ended by '\n', then the raw elements.
+#include "io/npy.hpp"
+
+#include <cctype>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+
+namespace neuronsim::sim {
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMagicLen = 6;
+// numpy refuses headers longer than this by default (format._MAX_HEADER_SIZE); every array
+// of the dtypes below has a header of a few hundred bytes at most.
+constexpr std::size_t kMaxHeaderLen = 10000;
+// numpy aligns the data to 64 bytes (format.ARRAY_ALIGN) and leaves room for the first
+// axis to grow to 21 digits (format.GROWTH_AXIS_MAX_DIGITS).
+constexpr std::size_t kArrayAlign = 64;
+constexpr std::size_t kGrowthAxisDigits = 21;
+
+enum class Kind { float_, signed_, unsigned_, bool_ };
+struct ElemType {
+  Kind kind;
+  std::size_t size;
+};
+
+// The dtypes accepted in input files. numpy writes 1-byte types with '|'; '<' is accepted
+// for them too, since both mean the same bytes.
+std::optional<ElemType> elem_type(const std::string& descr) {
+  if (descr.size() != 3 || (descr[0] != '<' && descr[0] != '|')) return std::nullopt;
+  const char kind = descr[1];
+  const int size = descr[2] - '0';
+  const bool one_byte = size == 1;
+  if (descr[0] == '|' && !one_byte) return std::nullopt;
+  switch (kind) {
+    case 'f':
+      if (size == 2 || size == 4 || size == 8) return ElemType{Kind::float_, std::size_t(size)};
+      break;
+    case 'i':
+      if (size == 1 || size == 2 || size == 4 || size == 8)
+        return ElemType{Kind::signed_, std::size_t(size)};
+      break;
+    case 'u':
+      if (size == 1 || size == 2 || size == 4) return ElemType{Kind::unsigned_, std::size_t(size)};
+      break;
+    case 'b':
+      if (size == 1) return ElemType{Kind::bool_, 1};
+      break;
+  }
+  return std::nullopt;
+}
+
+std::uint64_t load_le(const std::uint8_t* p, std::size_t size) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < size; ++i)
+    v |= std::uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Product of the dims times `unit`; nullopt when it does not fit 64 bits.
+std::optional<std::uint64_t> checked_size(const std::vector<std::uint64_t>& shape,
+                                          std::uint64_t unit) {
+  std::uint64_t n = unit;
+  for (auto d : shape) {
+    if (d != 0 && n > std::numeric_limits<std::uint64_t>::max() / d) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+// Parses the header dict: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }.
+// Only the literal forms numpy writes are accepted: strings, True/False, int tuples.
+class HeaderParser {
+ public:
+  HeaderParser(const std::string& text, const std::string& source) : s_(text), source_(source) {}
+
+  void parse(NpyArray& out) {
+    bool have_descr = false, have_order = false, have_shape = false;
+    expect('{');
+    while (true) {
+      skip_space();
+      if (peek() == '}') break;
+      const std::string key = string_literal();
+      expect(':');
+      if (key == "descr") {
+        out.descr = string_literal();
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        if (boolean_literal()) fail("Fortran-order arrays are not supported (save in C order)");
+        have_order = true;
+      } else if (key == "shape") {
+        out.shape = int_tuple();
+        have_shape = true;
+      } else {
+        fail("unknown header key '" + key + "'");
+      }
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() != '}') fail("expected ',' or '}' in the header");
+    }
+    ++pos_;
+    skip_space();
+    if (pos_ != s_.size()) fail("unexpected text after the header dict");
+    if (!have_descr || !have_order || !have_shape)
+      fail("header lacks one of 'descr', 'fortran_order', 'shape'");
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& reason) const { throw Error(source_ + ": " + reason); }
+  char peek() const { return pos_ < s_.size() ? s_[pos_] : '\0'; }
+  void skip_space() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
+      ++pos_;
+  }
+  void expect(char c) {
+    skip_space();
+    if (peek() != c) fail(std::string("malformed header: expected '") + c + "'");
+    ++pos_;
+  }
+  std::string string_literal() {
+    skip_space();
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') fail("malformed header: expected a string");
+    const std::size_t end = s_.find(quote, pos_ + 1);
+    if (end == std::string::npos) fail("malformed header: unterminated string");
+    std::string v = s_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return v;
+  }
+  bool boolean_literal() {
+    skip_space();
+    for (auto [word, value] : {std::pair{"True", true}, std::pair{"False", false}}) {
+      const std::size_t n = std::strlen(word);
+      if (s_.compare(pos_, n, word) == 0) {
+        pos_ += n;
+        return value;
+      }
+    }
+    fail("malformed header: fortran_order is not True or False");
+  }
+  std::vector<std::uint64_t> int_tuple() {
+    expect('(');
+    std::vector<std::uint64_t> dims;
+    while (true) {
+      skip_space();
+      if (peek() == ')') break;
+      if (!std::isdigit(static_cast<unsigned char>(peek())))
+        fail("malformed header: shape is not a tuple of non-negative integers");
+      std::uint64_t v = 0;
+      while (std::isdigit(static_cast<unsigned char>(peek()))) {
+        const unsigned digit = static_cast<unsigned>(s_[pos_++] - '0');
+        if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10)
+          fail("shape dimension too large");
+        v = v * 10 + digit;
+      }
+      if (peek() == 'L') ++pos_;  // Python 2's long literals, in files from old numpy
+      dims.push_back(v);
+      if (dims.size() > 32) fail("shape has more than 32 dimensions");  // numpy's own limit
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() != ')') fail("malformed header: expected ',' or ')' in the shape");
+    }
+    ++pos_;
+    return dims;
+  }
+
+  const std::string& s_;
+  const std::string& source_;
+  std::size_t pos_ = 0;
+};
+
+std::string shape_tuple(const std::vector<std::uint64_t>& shape) {
+  if (shape.size() == 1) return "(" + std::to_string(shape[0]) + ",)";
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
+// A converted input element: integers stay exact until stored, floats go through fp32.
+void store_element(const ElemType& from, const std::uint8_t* src, isa::DType to,
+                   std::uint8_t* dst) {
+  const std::uint64_t bits = load_le(src, from.size);
+  if (from.kind == Kind::float_) {
+    float v;
+    if (from.size == 2) {
+      v = isa::fp16_to_fp32(static_cast<std::uint16_t>(bits));
+    } else if (from.size == 4) {
+      std::uint32_t b32 = static_cast<std::uint32_t>(bits);
+      std::memcpy(&v, &b32, 4);
+    } else {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      v = static_cast<float>(d);
+    }
+    isa::store_fp32(to, v, dst);
+    return;
+  }
+  std::int64_t v;
+  if (from.kind == Kind::bool_) {
+    v = bits != 0;
+  } else if (from.kind == Kind::signed_) {
+    const unsigned shift = 64 - 8 * static_cast<unsigned>(from.size);  // sign-extend
+    v = static_cast<std::int64_t>(bits << shift) >> shift;
+  } else {
+    v = static_cast<std::int64_t>(bits);
+  }
+  if (isa::is_integer(to))
+    isa::store_int(to, v, dst);
+  else
+    isa::store_fp32(to, static_cast<float>(v), dst);
+}
+
+bool is_widened(isa::DType t) {
+  return t == isa::DType::bf16 || t == isa::DType::tf32 || t == isa::DType::fp8_e4m3 ||
+         t == isa::DType::fp8_e5m2;
+}
+
+}  // namespace
+
+std::uint64_t NpyArray::elems() const {
+  std::uint64_t n = 1;
+  for (auto d : shape)
+    n *= d;
+  return n;
+}
+
+NpyArray read_npy(const std::string& path) {
+  return parse_npy(read_file(path), path);
+}
+
+NpyArray parse_npy(const std::vector<std::uint8_t>& bytes, const std::string& source) {
+  auto fail = [&](const std::string& reason) -> Error { return Error(source + ": " + reason); };
+  if (bytes.size() < kMagicLen + 2 || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
+    throw fail("not a .npy file (bad magic)");
+  const int major = bytes[6], minor = bytes[7];
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    throw fail("unsupported .npy format version " + std::to_string(major) + "." +
+               std::to_string(minor) + " (1.0, 2.0 and 3.0 are read)");
+  const std::size_t len_size = major == 1 ? 2 : 4;
+  const std::size_t prefix = kMagicLen + 2 + len_size;
+  if (bytes.size() < prefix) throw fail("truncated: the file ends inside the header length");
+  const std::uint64_t header_len = load_le(bytes.data() + kMagicLen + 2, len_size);
+  if (header_len > kMaxHeaderLen)
+    throw fail("header too long (" + std::to_string(header_len) + " bytes, at most " +
+               std::to_string(kMaxHeaderLen) + ")");
+  if (bytes.size() < prefix + header_len)
+    throw fail("truncated: the file ends inside the " + std::to_string(header_len) +
+               "-byte header");
+  // Versions 1.0 and 2.0 are latin-1, 3.0 is utf-8; the keys and values read are ASCII.
+  const std::string header(bytes.begin() + prefix, bytes.begin() + prefix + header_len);
+  NpyArray a;
+  HeaderParser(header, source).parse(a);
+  if (a.descr.size() == 3 && a.descr[0] == '>')
+    throw fail("big-endian dtype '" + a.descr + "' is not supported (use little-endian)");
+  const auto type = elem_type(a.descr);
+  if (!type)
+    throw fail("dtype '" + a.descr +
+               "' is not supported (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 |b1)");
+  const auto data_size = checked_size(a.shape, type->size);
+  const std::uint64_t have = bytes.size() - prefix - header_len;
+  if (!data_size) throw fail("shape " + shape_text(a.shape) + " is too large");
+  if (have != *data_size)
+    throw fail((have < *data_size ? "truncated: " : "size mismatch: ") + std::string("shape ") +
+               shape_text(a.shape) + " of '" + a.descr + "' needs " + std::to_string(*data_size) +
+               " data bytes, the file has " + std::to_string(have));
+  a.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(prefix + header_len), bytes.end());
+  return a;
+}
+
+std::vector<std::uint8_t> npy_to_tensor(const NpyArray& a, const isa::HbmTensor& tensor,
+                                        const std::string& source, bool raw_bits) {
+  if (a.shape != tensor.shape)
+    throw Error(source + ": tensor " + tensor.name + " expects shape " + shape_text(tensor.shape) +
+                ", got " + shape_text(a.shape));
+  const auto type = elem_type(a.descr);
+  if (!type) throw Error(source + ": dtype '" + a.descr + "' is not supported");
+  if (a.data.size() != a.elems() * type->size)
+    throw Error(source + ": data size does not match shape " + shape_text(a.shape));
+  const std::size_t out_size = isa::dtype_size(tensor.dtype);
+  const bool same_bytes = a.descr == npy_descr(tensor.dtype, false) && !is_widened(tensor.dtype);
+  const bool bit_patterns =
+      raw_bits && is_widened(tensor.dtype) && a.descr == npy_descr(tensor.dtype, true);
+  if (same_bytes || bit_patterns) return a.data;
+  std::vector<std::uint8_t> out(a.elems() * out_size);
+  for (std::uint64_t i = 0; i < a.elems(); ++i)
+    store_element(*type, a.data.data() + i * type->size, tensor.dtype, out.data() + i * out_size);
+  return out;
+}
+
+std::string npy_descr(isa::DType dtype, bool raw_bits) {
+  using isa::DType;
+  switch (dtype) {
+    case DType::fp32:
+      return "<f4";
+    case DType::fp16:
+      return "<f2";
+    case DType::int8:
+      return "|i1";
+    case DType::int16:
+      return "<i2";
+    case DType::int32:
+      return "<i4";
+    case DType::uint8:
+      return "|u1";
+    case DType::uint16:
+      return "<u2";
+    case DType::uint32:
+      return "<u4";
+    // No numpy dtype: widened exactly to float32, or the raw bits as unsigned integers.
+    case DType::tf32:
+      return raw_bits ? "<u4" : "<f4";
+    case DType::bf16:
+      return raw_bits ? "<u2" : "<f4";
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
+      return raw_bits ? "|u1" : "<f4";
+  }
+  throw Error("npy: unknown dtype " + std::to_string(static_cast<int>(dtype)));
+}
+
+std::vector<std::uint8_t> encode_npy(isa::DType dtype, const std::vector<std::uint64_t>& shape,
+                                     const std::vector<std::uint8_t>& bytes, bool raw_bits) {
+  const std::size_t in_size = isa::dtype_size(dtype);
+  const auto expected = checked_size(shape, in_size);
+  if (!expected || *expected != bytes.size())
+    throw Error("npy: " + std::to_string(bytes.size()) + " bytes do not hold a " +
+                std::string(isa::dtype_name(dtype)) + " array of shape " + shape_text(shape));
+  const std::string descr = npy_descr(dtype, raw_bits);
+
+  // The header exactly as numpy.lib.format._write_array_header builds it.
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
+  if (!shape.empty()) {
+    const std::size_t digits = std::to_string(shape[0]).size();
+    header.append(kGrowthAxisDigits > digits ? kGrowthAxisDigits - digits : 0, ' ');
+  }
+  std::size_t len_size = 2;  // version 1.0 while the header length fits 16 bits
+  std::size_t pad = kArrayAlign - (kMagicLen + 2 + len_size + header.size() + 1) % kArrayAlign;
+  if (header.size() + 1 + pad > 0xffff) {
+    len_size = 4;
+    pad = kArrayAlign - (kMagicLen + 2 + len_size + header.size() + 1) % kArrayAlign;
+  }
+  header.append(pad, ' ');
+  header += '\n';
+
+  std::vector<std::uint8_t> out(kMagic, kMagic + kMagicLen);
+  out.push_back(len_size == 2 ? 1 : 2);
+  out.push_back(0);
+  for (std::size_t i = 0; i < len_size; ++i)
+    out.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
+  out.insert(out.end(), header.begin(), header.end());
+
+  if (raw_bits || !is_widened(dtype)) {
+    out.insert(out.end(), bytes.begin(), bytes.end());
+    return out;
+  }
+  // Widen to float32: every bf16, tf32 and fp8 value is exactly an fp32 value.
+  const std::size_t elems = bytes.size() / in_size;
+  const std::size_t data_at = out.size();
+  out.resize(data_at + elems * 4);
+  for (std::size_t i = 0; i < elems; ++i) {
+    const float v = isa::load_fp32(dtype, bytes.data() + i * in_size);
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    for (int b = 0; b < 4; ++b)
+      out[data_at + i * 4 + b] = static_cast<std::uint8_t>(bits >> (8 * b));
+  }
+  return out;
+}
+
+void write_npy(const std::string& path, isa::DType dtype, const std::vector<std::uint64_t>& shape,
+               const std::vector<std::uint8_t>& bytes, bool raw_bits) {
+  write_file_atomic(path, encode_npy(dtype, shape, bytes, raw_bits));
+}
+
+}  // namespace neuronsim::sim

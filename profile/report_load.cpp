@@ -1,0 +1,252 @@
+#include "profile/report_load.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+#include "report/lanes.hpp"
+#include "report/summary_sum.hpp"
+#include "config/target_config.hpp"
+#include "profile/directory.hpp"
+#include "traces/ntff.hpp"
+
+namespace neuronsim::sim {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace {
+
+// Peak dense bf16 flops/s of the target (reference section 1, via the target config);
+// 0 when the target is unknown, and MFU is then not shown.
+double peak_flops(const std::string& target) {
+  try {
+    return load_target(target).tensor_tflops_bf16 * 1e12;
+  } catch (const Error&) {
+    return 0;
+  }
+}
+
+// One kernel profile: its summary, its lanes shifted to `offset_ps`, its kernel.
+struct KernelProfile {
+  Profile profile;
+  traces::Summary summary;
+};
+
+KernelProfile load_kernel(const std::string& path, std::vector<report::Lane>& device_lanes,
+                          std::uint64_t offset_ps) {
+  KernelProfile k{open_profile(path), {}};
+  const traces::TraceData trace = traces::read_ntff(k.profile.ntff_path);
+  traces::SummaryOptions options;
+  options.kernel = &k.profile.neff.kernel;
+  options.peak_flops_per_s = peak_flops(k.profile.neff.kernel.target);
+  k.summary = traces::summarize(trace, options);
+  std::vector<std::string> queues;
+  for (const isa::DmaQueue& q : k.profile.neff.kernel.queues)
+    queues.push_back(q.name);
+  report::add_device_trace(device_lanes, trace, queues, offset_ps);
+  return k;
+}
+
+std::uint64_t kernel_io_bytes(const isa::Kernel& k) {
+  std::uint64_t bytes = 0;
+  for (const isa::HbmTensor& t : k.tensors)
+    if (t.role == isa::TensorRole::input || t.role == isa::TensorRole::output) bytes += t.bytes();
+  return bytes;
+}
+
+report::Run load_single(const std::string& path) {
+  report::Run run;
+  std::vector<report::Lane> lanes = report::engine_lanes();
+  KernelProfile k = load_kernel(path, lanes, 0);
+  const isa::Kernel& kernel = k.profile.neff.kernel;
+  run.label = path;
+  run.program = kernel.name;
+  run.target = kernel.target;
+  run.total_ps = k.summary.total_ps;
+  run.io_bytes = kernel_io_bytes(kernel);
+  run.peak_flops_per_s = k.summary.peak_flops_per_s;
+  report::Launch launch;
+  launch.name = kernel.name;
+  launch.device = {0, k.summary.total_ps};
+  launch.summary = k.summary;
+  run.launches.push_back(std::move(launch));
+  run.device = std::move(k.summary);
+  run.lanes = std::move(lanes);
+  report::sort_lanes(run.lanes);
+  return run;
+}
+
+// host.json reading: every missing or mistyped field is an error naming it.
+struct HostJson {
+  std::string file;
+
+  [[noreturn]] void fail(const std::string& where, const std::string& why) const {
+    throw Error(file + ": " + where + ": " + why);
+  }
+  const ordered_json& field(const ordered_json& obj, const std::string& key,
+                            const std::string& where) const {
+    if (!obj.is_object()) fail(where, "not an object");
+    const auto it = obj.find(key);
+    if (it == obj.end()) fail(where, "no \"" + key + "\"");
+    return *it;
+  }
+  std::string text(const ordered_json& obj, const std::string& key,
+                   const std::string& where) const {
+    const ordered_json& v = field(obj, key, where);
+    if (!v.is_string()) fail(where + "." + key, "not a string");
+    return v.get<std::string>();
+  }
+  double number(const ordered_json& obj, const std::string& key, const std::string& where) const {
+    const ordered_json& v = field(obj, key, where);
+    if (!v.is_number()) fail(where + "." + key, "not a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0) fail(where + "." + key, "not a finite time >= 0");
+    return d;
+  }
+  std::uint64_t ps(const ordered_json& obj, const std::string& key,
+                   const std::string& where) const {
+    return static_cast<std::uint64_t>(std::llround(number(obj, key, where) * 1000.0));
+  }
+  report::Interval span(const ordered_json& launch, const std::string& key,
+                        const std::string& where) const {
+    const ordered_json& s = field(launch, key, where);
+    const std::string at = where + "." + key;
+    report::Interval i{ps(s, "start_ns", at), ps(s, "end_ns", at)};
+    if (i.end_ps < i.start_ps) fail(at, "ends before it starts");
+    return i;
+  }
+};
+
+std::string host_model_value(const ordered_json& v) {
+  if (v.is_object() && v.contains("value") && v.contains("unit") && v["unit"].is_string())
+    return v["value"].dump() + " " + v["unit"].get<std::string>();
+  return v.dump();
+}
+
+// A launch's profile directory: a plain name inside P, so a host.json cannot point
+// outside its sequence.
+std::string launch_dir(const HostJson& h, const fs::path& dir, const std::string& name,
+                       const std::string& where) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\\') != std::string::npos)
+    h.fail(where + ".profile", "\"" + name + "\" is not a directory name inside the profile");
+  return (dir / name).string();
+}
+
+// The program's inputs are tensors a launch reads before any launch wrote them; its
+// outputs are tensors written and not read by a later launch. Each counted once, by name.
+class ProgramIo {
+ public:
+  void add(const isa::Kernel& k) {
+    for (const isa::HbmTensor& t : k.tensors)
+      if (t.role == isa::TensorRole::input) {
+        if (written_.count(t.name))
+          pending_outputs_.erase(t.name);
+        else if (inputs_.insert(t.name).second)
+          bytes_ += t.bytes();
+      }
+    for (const isa::HbmTensor& t : k.tensors)
+      if (t.role == isa::TensorRole::output) {
+        written_.insert(t.name);
+        pending_outputs_[t.name] = t.bytes();
+      }
+  }
+  std::uint64_t bytes() const {
+    std::uint64_t total = bytes_;
+    for (const auto& [name, b] : pending_outputs_)
+      total += b;
+    return total;
+  }
+
+ private:
+  std::set<std::string> inputs_, written_;
+  std::map<std::string, std::uint64_t> pending_outputs_;
+  std::uint64_t bytes_ = 0;
+};
+
+report::Run load_sequence(const std::string& path) {
+  const fs::path dir(path);
+  HostJson h{(dir / "host.json").string()};
+  ordered_json j;
+  try {
+    j = ordered_json::parse(read_text_file(h.file));
+  } catch (const ordered_json::exception& e) {
+    throw Error(h.file + ": not valid JSON: " + e.what());
+  }
+  if (h.text(j, "format", "top level") != "neuronsim-host-trace")
+    h.fail("format", "not \"neuronsim-host-trace\"");
+  const ordered_json& version = h.field(j, "version", "top level");
+  if (!version.is_number_integer() || version.get<long long>() != 1)
+    h.fail("version", "unsupported (this neuronsim reads version 1)");
+
+  report::Run run;
+  run.label = path;
+  run.sequence = true;
+  run.program = h.text(j, "program", "top level");
+  run.mode = h.text(j, "mode", "top level");
+  run.target = h.text(j, "target", "top level");
+  run.total_ps = h.ps(j, "total_ns", "top level");
+  if (j.contains("host_model")) {
+    if (!j["host_model"].is_object()) h.fail("host_model", "not an object");
+    for (const auto& [name, value] : j["host_model"].items())
+      run.host_model.emplace_back(name, host_model_value(value));
+  }
+  const ordered_json& launches = h.field(j, "launches", "top level");
+  if (!launches.is_array() || launches.empty()) h.fail("launches", "not a non-empty array");
+
+  std::vector<report::Lane> device_lanes = report::engine_lanes();
+  std::vector<const traces::Summary*> parts;
+  ProgramIo io;
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const ordered_json& l = launches[i];
+    const std::string where = "launches[" + std::to_string(i) + "]";
+    const ordered_json& index = h.field(l, "index", where);
+    if (!index.is_number_integer() || index.get<long long>() != static_cast<long long>(i))
+      h.fail(where + ".index", "is not " + std::to_string(i));
+    report::Launch launch;
+    launch.name = h.text(l, "name", where);
+    launch.op = h.text(l, "op", where);
+    launch.framework_dispatch = h.span(l, "framework_dispatch", where);
+    launch.runtime_call = h.span(l, "runtime_call", where);
+    launch.device = h.span(l, "device", where);
+    if (launch.device.end_ps > run.total_ps) h.fail(where + ".device", "ends after total_ns");
+    const std::string sub = launch_dir(h, dir, h.text(l, "profile", where), where);
+    KernelProfile k = load_kernel(sub, device_lanes, launch.device.start_ps);
+    // Rounding of ns in host.json is allowed; a trace longer than its device span is not.
+    if (k.summary.total_ps > launch.device.duration_ps() + 1000)
+      h.fail(where + ".device", "lasts " + std::to_string(launch.device.duration_ps()) +
+                                    " ps but its trace " + k.profile.ntff_path + " lasts " +
+                                    std::to_string(k.summary.total_ps) + " ps");
+    io.add(k.profile.neff.kernel);
+    run.peak_flops_per_s = std::max(run.peak_flops_per_s, k.summary.peak_flops_per_s);
+    launch.summary = std::move(k.summary);
+    run.launches.push_back(std::move(launch));
+  }
+  for (const report::Launch& l : run.launches)
+    parts.push_back(&l.summary);
+  run.device = report::add_summaries(parts);
+  run.io_bytes = io.bytes();
+  run.lanes = report::host_lanes(run.launches);
+  for (report::Lane& lane : device_lanes)
+    run.lanes.push_back(std::move(lane));
+  report::sort_lanes(run.lanes);
+  return run;
+}
+
+}  // namespace
+
+report::Run load_report_run(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec) && fs::exists(fs::path(path) / "host.json", ec))
+    return load_sequence(path);
+  return load_single(path);
+}
+
+}  // namespace neuronsim::sim
