@@ -21,7 +21,7 @@
 #include "host/sequence_runner.hpp"
 #include "host/launch_sequence.hpp"
 #include "io/npy.hpp"
-#include "sim/run.hpp"
+#include "neuronsim/run.hpp"
 
 namespace neuronsim::cli {
 
@@ -52,8 +52,8 @@ std::string pad(const std::string& s, std::size_t width) {
 }
 
 // The bytes of every input named on the command line, checked against the kernel.
-sim::TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
-  sim::TensorBytes bytes;
+TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
+  TensorBytes bytes;
   for (const auto& text : args.inputs) {
     const sim::InputSpec spec = sim::parse_input_spec(text);
     const isa::HbmTensor* tensor = nullptr;
@@ -71,7 +71,7 @@ sim::TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
   return bytes;
 }
 
-void print_summary(const isa::Kernel& k, const sim::TargetConfig& cfg, const sim::RunResult& r,
+void print_summary(const isa::Kernel& k, const sim::TargetConfig& cfg, const RunResult& r,
                    std::ostream& out) {
   out << "kernel " << k.name << " on " << cfg.name << " (" << cfg.generation << ")"
       << (r.outputs.empty() ? ", timing only" : "") << "\n";
@@ -107,7 +107,7 @@ void print_summary(const isa::Kernel& k, const sim::TargetConfig& cfg, const sim
       << " bytes\n";
 }
 
-void write_outputs(const isa::Kernel& k, const sim::RunResult& r, const RunArgs& args,
+void write_outputs(const isa::Kernel& k, const RunResult& r, const RunArgs& args,
                    std::ostream& out) {
   if (args.out_dir.empty() || r.outputs.empty()) return;
   std::error_code ec;
@@ -123,7 +123,7 @@ void write_outputs(const isa::Kernel& k, const sim::RunResult& r, const RunArgs&
 
 // A single NEFF is a one-launch program: the host model's overheads are reported beside
 // the kernel's time, never added to it.
-void print_host_model(const sim::TargetConfig& cfg, const sim::RunResult& r, std::ostream& out) {
+void print_host_model(const sim::TargetConfig& cfg, const RunResult& r, std::ostream& out) {
   const sim::HostTimeline t = sim::schedule_launches(cfg.host, {r.total_ns});
   const sim::LaunchTiming& l = t.launches.front();
   out << "\nhost model (" << cfg.name << ", " << (cfg.host.async ? "async" : "sync")
@@ -135,8 +135,8 @@ void print_host_model(const sim::TargetConfig& cfg, const sim::RunResult& r, std
 }
 
 // The program inputs named on the command line, checked against the program's tensors.
-sim::TensorBytes program_inputs(const sim::LaunchSequence& seq, const RunArgs& args) {
-  sim::TensorBytes bytes;
+TensorBytes program_inputs(const sim::LaunchSequence& seq, const RunArgs& args) {
+  TensorBytes bytes;
   for (const auto& text : args.inputs) {
     const sim::InputSpec spec = sim::parse_input_spec(text);
     const sim::ProgramTensor* t = seq.find(spec.tensor);
@@ -232,18 +232,18 @@ void run_command(const RunArgs& args) {
   const std::string target =
       !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
   const sim::TargetConfig cfg = sim::load_target(target, args.configs);
-  const sim::TensorBytes inputs = input_bytes(k, args);
-  sim::RunOptions options;
+  const TensorBytes inputs = input_bytes(k, args);
+  RunOptions options;
   options.timing_only = args.timing_only;
   options.fill_uninitialised = args.fill_uninit;
   if (args.timing_only)  // data is never read: any missing input is fine
     options.generate_missing = [](const isa::HbmTensor& t) {
       return std::vector<std::uint8_t>(t.bytes());
     };
-  sim::RunResult r;
+  RunResult r;
   sim::ProfiledRun profiled;
   if (args.profile_dir.empty()) {
-    r = sim::run_kernel(k, cfg, inputs, options, args.neff_path);
+    r = run_kernel(k, cfg, inputs, options, args.neff_path);
   } else {
     profiled =
         sim::run_profiled(neff_bytes, cfg, inputs, options, args.neff_path, args.profile_dir);

@@ -8,27 +8,27 @@ namespace neuronsim::engines {
 
 class VectorEngine : public Engine {
  public:
-  VectorEngine(sc_core::sc_module_name name, double clock_ghz, CoreContext& ctx)
-      : Engine(name, isa::Engine::vector, clock_ghz, ctx) {}
+  VectorEngine(double clock_ghz, LaunchContext& ctx)
+      : Engine(isa::Engine::vector, clock_ghz, ctx) {}
 };
 
 class ScalarEngine : public Engine {
  public:
-  ScalarEngine(sc_core::sc_module_name name, double clock_ghz, CoreContext& ctx)
-      : Engine(name, isa::Engine::scalar, clock_ghz, ctx) {}
+  ScalarEngine(double clock_ghz, LaunchContext& ctx)
+      : Engine(isa::Engine::scalar, clock_ghz, ctx) {}
 };
 
 class GpSimdEngine : public Engine {
  public:
-  GpSimdEngine(sc_core::sc_module_name name, double clock_ghz, CoreContext& ctx)
-      : Engine(name, isa::Engine::gpsimd, clock_ghz, ctx) {}
+  GpSimdEngine(double clock_ghz, LaunchContext& ctx)
+      : Engine(isa::Engine::gpsimd, clock_ghz, ctx) {}
 };
 
 // A sequencer only (reference section 3): mostly issues DMAs and synchronises.
 class SyncEngine : public Engine {
  public:
-  SyncEngine(sc_core::sc_module_name name, double clock_ghz, CoreContext& ctx)
-      : Engine(name, isa::Engine::sync, clock_ghz, ctx) {}
+  SyncEngine(double clock_ghz, LaunchContext& ctx)
+      : Engine(isa::Engine::sync, clock_ghz, ctx) {}
 };
 
 }  // namespace neuronsim::engines

@@ -1,22 +1,29 @@
 #include "engines/dma_engine.hpp"
 
 #include <algorithm>
+#include <iomanip>
+#include <sstream>
 
 #include "engines/sim_time.hpp"
 #include "engines/thread_stack.hpp"
+#include "isa/error.hpp"
+#include "memory/bandwidth_share.hpp"
+#include "neuronsim/tlm.hpp"
 
 namespace neuronsim::engines {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, const isa::DmaParams& params,
-                     BandwidthShare& bandwidth, FailureSink& failure, PartHook on_start,
-                     PartHook on_done)
+DmaEngine::DmaEngine(sc_core::sc_module_name name, std::uint32_t index,
+                     const isa::DmaParams& params, HbmLink& hbm, PartHook on_start,
+                     PartHook on_done, FailHook on_fail)
     : sc_module(name),
+      index_(index),
       params_(params),
-      bandwidth_(bandwidth),
-      failure_(failure),
+      hbm_(hbm),
       on_start_(std::move(on_start)),
       on_done_(std::move(on_done)),
+      on_fail_(std::move(on_fail)),
       queues_(std::max<std::uint32_t>(1, params.queues_per_engine)) {
+  payload_.set_extension(new DmaRateExtension);
   SC_THREAD(run);
   set_stack_size(kThreadStackBytes);
 }
@@ -24,6 +31,11 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const isa::DmaParams& params,
 void DmaEngine::enqueue(DmaPart* part) {
   queues_.at(part->plan.hw_queue % queues_.size()).push_back(part);
   work_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void DmaEngine::reset() {
+  next_queue_ = 0;
+  busy_ = sc_core::SC_ZERO_TIME;
 }
 
 DmaPart* DmaEngine::next_part() {
@@ -40,29 +52,63 @@ DmaPart* DmaEngine::next_part() {
   return nullptr;
 }
 
+void DmaEngine::move(DmaPart& part) {
+  const double cap = params_.engine_bytes_per_ns * part.efficiency;
+  const auto bytes = static_cast<double>(part.plan.bytes);
+  if (!part.touches_hbm) {
+    sc_core::wait(memory::transfer_time(bytes, cap));
+    return;
+  }
+  auto* rate = payload_.get_extension<DmaRateExtension>();
+  rate->cap_bytes_per_ns = cap;
+  rate->dma_engine = index_;
+  rate->applied = false;
+  payload_.set_command(part.reads_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+  payload_.set_address(part.hbm_address);
+  payload_.set_data_ptr(nullptr);  // timing only: the data moves through DMI
+  payload_.set_data_length(static_cast<unsigned int>(part.plan.bytes));
+  payload_.set_streaming_width(static_cast<unsigned int>(part.plan.bytes));
+  payload_.set_byte_enable_ptr(nullptr);
+  payload_.set_dmi_allowed(false);
+  payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  const sc_core::sc_time began = sc_core::sc_time_stamp();
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  hbm_.b_transport(payload_, delay);
+  if (delay > sc_core::SC_ZERO_TIME) sc_core::wait(delay);
+  if (payload_.is_response_error()) {
+    std::ostringstream what;
+    what << name() << ": HBM " << (part.reads_hbm ? "read" : "write") << " of "
+         << part.plan.bytes << " bytes at 0x" << std::hex << part.hbm_address
+         << " failed: " << payload_.get_response_string();
+    throw Error(what.str());
+  }
+  // A target that ignores the rate limit still cannot make the engine go faster.
+  if (!rate->applied) {
+    const sc_core::sc_time least = memory::transfer_time(bytes, cap);
+    const sc_core::sc_time took = sc_core::sc_time_stamp() - began;
+    if (took < least) sc_core::wait(least - took);
+  }
+}
+
 void DmaEngine::run() {
-  try {
-    for (;;) {
-      DmaPart* part = next_part();
-      if (!part) {
-        sc_core::wait(work_);
-        continue;
-      }
-      part->start = sc_core::sc_time_stamp();
+  for (;;) {
+    DmaPart* part = next_part();
+    if (!part) {
+      sc_core::wait(work_);
+      continue;
+    }
+    part->start = sc_core::sc_time_stamp();
+    try {
       on_start_(*part);
       sc_core::wait(from_ns(params_.descriptor_ns + params_.fixed_latency_ns));
-      BandwidthShare::Flow flow;
-      flow.remaining_bytes = static_cast<double>(part->plan.bytes);
-      flow.cap_bytes_per_ns = params_.engine_bytes_per_ns * part->efficiency;
-      flow.shares_hbm = part->touches_hbm;
-      flow.done = &flow_done_;
-      bandwidth_.start(&flow);
-      sc_core::wait(flow_done_);
-      busy_ += sc_core::sc_time_stamp() - part->start;
-      on_done_(*part);  // may free the part
+      move(*part);
+    } catch (const sc_core::sc_unwind_exception&) {
+      throw;
+    } catch (...) {
+      on_fail_(std::current_exception());  // the part still completes (without effect)
     }
-  } catch (...) {
-    failure_.fail(std::current_exception());
+    busy_ += sc_core::sc_time_stamp() - part->start;
+    on_done_(*part);  // may free the part; never throws
   }
 }
 

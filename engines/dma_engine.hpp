@@ -2,18 +2,21 @@
 // One DMA engine (reference section 4): queues_per_engine FIFO queues, served round-robin
 // (strict priority, lowest queue first, when the target says so), one part at a time.
 // A part costs descriptor_ns (descriptor generation) + fixed_latency_ns (first byte),
-// then moves its bytes at engine_bytes_per_ns x efficiency, sharing HBM with the other
-// engines' parts through BandwidthShare.
+// then moves its bytes at engine_bytes_per_ns x efficiency: a part that touches HBM as one
+// b_transport through the core's HBM link (the HBM model shares its bandwidth between
+// every transfer in flight), an SBUF-to-SBUF part on its own.
+// The engine is the core's for its whole life; its thread serves every launch.
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <vector>
 
 #include <systemc>
+#include <tlm>
 
-#include "engines/bandwidth_share.hpp"
 #include "engines/dma_transfer.hpp"
-#include "engines/failure.hpp"
+#include "engines/hbm_link.hpp"
 #include "isa/cost_params.hpp"
 
 namespace neuronsim::engines {
@@ -21,27 +24,31 @@ namespace neuronsim::engines {
 class DmaEngine : public sc_core::sc_module {
  public:
   using PartHook = std::function<void(DmaPart&)>;
+  using FailHook = std::function<void(std::exception_ptr)>;
 
   SC_HAS_PROCESS(DmaEngine);
-  DmaEngine(sc_core::sc_module_name name, const isa::DmaParams& params, BandwidthShare& bandwidth,
-            FailureSink& failure, PartHook on_start, PartHook on_done);
+  DmaEngine(sc_core::sc_module_name name, std::uint32_t index, const isa::DmaParams& params,
+            HbmLink& hbm, PartHook on_start, PartHook on_done, FailHook on_fail);
 
   void enqueue(DmaPart* part);  // from any SystemC process
+  void reset();                 // a launch begins (the engine is idle): counters, round-robin
   sc_core::sc_time busy_time() const { return busy_; }
 
  private:
   void run();
   DmaPart* next_part();
+  void move(DmaPart& part);  // the data phase
 
+  std::uint32_t index_;
   const isa::DmaParams& params_;
-  BandwidthShare& bandwidth_;
-  FailureSink& failure_;
+  HbmLink& hbm_;
   PartHook on_start_, on_done_;
+  FailHook on_fail_;
   std::vector<std::deque<DmaPart*>> queues_;
   std::size_t next_queue_ = 0;  // round-robin pointer
   sc_core::sc_event work_;
-  sc_core::sc_event flow_done_;
   sc_core::sc_time busy_;
+  tlm::tlm_generic_payload payload_;  // owns its DmaRateExtension
 };
 
 }  // namespace neuronsim::engines

@@ -1,5 +1,6 @@
 #include "engines/dma_subsystem.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "engines/sim_time.hpp"
@@ -15,20 +16,9 @@ int space_index(isa::MemSpace s) {
 }
 }  // namespace
 
-DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const isa::Kernel& kernel,
-                           const isa::DmaParams& params, memory::MemoryImage* memory,
-                           Semaphores& semaphores, WriteWatch& written, const Observers& observers,
-                           FailureSink& failure)
-    : sc_module(name),
-      kernel_(kernel),
-      params_(params),
-      memory_(memory),
-      semaphores_(semaphores),
-      written_(written),
-      observers_(observers),
-      failure_(failure),
-      bandwidth_("hbm_bandwidth", params.hbm_bytes_per_ns),
-      queues_(kernel.queues.size()) {
+DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const isa::DmaParams& params,
+                           HbmLink& hbm)
+    : sc_module(name), params_(params) {
   if (params.engines == 0) throw Error("config: dma.engines must be at least 1");
   if (!(params.engine_bytes_per_ns > 0))
     throw Error("config: dma.engine_bytes_per_ns must be positive");
@@ -37,8 +27,46 @@ DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const isa::Kernel& kern
     throw Error("config: dma.small_row_min_efficiency must be in (0, 1]");
   for (std::uint32_t e = 0; e < params.engines; ++e)
     engines_.push_back(std::make_unique<DmaEngine>(
-        ("dma" + std::to_string(e)).c_str(), params_, bandwidth_, failure_,
-        [this](DmaPart& p) { part_started(p); }, [this](DmaPart& p) { part_done(p); }));
+        ("dma" + std::to_string(e)).c_str(), e, params_, hbm,
+        [this](DmaPart& p) { part_started(p); }, [this](DmaPart& p) { part_done(p); },
+        [this](std::exception_ptr error) { fail(error); }));
+}
+
+void DmaSubsystem::begin(LaunchContext& launch, const std::vector<std::uint64_t>& addresses) {
+  launch_ = &launch;
+  addresses_ = &addresses;
+  aborted_ = false;
+  queues_.clear();
+  queues_.resize(launch.kernel.queues.size());
+  next_id_ = 0;
+  counters_ = DmaCounters{};
+  for (auto& e : engines_)
+    e->reset();
+}
+
+void DmaSubsystem::abort() {
+  aborted_ = true;
+  if (transfers_.empty()) drained.notify(sc_core::SC_ZERO_TIME);
+}
+
+void DmaSubsystem::fail(std::exception_ptr error) {
+  if (launch_) launch_->monitor.fail(error);
+}
+
+// Where the part's HBM bytes start: the HBM side's first element of the part's first row.
+void DmaSubsystem::place(DmaPart& part, const isa::DmaCopy& copy) const {
+  part.reads_hbm = copy.src.space == isa::MemSpace::hbm;
+  const isa::AccessPattern& ap = part.reads_hbm ? copy.src : copy.dst;
+  const auto& tensor = launch_->kernel.tensors.at(ap.buffer);
+  const std::int64_t row =
+      static_cast<std::int64_t>(ap.start_partition) +
+      std::min<std::int64_t>(part.plan.first_row, std::max<std::uint32_t>(1, ap.partitions) - 1);
+  const std::int64_t offset =
+      static_cast<std::int64_t>(ap.byte_offset) +
+      row * ap.partition_stride * static_cast<std::int64_t>(isa::dtype_size(ap.dtype));
+  const std::int64_t last = std::max<std::int64_t>(0, static_cast<std::int64_t>(tensor.bytes()) - 1);
+  part.hbm_address = addresses_->at(ap.buffer) +
+                     static_cast<std::uint64_t>(std::clamp<std::int64_t>(offset, 0, last));
 }
 
 void DmaSubsystem::issue(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index) {
@@ -59,12 +87,14 @@ void DmaSubsystem::issue(const isa::Instruction& instr, isa::Engine issuer, std:
   t->queued = sc_core::sc_time_stamp();
   const double efficiency = dma_efficiency(copy, params_);
   const bool hbm = copy.src.space == isa::MemSpace::hbm || copy.dst.space == isa::MemSpace::hbm;
-  for (const auto& plan : split_transfer(copy, kernel_.queues[copy.queue], params_)) {
+  const auto& queue = launch_->kernel.queues[copy.queue];
+  for (const auto& plan : split_transfer(copy, queue, params_)) {
     auto part = std::make_unique<DmaPart>();
     part->transfer = t.get();
     part->plan = plan;
     part->efficiency = efficiency;
     part->touches_hbm = hbm;
+    if (hbm) place(*part, copy);
     t->parts.push_back(std::move(part));
   }
   t->parts_left = t->parts.size();
@@ -93,25 +123,29 @@ DmaRecord DmaSubsystem::record(const DmaPart& part) const {
   r.dst_space = t.copy->dst.space;
   r.issuer = t.issuer;
   r.issuer_index = t.issuer_index;
-  r.queued_ps = to_ps(t.queued);
-  r.start_ps = to_ps(part.start);
+  r.queued_ps = to_ps(t.queued - launch_->origin);
+  r.start_ps = to_ps(part.start - launch_->origin);
   return r;
 }
 
 void DmaSubsystem::part_started(DmaPart& part) {
-  if (observers_.empty()) return;
+  if (aborted_ || launch_->observers.empty()) return;
   const DmaRecord r = record(part);
-  for (auto* o : observers_)
+  for (auto* o : launch_->observers)
     o->on_dma_start(r);
 }
 
 void DmaSubsystem::part_done(DmaPart& part) {
   counters_.parts++;
-  if (!observers_.empty()) {
-    DmaRecord r = record(part);
-    r.end_ps = to_ps(sc_core::sc_time_stamp());
-    for (auto* o : observers_)
-      o->on_dma_end(r);
+  if (!aborted_ && !launch_->observers.empty()) {
+    try {
+      DmaRecord r = record(part);
+      r.end_ps = to_ps(launch_->since_start());
+      for (auto* o : launch_->observers)
+        o->on_dma_end(r);
+    } catch (...) {
+      fail(std::current_exception());
+    }
   }
   DmaTransfer& t = *part.transfer;
   if (--t.parts_left == 0) complete(t);
@@ -119,28 +153,39 @@ void DmaSubsystem::part_done(DmaPart& part) {
 
 void DmaSubsystem::complete(DmaTransfer& t) {
   const isa::DmaCopy& copy = *t.copy;
-  if (memory_) isa::execute(kernel_, *t.instruction, *memory_);
-  written_.note(memory::footprint(kernel_, copy.dst));
-  counters_.transfers++;
-  counters_.bytes += dma_transfer_bytes(copy);
-  counters_.read_bytes[space_index(copy.src.space)] += memory::access_bytes(copy.src);
-  counters_.write_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
-  if (copy.accumulate)  // read-add-write reads the destination too
-    counters_.read_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
-  counters_.last_completion = sc_core::sc_time_stamp();
+  LaunchContext& launch = *launch_;
+  if (!aborted_) {
+    try {
+      if (launch.memory) isa::execute(launch.kernel, *t.instruction, *launch.memory);
+      launch.written.note(memory::footprint(launch.kernel, copy.dst));
+      counters_.transfers++;
+      counters_.bytes += dma_transfer_bytes(copy);
+      counters_.read_bytes[space_index(copy.src.space)] += memory::access_bytes(copy.src);
+      counters_.write_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
+      if (copy.accumulate)  // read-add-write reads the destination too
+        counters_.read_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
+      counters_.last_completion = launch.since_start();
 
-  SignalSource source;
-  source.kind = SignalSource::Kind::dma_queue;
-  source.engine = t.issuer;
-  source.instruction = t.issuer_index;
-  source.queue = copy.queue;
-  for (const auto& s : t.instruction->signals)
-    semaphores_.apply(s, source);
-
+      SignalSource source;
+      source.kind = SignalSource::Kind::dma_queue;
+      source.engine = t.issuer;
+      source.instruction = t.issuer_index;
+      source.queue = copy.queue;
+      for (const auto& s : t.instruction->signals)
+        launch.semaphores.apply(s, source);
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
   QueueState& q = queues_[copy.queue];
   if (--q.outstanding == 0) q.busy += sc_core::sc_time_stamp() - q.busy_since;
   q.freed->notify(sc_core::SC_ZERO_TIME);
   transfers_.erase(t.id);  // frees t and its parts
+  if (aborted_) {
+    if (transfers_.empty()) drained.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  launch.monitor.progress();
 }
 
 sc_core::sc_time DmaSubsystem::queue_busy_time(std::size_t queue) const {

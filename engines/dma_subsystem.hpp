@@ -1,28 +1,27 @@
 #pragma once
-// The DMA subsystem of one NeuronCore: the DMA engines, the kernel's queues and the HBM
-// bandwidth they share (reference sections 1 and 4). An engine hands it a dma_copy and
-// moves on (it pays nothing), unless the kernel queue already holds queue_depth
-// transfers, in which case the issuing engine waits for one to complete.
+// The DMA subsystem of one NeuronCore: the DMA engines and, per launch, the kernel's
+// queues (reference sections 1 and 4). An engine hands it a dma_copy and moves on (it
+// pays nothing), unless the kernel queue already holds queue_depth transfers, in which
+// case the issuing engine waits for one to complete.
 // When every part of a transfer has completed, its data moves (isa::execute, in one go at
 // completion time) and its semaphore signals are applied once. The hardware has each DMA
 // engine increment a completion semaphore, so waiters wait for the count of engines used
 // (reference section 4); one signal per transfer keeps kernels independent of the split.
+// The DMA engines live as long as the core; begin() hands them a launch.
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <vector>
 
 #include <systemc>
 
-#include "engines/bandwidth_share.hpp"
 #include "engines/dma_engine.hpp"
 #include "engines/dma_transfer.hpp"
-#include "engines/failure.hpp"
+#include "engines/hbm_link.hpp"
+#include "engines/launch_context.hpp"
 #include "engines/observer.hpp"
-#include "engines/semaphores.hpp"
-#include "engines/write_watch.hpp"
 #include "isa/kernel.hpp"
-#include "memory/memory_image.hpp"
 
 namespace neuronsim::engines {
 
@@ -31,15 +30,20 @@ struct DmaCounters {
   std::uint64_t parts = 0;                   // completed per-DMA-engine parts
   std::uint64_t bytes = 0;                   // bytes moved (dma_transfer_bytes)
   BytesBySpace read_bytes{}, write_bytes{};  // by isa::MemSpace
-  sc_core::sc_time last_completion;
+  sc_core::sc_time last_completion;          // from the launch's start
 };
 
 class DmaSubsystem : public sc_core::sc_module {
  public:
-  // memory may be null (timing only: nothing moves).
-  DmaSubsystem(sc_core::sc_module_name name, const isa::Kernel& kernel,
-               const isa::DmaParams& params, memory::MemoryImage* memory, Semaphores& semaphores,
-               WriteWatch& written, const Observers& observers, FailureSink& failure);
+  DmaSubsystem(sc_core::sc_module_name name, const isa::DmaParams& params, HbmLink& hbm);
+
+  // A launch begins (nothing is outstanding): its context, and the device HBM address of
+  // each of its tensors. Both must stay alive until the launch has drained.
+  void begin(LaunchContext& launch, const std::vector<std::uint64_t>& tensor_addresses);
+  // The launch failed: transfers still in flight complete without moving data or
+  // signalling; `drained` is notified when none is left.
+  void abort();
+  sc_core::sc_event drained;
 
   // Called by an engine's SystemC thread; returns once the transfer is queued.
   void issue(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index);
@@ -60,16 +64,14 @@ class DmaSubsystem : public sc_core::sc_module {
   void part_started(DmaPart& part);
   void part_done(DmaPart& part);
   void complete(DmaTransfer& t);
+  void fail(std::exception_ptr error);
+  void place(DmaPart& part, const isa::DmaCopy& copy) const;
   DmaRecord record(const DmaPart& part) const;
 
-  const isa::Kernel& kernel_;
   const isa::DmaParams& params_;
-  memory::MemoryImage* memory_;
-  Semaphores& semaphores_;
-  WriteWatch& written_;
-  const Observers& observers_;
-  FailureSink& failure_;
-  BandwidthShare bandwidth_;
+  LaunchContext* launch_ = nullptr;
+  const std::vector<std::uint64_t>* addresses_ = nullptr;
+  bool aborted_ = false;
   std::vector<std::unique_ptr<DmaEngine>> engines_;
   std::vector<QueueState> queues_;
   std::map<std::uint32_t, std::unique_ptr<DmaTransfer>> transfers_;  // in flight, by id

@@ -18,7 +18,9 @@ struct DmaPart {
   DmaPartPlan plan;
   double efficiency = 1;
   bool touches_hbm = false;
-  sc_core::sc_time start;  // picked up by its DMA engine
+  bool reads_hbm = false;         // HBM is the source (else the destination)
+  std::uint64_t hbm_address = 0;  // the part's first HBM byte in device HBM
+  sc_core::sc_time start;         // picked up by its DMA engine
 };
 
 struct DmaTransfer {

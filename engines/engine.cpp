@@ -1,5 +1,8 @@
+// sc_spawn needs the dynamic-process part of SystemC.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "engines/engine.hpp"
 
+#include "engines/dma_subsystem.hpp"
 #include "engines/sim_time.hpp"
 #include "engines/thread_stack.hpp"
 #include "isa/cost_model.hpp"
@@ -7,9 +10,8 @@
 
 namespace neuronsim::engines {
 
-Engine::Engine(sc_core::sc_module_name name, isa::Engine kind, double clock_ghz, CoreContext& ctx)
-    : sc_module(name),
-      ctx_(ctx),
+Engine::Engine(isa::Engine kind, double clock_ghz, LaunchContext& ctx)
+    : ctx_(ctx),
       kind_(kind),
       clock_ghz_(clock_ghz),
       stream_(ctx.kernel.stream(kind)),
@@ -20,8 +22,16 @@ Engine::Engine(sc_core::sc_module_name name, isa::Engine kind, double clock_ghz,
     regions.insert(regions.end(), plan.writes.begin(), plan.writes.end());
     ports_.push_back(ctx.ports.ports_for(kind, regions));
   }
-  SC_THREAD(run);
-  set_stack_size(kThreadStackBytes);
+}
+
+void Engine::start(const std::string& name) {
+  sc_core::sc_spawn_options options;
+  options.set_stack_size(kThreadStackBytes);
+  thread_ = sc_core::sc_spawn([this] { run(); }, name.c_str(), &options);
+}
+
+void Engine::stop() {
+  if (thread_.valid() && !thread_.terminated()) thread_.kill();
 }
 
 void Engine::run() {
@@ -32,10 +42,14 @@ void Engine::run() {
     }
     current_ = stream_.size();
     state_ = EngineState::finished;
-    counters_.finished_at = sc_core::sc_time_stamp();
+    counters_.finished_at = ctx_.since_start();
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;  // stop(): SystemC unwinds the thread
   } catch (...) {
-    ctx_.failure.fail(std::current_exception());
+    ctx_.monitor.fail(std::current_exception());
+    return;
   }
+  ctx_.monitor.progress();
 }
 
 void Engine::execute(std::size_t index) {
@@ -48,7 +62,7 @@ void Engine::execute(std::size_t index) {
     rec->opcode = instr.opcode();
     rec->source_line = instr.source_line;
     rec->instruction = &instr;
-    rec->ready_ps = to_ps(sc_core::sc_time_stamp());
+    rec->ready_ps = to_ps(ctx_.since_start());
     rec->read_bytes = plans_[index].read_bytes;
     rec->write_bytes = plans_[index].write_bytes;
     rec->flops = isa::flops(instr);
@@ -71,8 +85,8 @@ void Engine::execute(std::size_t index) {
   state_ = EngineState::busy;
   if (rec) {
     rec->port_wait_ps = to_ps(start - asked);
-    rec->start_ps = to_ps(start);
-    rec->start_cycle = to_cycles(start, clock_ghz_);
+    rec->start_ps = to_ps(start - ctx_.origin);
+    rec->start_cycle = to_cycles(start - ctx_.origin, clock_ghz_);
     rec->busy_cycles = cycles;
   }
   ctx_.written.note(plans_[index].writes);
@@ -101,6 +115,7 @@ void Engine::wait_semaphores(const isa::Instruction& instr, InstructionRecord* r
     const std::uint32_t value_at_ready = ctx_.semaphores.value(w.sem);
     state_ = EngineState::waiting_semaphore;
     blocked_on_ = w;
+    if (value_at_ready < w.value) ctx_.monitor.progress();  // all engines may be stuck now
     ctx_.semaphores.wait_until(w.sem, w.value);
     if (!rec) continue;
     SemaphoreWaitRecord sw;
@@ -126,8 +141,8 @@ void Engine::issue_dma(std::size_t index, InstructionRecord* rec) {
   counters_.dma_queue_wait += now - asked;
   if (rec) {
     rec->dma_queue_wait_ps = to_ps(now - asked);
-    rec->start_ps = to_ps(now);
-    rec->start_cycle = to_cycles(now, clock_ghz_);
+    rec->start_ps = to_ps(now - ctx_.origin);
+    rec->start_cycle = to_cycles(now - ctx_.origin, clock_ghz_);
     for (auto* o : ctx_.observers)
       o->on_instruction_start(*rec);
   }
@@ -137,7 +152,7 @@ void Engine::issue_dma(std::size_t index, InstructionRecord* rec) {
 void Engine::finish(std::size_t /*index*/, InstructionRecord* rec) {
   counters_.instructions++;
   if (!rec) return;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = ctx_.since_start();
   rec->end_ps = to_ps(now);
   rec->end_cycle = to_cycles(now, clock_ghz_);
   for (auto* o : ctx_.observers)

@@ -1,6 +1,7 @@
 #pragma once
-// The base of every compute engine: one SystemC thread running the engine's in-order
-// instruction stream on the engine's own clock. Per instruction:
+// The base of every compute engine for one launch: one SystemC thread (spawned when the
+// launch starts, killed if it fails) running the engine's in-order instruction stream on
+// the engine's own clock. Per instruction:
 //   wait until every semaphore it names reaches its value   -> "waiting on semaphore"
 //   dma_copy: hand it to the DMA subsystem (waits only if the queue is full) and go on
 //   otherwise: hold the memory ports it needs                -> "waiting on port"
@@ -10,12 +11,13 @@
 //   notify observers (only if any are attached)
 // Specialisations override busy_time() / started() for what is special about them.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <systemc>
 
-#include "engines/core_context.hpp"
 #include "engines/instruction_plan.hpp"
+#include "engines/launch_context.hpp"
 
 namespace neuronsim::engines {
 
@@ -29,7 +31,7 @@ enum class EngineState : std::uint8_t {
 };
 
 // Where an engine's time went. busy + waits + idle = total run time, where idle is the
-// time after the engine finished its stream.
+// time after the engine finished its stream. Times from the launch's start.
 struct EngineCounters {
   std::uint64_t instructions = 0;  // completed
   std::uint64_t busy_cycles = 0;   // in this engine's clock
@@ -37,10 +39,17 @@ struct EngineCounters {
   sc_core::sc_time finished_at;  // end of its last instruction (0 for an empty stream)
 };
 
-class Engine : public sc_core::sc_module {
+class Engine {
  public:
-  SC_HAS_PROCESS(Engine);
-  Engine(sc_core::sc_module_name name, isa::Engine kind, double clock_ghz, CoreContext& ctx);
+  Engine(isa::Engine kind, double clock_ghz, LaunchContext& ctx);
+  virtual ~Engine() = default;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Starts the engine's thread (a dynamic process named `name`, a child of the calling
+  // process); stop() ends it wherever it is (a failed launch).
+  void start(const std::string& name);
+  void stop();
 
   isa::Engine engine() const { return kind_; }
   double clock_ghz() const { return clock_ghz_; }
@@ -60,7 +69,7 @@ class Engine : public sc_core::sc_module {
 
   const std::vector<InstructionPlan>& plans() const { return plans_; }
   const std::vector<isa::Instruction>& stream() const { return stream_; }
-  CoreContext& ctx_;
+  LaunchContext& ctx_;
 
  private:
   void run();
@@ -78,6 +87,7 @@ class Engine : public sc_core::sc_module {
   EngineState state_ = EngineState::not_started;
   std::size_t current_ = 0;
   isa::SemWait blocked_on_;
+  sc_core::sc_process_handle thread_;
 };
 
 }  // namespace neuronsim::engines

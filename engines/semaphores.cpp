@@ -4,8 +4,9 @@
 
 namespace neuronsim::engines {
 
-Semaphores::Semaphores(const std::vector<isa::Semaphore>& sems, const Observers& observers)
-    : observers_(observers) {
+Semaphores::Semaphores(const std::vector<isa::Semaphore>& sems, const Observers& observers,
+                       sc_core::sc_time origin)
+    : observers_(observers), origin_(origin) {
   for (const auto& s : sems) {
     values_.push_back(s.initial);
     sources_.emplace_back();
@@ -31,7 +32,7 @@ void Semaphores::apply(const isa::SemSignal& signal, const SignalSource& source)
   changed_[signal.sem]->notify(sc_core::SC_ZERO_TIME);
   if (observers_.empty()) return;
   SemaphoreRecord r;
-  r.time_ps = to_ps(sc_core::sc_time_stamp());
+  r.time_ps = to_ps(sc_core::sc_time_stamp() - origin_);
   r.sem = signal.sem;
   r.value = v;
   r.source = source;

@@ -15,7 +15,9 @@ namespace neuronsim::engines {
 
 class Semaphores {
  public:
-  Semaphores(const std::vector<isa::Semaphore>& sems, const Observers& observers);
+  // `origin`: the launch's start; record times are relative to it.
+  Semaphores(const std::vector<isa::Semaphore>& sems, const Observers& observers,
+             sc_core::sc_time origin);
 
   std::size_t size() const { return values_.size(); }
   std::uint32_t value(std::uint16_t sem) const { return values_.at(sem); }
@@ -32,6 +34,7 @@ class Semaphores {
   std::vector<SignalSource> sources_;
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   const Observers& observers_;
+  sc_core::sc_time origin_;
 };
 
 }  // namespace neuronsim::engines

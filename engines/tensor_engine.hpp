@@ -13,8 +13,8 @@ namespace neuronsim::engines {
 
 class TensorEngine : public Engine {
  public:
-  TensorEngine(sc_core::sc_module_name name, double clock_ghz, CoreContext& ctx)
-      : Engine(name, isa::Engine::tensor, clock_ghz, ctx) {}
+  TensorEngine(double clock_ghz, LaunchContext& ctx)
+      : Engine(isa::Engine::tensor, clock_ghz, ctx) {}
 
  protected:
   std::uint64_t busy_cycles(std::size_t index) override;

@@ -1,25 +1,21 @@
 #include "memory/memory_image.hpp"
 
+#include <string>
+
 #include "isa/error.hpp"
 
 namespace neuronsim::memory {
 
-MemoryImage::MemoryImage(const isa::Kernel& kernel, const isa::TargetLimits& limits,
-                         UninitFill fill)
-    : kernel_(kernel),
-      partitions_(limits.partitions),
+MemoryImage::MemoryImage(const isa::TargetLimits& limits)
+    : partitions_(limits.partitions),
       sbuf_row_bytes_(limits.sbuf_bytes_per_partition),
-      psum_row_bytes_(limits.psum_bytes_per_partition) {
-  const std::uint8_t byte = fill == UninitFill::poison ? kPoisonByte : 0;
+      psum_row_bytes_(limits.psum_bytes_per_partition) {}
+
+void MemoryImage::begin_launch(std::vector<std::uint8_t*> tensors, UninitFill fill) {
+  const std::uint8_t byte = fill_byte(fill);
   sbuf_.assign(static_cast<std::size_t>(partitions_) * sbuf_row_bytes_, byte);
   psum_.assign(static_cast<std::size_t>(partitions_) * psum_row_bytes_, byte);
-  hbm_.reserve(kernel.tensors.size());
-  for (const auto& t : kernel.tensors) {
-    if (t.role == isa::TensorRole::constant && t.data.size() == t.bytes())
-      hbm_.push_back(t.data);
-    else
-      hbm_.emplace_back(t.bytes(), byte);
-  }
+  hbm_ = std::move(tensors);
 }
 
 std::uint8_t* MemoryImage::row(isa::MemSpace space, std::uint32_t partition) {
@@ -39,22 +35,6 @@ std::uint8_t* MemoryImage::row(isa::MemSpace space, std::uint32_t partition) {
 }
 
 std::uint8_t* MemoryImage::hbm_tensor(std::uint32_t tensor) {
-  if (tensor >= hbm_.size())
-    throw Error("memory: HBM tensor #" + std::to_string(tensor) + " does not exist");
-  return hbm_[tensor].data();
-}
-
-void MemoryImage::bind_tensor(std::uint32_t tensor, const std::vector<std::uint8_t>& bytes) {
-  if (tensor >= hbm_.size())
-    throw Error("memory: HBM tensor #" + std::to_string(tensor) + " does not exist");
-  if (bytes.size() != hbm_[tensor].size())
-    throw Error("tensor '" + kernel_.tensors[tensor].name + "': expected " +
-                std::to_string(hbm_[tensor].size()) + " bytes, got " +
-                std::to_string(bytes.size()));
-  hbm_[tensor] = bytes;
-}
-
-const std::vector<std::uint8_t>& MemoryImage::tensor_bytes(std::uint32_t tensor) const {
   if (tensor >= hbm_.size())
     throw Error("memory: HBM tensor #" + std::to_string(tensor) + " does not exist");
   return hbm_[tensor];

@@ -1,13 +1,12 @@
 #pragma once
-// The bytes of one NeuronCore's memories: SBUF (partitions x bytes per partition), PSUM
-// (partitions x banks x bank bytes) and HBM (one buffer per kernel tensor), sized from the
-// target's limits (reference sections 1-2). Implements isa::MemoryView so the functional
-// semantics run directly on it. Plain C++: no SystemC, no timing.
+// The bytes one NeuronCore's instructions see: its SBUF (partitions x bytes per partition)
+// and PSUM (partitions x banks x bank bytes), sized from the target's limits (reference
+// sections 1-2), and, for the launch running, where each of the kernel's HBM tensors is
+// (a pointer into device HBM, or a staging copy). Implements isa::MemoryView so the
+// functional semantics run directly on it. Plain C++: no SystemC, no timing.
 #include <cstdint>
-#include <string>
 #include <vector>
 
-#include "isa/kernel.hpp"
 #include "isa/semantics.hpp"
 #include "isa/target_limits.hpp"
 
@@ -22,32 +21,32 @@ enum class UninitFill : std::uint8_t {
   poison,
 };
 inline constexpr std::uint8_t kPoisonByte = 0xFF;
+inline std::uint8_t fill_byte(UninitFill fill) {
+  return fill == UninitFill::poison ? kPoisonByte : 0;
+}
 
 class MemoryImage : public isa::MemoryView {
  public:
-  // HBM buffers start as: constants -> their data; every other tensor -> `fill`.
-  // Inputs are bound afterwards with bind_tensor().
-  MemoryImage(const isa::Kernel& kernel, const isa::TargetLimits& limits, UninitFill fill);
+  explicit MemoryImage(const isa::TargetLimits& limits);
+
+  // A launch begins: SBUF and PSUM start as `fill` (allocated on first use), and HBM
+  // tensor i of the kernel is the memory at tensors[i].
+  void begin_launch(std::vector<std::uint8_t*> tensors, UninitFill fill);
 
   std::uint8_t* row(isa::MemSpace space, std::uint32_t partition) override;
   std::uint8_t* hbm_tensor(std::uint32_t tensor) override;
-
-  // Replaces a tensor's bytes; `bytes.size()` must equal the tensor's size.
-  void bind_tensor(std::uint32_t tensor, const std::vector<std::uint8_t>& bytes);
-  const std::vector<std::uint8_t>& tensor_bytes(std::uint32_t tensor) const;
 
   std::uint32_t partitions() const { return partitions_; }
   std::uint64_t sbuf_bytes_per_partition() const { return sbuf_row_bytes_; }
   std::uint64_t psum_bytes_per_partition() const { return psum_row_bytes_; }
 
  private:
-  const isa::Kernel& kernel_;
   std::uint32_t partitions_;
   std::uint64_t sbuf_row_bytes_;
   std::uint64_t psum_row_bytes_;
   std::vector<std::uint8_t> sbuf_;
   std::vector<std::uint8_t> psum_;
-  std::vector<std::vector<std::uint8_t>> hbm_;  // one buffer per Kernel::tensors entry
+  std::vector<std::uint8_t*> hbm_;  // one per Kernel::tensors entry
 };
 
 }  // namespace neuronsim::memory

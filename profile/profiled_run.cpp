@@ -5,7 +5,6 @@
 
 #include "isa/error.hpp"
 #include "profile/directory.hpp"
-#include "profile/trace_recorder.hpp"
 
 namespace neuronsim::sim {
 
@@ -32,34 +31,60 @@ void check_reusable(const fs::path& dir, const std::string& neff_name) {
 
 }  // namespace
 
+LaunchProfile::LaunchProfile(const std::vector<std::uint8_t>& neff_bytes,
+                             const TargetConfig& config, const std::string& source,
+                             const std::string& dir)
+    : neff_(neff::read(neff_bytes, source)), dir_(dir) {
+  const traces::TraceInfo info = trace_info(neff_.kernel, config, neff_.header.hash);
+  const fs::path neff_file = fs::path(dir) / neff_file_name(neff::profile_id(neff_.header));
+  check_reusable(dir, neff_file.filename().string());
+  std::error_code ec;
+  dir_existed_ = fs::exists(dir, ec);
+  neff_existed_ = fs::exists(neff_file, ec);
+  neff_path = neff_file.string();
+  ntff_path = prepare_profile(dir, neff_bytes, info);
+  try {
+    recorder_ = std::make_unique<TraceRecorder>(ntff_path, info);
+  } catch (...) {
+    abandon();
+    throw;
+  }
+}
+
+LaunchProfile::~LaunchProfile() {
+  if (!done_) abandon();
+}
+
+void LaunchProfile::finish(const LaunchResult& result) {
+  recorder_->finish(result.total_ps);
+  trace_bytes = recorder_->bytes_written();
+  const traces::RecordCounts& counts = recorder_->counts();
+  trace_instructions = counts.instructions;
+  trace_records = counts.instructions + counts.dmas + counts.semaphores;
+  done_ = true;
+}
+
+void LaunchProfile::abandon() {
+  done_ = true;
+  if (recorder_) recorder_->abandon();
+  std::error_code ec;
+  if (!neff_existed_) fs::remove(neff_path, ec);
+  if (!dir_existed_) fs::remove(dir_, ec);  // only if empty, which it is by then
+}
+
 ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes, const TargetConfig& config,
                          const TensorBytes& inputs, RunOptions options, const std::string& source,
                          const std::string& dir) {
-  const neff::Neff file = neff::read(neff_bytes, source);
-  const traces::TraceInfo info = trace_info(file.kernel, config, file.header.hash);
-  const fs::path neff_path = fs::path(dir) / neff_file_name(neff::profile_id(file.header));
-  check_reusable(dir, neff_path.filename().string());
-
-  std::error_code ec;
-  const bool dir_existed = fs::exists(dir, ec);
-  const bool neff_existed = fs::exists(neff_path, ec);
+  LaunchProfile profile(neff_bytes, config, source, dir);
+  options.observers.push_back(profile.observer());
   ProfiledRun out;
-  out.neff_path = neff_path.string();
-  out.ntff_path = prepare_profile(dir, neff_bytes, info);
-  try {
-    TraceRecorder recorder(out.ntff_path, info);
-    options.observers.push_back(&recorder);
-    out.result = run_kernel(file.kernel, config, inputs, options, source);
-    recorder.finish(out.result.total_ps);
-    out.trace_bytes = recorder.bytes_written();
-    const traces::RecordCounts& counts = recorder.counts();
-    out.trace_instructions = counts.instructions;
-    out.trace_records = counts.instructions + counts.dmas + counts.semaphores;
-  } catch (...) {
-    if (!neff_existed) fs::remove(neff_path, ec);
-    if (!dir_existed) fs::remove(dir, ec);  // only if empty, which it is by then
-    throw;
-  }
+  out.result = run_kernel(profile.kernel(), config, inputs, options, source);
+  profile.finish(out.result);
+  out.neff_path = profile.neff_path;
+  out.ntff_path = profile.ntff_path;
+  out.trace_bytes = profile.trace_bytes;
+  out.trace_instructions = profile.trace_instructions;
+  out.trace_records = profile.trace_records;
   return out;
 }
 

@@ -1,22 +1,38 @@
-#include "sim/neuron_core.hpp"
+// neuronsim::NeuronCore (include/neuronsim/neuron_core.hpp) and the sequencer that runs
+// its launches one after another.
+// sc_spawn needs the dynamic-process part of SystemC.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include "neuronsim/neuron_core.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+#include <cstring>
 #include <iomanip>
 #include <sstream>
 
+#include "engines/compute_engines.hpp"
 #include "engines/sim_time.hpp"
+#include "engines/tensor_engine.hpp"
+#include "engines/thread_stack.hpp"
 #include "isa/error.hpp"
+#include "isa/validate.hpp"
+#include "sim/core_state.hpp"
+#include "sim/launch_stats.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim {
+
+namespace sim::detail {
+void systemc_link_anchor();  // systemc_link.cpp
+}  // namespace sim::detail
 
 namespace detail {
-void systemc_link_anchor();  // systemc_link.cpp
-}  // namespace detail
 
 namespace {
 
-bool g_core_built = false;  // SystemC: one elaboration per process
+// Tensors placed in a core's window start on a 4 KiB boundary, so no two share a page.
+// An allocator's choice, not a hardware number: the device's own runtime places tensors.
+constexpr std::uint64_t kTensorAlignment = 4096;
+// transport_dbg moves at most this many bytes per call (its length is 32-bit).
+constexpr std::uint64_t kDebugChunk = std::uint64_t{1} << 30;
 
 memory::PortRules port_rules(const TargetConfig& c) {
   memory::PortRules r;
@@ -28,89 +44,298 @@ memory::PortRules port_rules(const TargetConfig& c) {
   return r;
 }
 
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names)
+    s += (s.empty() ? "'" : ", '") + n + "'";
+  return s;
+}
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream out;
+  out << "0x" << std::hex << v;
+  return out.str();
+}
+
+// Checks a request against its kernel before it is queued.
+void check_request(const LaunchRequest& r) {
+  const isa::Kernel& k = *r.kernel;
+  auto find = [&](const std::string& name) -> const isa::HbmTensor* {
+    for (const auto& t : k.tensors)
+      if (t.name == name) return &t;
+    return nullptr;
+  };
+  std::vector<std::string> unknown, missing;
+  for (const auto& [name, address] : r.tensor_addresses)
+    if (!find(name)) unknown.push_back(name);
+  if (!unknown.empty()) throw Error(r.source + ": no tensor named " + join(unknown));
+  for (const auto& [name, bytes] : r.inputs) {
+    const isa::HbmTensor* t = find(name);
+    if (!t || t->role != isa::TensorRole::input) {
+      unknown.push_back(name);
+      continue;
+    }
+    if (bytes.size() != t->bytes())
+      throw Error(r.source + ": input '" + name + "' has " + std::to_string(bytes.size()) +
+                  " bytes, the tensor needs " + std::to_string(t->bytes()));
+  }
+  if (!unknown.empty()) throw Error(r.source + ": no input tensor named " + join(unknown));
+  if (r.timing_only) return;
+  for (const auto& t : k.tensors)
+    if (t.role == isa::TensorRole::input && !r.inputs.count(t.name) &&
+        !r.tensor_addresses.count(t.name))
+      missing.push_back(t.name);
+  if (!missing.empty()) throw Error(r.source + ": inputs not given: " + join(missing));
+}
+
 }  // namespace
 
-void claim_simulation() {
-  if (g_core_built)
-    throw Error("only one simulation per process: SystemC cannot elaborate a second NeuronCore");
-  g_core_built = true;
-  setenv("SYSC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-}
-
-NeuronCore::NeuronCore(sc_core::sc_module_name name, const isa::Kernel& kernel,
-                       const TargetConfig& config, const CoreOptions& options)
-    : sc_module(name),
-      kernel_(kernel),
-      config_(config),
-      observers_(options.observers),
-      source_(options.source) {
-  g_core_built = true;
-  detail::systemc_link_anchor();
-  // SystemC's info messages ("simulation stopped by user") are not ours to print.
-  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+CoreState::CoreState(NeuronCore& core, const TargetConfig& config, const CoreOptions& options)
+    : core(core), config(config), options(options), registers(*this) {
   for (int e = 0; e < isa::kEngineCount; ++e)
-    if (!(config_.clock_ghz(static_cast<isa::Engine>(e)) > 0))
-      throw Error("config '" + config_.name + "': the " +
+    if (!(this->config.clock_ghz(static_cast<isa::Engine>(e)) > 0))
+      throw Error("config '" + config.name + "': the " +
                   std::string(isa::engine_name(static_cast<isa::Engine>(e))) +
                   " clock must be positive");
-  if (!options.timing_only)
-    memory_ = std::make_unique<memory::MemoryImage>(kernel_, config_.limits, options.fill);
-  ports_ = std::make_unique<memory::PortMap>(port_rules(config_));
-  semaphores_ = std::make_unique<engines::Semaphores>(kernel_.semaphores, observers_);
-  dma_ = std::make_unique<engines::DmaSubsystem>("dma", kernel_, config_.dma, memory_.get(),
-                                                 *semaphores_, written_, observers_, failure_);
-  context_.reset(new engines::CoreContext{kernel_, config_.cost, memory_.get(), *ports_,
-                                          *semaphores_, *dma_, observers_, failure_, written_});
-  auto& ctx = *context_;
-  auto clock = [&](isa::Engine e) { return config_.clock_ghz(e); };
-  using isa::Engine;
-  engines_[static_cast<int>(Engine::tensor)] =
-      std::make_unique<engines::TensorEngine>("tensor", clock(Engine::tensor), ctx);
-  engines_[static_cast<int>(Engine::vector)] =
-      std::make_unique<engines::VectorEngine>("vector", clock(Engine::vector), ctx);
-  engines_[static_cast<int>(Engine::scalar)] =
-      std::make_unique<engines::ScalarEngine>("scalar", clock(Engine::scalar), ctx);
-  engines_[static_cast<int>(Engine::gpsimd)] =
-      std::make_unique<engines::GpSimdEngine>("gpsimd", clock(Engine::gpsimd), ctx);
-  engines_[static_cast<int>(Engine::sync)] =
-      std::make_unique<engines::SyncEngine>("sync", clock(Engine::sync), ctx);
+  window_end = options.hbm_window_bytes > 0 ? options.hbm_window_base + options.hbm_window_bytes
+                                            : config.hbm_bytes;
+  if (window_end <= options.hbm_window_base)
+    throw Error(std::string(core.name()) + ": the HBM window starting at " +
+                hex(options.hbm_window_base) + " is empty");
+  dma = std::make_unique<engines::DmaSubsystem>("dma", this->config.dma, *this);
 }
 
-NeuronCore::~NeuronCore() = default;
+LaunchHandle CoreState::launch(LaunchRequest request) {
+  if (!request.kernel) throw Error(std::string(core.name()) + ": a launch needs a kernel");
+  isa::validate(*request.kernel, config.limits, request.source);
+  check_request(request);
+  auto handle = std::make_shared<Launch>();
+  handle->request_ = std::move(request);
+  handle->result_.id = next_id++;
+  handle->result_.queued = sc_core::sc_time_stamp();
+  queue.push_back(handle);
+  if (sc_core::sc_is_running()) queued.notify(sc_core::SC_ZERO_TIME);
+  return handle;
+}
 
-void NeuronCore::run() {
-  sc_core::sc_start();
-  failure_.rethrow_if_failed();
-  total_ = dma_->counters().last_completion;
-  for (const auto& e : engines_)
-    total_ = std::max(total_, e->counters().finished_at);
-  bool all_done =
-      std::all_of(engines_.begin(), engines_.end(), [](const auto& e) { return e->finished(); });
-  if (!all_done || dma_->outstanding() > 0) {
-    total_ = sc_core::sc_time_stamp();
-    throw Error(deadlock_report());
+void CoreState::sequencer() {
+  for (;;) {
+    while (queue.empty())
+      sc_core::wait(queued);
+    const LaunchHandle next = queue.front();
+    queue.pop_front();
+    run_one(next);
   }
 }
 
-std::string NeuronCore::deadlock_report() const {
-  std::ostringstream out;
-  if (!source_.empty()) out << source_ << ": ";
-  out << "kernel '" << kernel_.name << "': deadlock at " << std::fixed << std::setprecision(3)
-      << engines::to_ns(sc_core::sc_time_stamp()) << " ns: no engine can make progress";
-  auto sem_name = [&](std::uint16_t s) {
-    const std::string& n = kernel_.semaphores[s].name;
-    return "'" + (n.empty() ? "#" + std::to_string(s) : n) + "'";
+void CoreState::run_one(const LaunchHandle& handle) {
+  running = std::make_unique<LaunchState>(handle, ended);
+  LaunchState& s = *running;
+  handle->result_.started = sc_core::sc_time_stamp();
+  try {
+    place_tensors(s);
+    if (!handle->request_.timing_only) load_tensors(s);
+    start_engines(s);
+    while (s.end == LaunchState::End::running)
+      sc_core::wait(ended);
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;
+  } catch (...) {
+    if (s.end == LaunchState::End::running) {
+      s.end = LaunchState::End::failed;
+      s.error = std::current_exception();
+      s.ended_at = sc_core::sc_time_stamp();
+    }
+  }
+  if (s.end != LaunchState::End::complete) {
+    s.stop_engines();
+    if (s.context) {
+      dma->abort();
+      while (dma->outstanding() > 0)
+        sc_core::wait(dma->drained);
+    }
+  }
+  finish(s);
+}
+
+void CoreState::place_tensors(LaunchState& s) {
+  const LaunchRequest& req = s.launch->request_;
+  const auto& tensors = req.kernel->tensors;
+  TensorPlacement& p = s.tensors;
+  p.addresses.resize(tensors.size());
+  p.placed.assign(tensors.size(), false);
+  std::uint64_t cursor = options.hbm_window_base;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    auto given = req.tensor_addresses.find(tensors[i].name);
+    if (given != req.tensor_addresses.end()) {
+      p.addresses[i] = given->second;
+      continue;
+    }
+    cursor = (cursor + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+    if (tensors[i].bytes() > window_end - std::min(cursor, window_end))
+      throw Error(req.source + ": tensor '" + tensors[i].name + "' (" +
+                  std::to_string(tensors[i].bytes()) + " bytes) does not fit in " +
+                  core.name() + "'s HBM window [" + hex(options.hbm_window_base) + ", " +
+                  hex(window_end) + ")");
+    p.addresses[i] = cursor;
+    p.placed[i] = true;
+    cursor += tensors[i].bytes();
+  }
+}
+
+std::uint8_t* CoreState::dmi_pointer(std::uint64_t address, std::uint64_t bytes) {
+  auto covers = [&](const tlm::tlm_dmi& d) {
+    return d.is_read_write_allowed() && address >= d.get_start_address() &&
+           bytes - 1 <= d.get_end_address() - address;
   };
-  for (const auto& e : engines_) {
+  for (const auto& d : dmi_)
+    if (covers(d)) return d.get_dmi_ptr() + (address - d.get_start_address());
+  tlm::tlm_generic_payload trans;
+  trans.set_command(tlm::TLM_WRITE_COMMAND);
+  trans.set_address(address);
+  tlm::tlm_dmi dmi;
+  if (!core.hbm->get_direct_mem_ptr(trans, dmi) || !covers(dmi)) return nullptr;
+  dmi_.push_back(dmi);
+  return dmi.get_dmi_ptr() + (address - dmi.get_start_address());
+}
+
+void CoreState::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
+  auto hit = [&](const tlm::tlm_dmi& d) {
+    return d.get_start_address() <= end && start <= d.get_end_address();
+  };
+  dmi_.erase(std::remove_if(dmi_.begin(), dmi_.end(), hit), dmi_.end());
+  // The running launch holds pointers into its tensors; it cannot go on without them.
+  if (!running || running->end != LaunchState::End::running) return;
+  const auto& p = running->tensors;
+  for (std::size_t i = 0; i < p.pointers.size(); ++i)
+    if (p.staging[i].empty() && p.addresses[i] <= end && start <= p.addresses[i]) {
+      running->fail(std::make_exception_ptr(
+          Error(std::string(core.name()) + ": the HBM target revoked direct access to [" +
+                hex(start) + ", " + hex(end) + "] while a launch used it")));
+      return;
+    }
+}
+
+void CoreState::debug_read(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes) {
+  for (std::uint64_t done = 0; done < bytes;) {
+    const std::uint64_t n = std::min(kDebugChunk, bytes - done);
+    tlm::tlm_generic_payload trans;
+    trans.set_command(tlm::TLM_READ_COMMAND);
+    trans.set_address(address + done);
+    trans.set_data_ptr(data + done);
+    trans.set_data_length(static_cast<unsigned int>(n));
+    trans.set_streaming_width(static_cast<unsigned int>(n));
+    if (core.hbm->transport_dbg(trans) != n)
+      throw Error(std::string(core.name()) + ": HBM read of " + std::to_string(n) +
+                  " bytes at " + hex(address + done) + " failed");
+    done += n;
+  }
+}
+
+void CoreState::debug_write(std::uint64_t address, const std::uint8_t* data,
+                            std::uint64_t bytes) {
+  for (std::uint64_t done = 0; done < bytes;) {
+    const std::uint64_t n = std::min(kDebugChunk, bytes - done);
+    tlm::tlm_generic_payload trans;
+    trans.set_command(tlm::TLM_WRITE_COMMAND);
+    trans.set_address(address + done);
+    trans.set_data_ptr(const_cast<std::uint8_t*>(data + done));
+    trans.set_data_length(static_cast<unsigned int>(n));
+    trans.set_streaming_width(static_cast<unsigned int>(n));
+    if (core.hbm->transport_dbg(trans) != n)
+      throw Error(std::string(core.name()) + ": HBM write of " + std::to_string(n) +
+                  " bytes at " + hex(address + done) + " failed");
+    done += n;
+  }
+}
+
+// Constants get the NEFF's bytes, inputs the request's, tensors placed in the window the
+// fill; tensors the caller placed keep what the caller put there.
+void CoreState::load_tensors(LaunchState& s) {
+  const LaunchRequest& req = s.launch->request_;
+  const auto& tensors = req.kernel->tensors;
+  TensorPlacement& p = s.tensors;
+  const memory::UninitFill fill =
+      req.fill_uninitialised ? memory::UninitFill::poison : memory::UninitFill::zero;
+  if (!memory) memory = std::make_unique<memory::MemoryImage>(config.limits);
+  p.pointers.assign(tensors.size(), nullptr);
+  p.staging.assign(tensors.size(), {});
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const isa::HbmTensor& t = tensors[i];
+    const std::uint64_t bytes = t.bytes();
+    std::uint8_t* ptr = dmi_pointer(p.addresses[i], bytes);
+    const bool staged = ptr == nullptr;
+    if (staged) {
+      p.staging[i].resize(bytes);
+      ptr = p.staging[i].data();
+      if (!p.placed[i]) debug_read(p.addresses[i], ptr, bytes);
+    }
+    bool changed = true;
+    auto input = req.inputs.find(t.name);
+    if (t.role == isa::TensorRole::constant && t.data.size() == bytes)
+      std::memcpy(ptr, t.data.data(), bytes);
+    else if (input != req.inputs.end())
+      std::memcpy(ptr, input->second.data(), bytes);
+    else if (p.placed[i])
+      std::memset(ptr, memory::fill_byte(fill), bytes);
+    else
+      changed = false;
+    if (staged && changed) debug_write(p.addresses[i], ptr, bytes);
+    p.pointers[i] = ptr;
+  }
+  memory->begin_launch(p.pointers, fill);
+}
+
+void CoreState::start_engines(LaunchState& s) {
+  const LaunchRequest& req = s.launch->request_;
+  const isa::Kernel& k = *req.kernel;
+  const sc_core::sc_time origin = s.launch->result_.started;
+  s.ports = std::make_unique<memory::PortMap>(port_rules(config));
+  s.semaphores = std::make_unique<engines::Semaphores>(k.semaphores, req.observers, origin);
+  s.context.reset(new engines::LaunchContext{
+      k, config.cost, req.timing_only ? nullptr : memory.get(), *s.ports, *s.semaphores, *dma,
+      req.observers, s, s.written, origin});
+  auto& ctx = *s.context;
+  auto clock = [&](isa::Engine e) { return config.clock_ghz(e); };
+  using isa::Engine;
+  s.engines[static_cast<int>(Engine::tensor)] =
+      std::make_unique<engines::TensorEngine>(clock(Engine::tensor), ctx);
+  s.engines[static_cast<int>(Engine::vector)] =
+      std::make_unique<engines::VectorEngine>(clock(Engine::vector), ctx);
+  s.engines[static_cast<int>(Engine::scalar)] =
+      std::make_unique<engines::ScalarEngine>(clock(Engine::scalar), ctx);
+  s.engines[static_cast<int>(Engine::gpsimd)] =
+      std::make_unique<engines::GpSimdEngine>(clock(Engine::gpsimd), ctx);
+  s.engines[static_cast<int>(Engine::sync)] =
+      std::make_unique<engines::SyncEngine>(clock(Engine::sync), ctx);
+  dma->begin(ctx, s.tensors.addresses);
+  const std::string suffix = "_" + std::to_string(s.launch->result_.id);
+  for (auto& e : s.engines)
+    e->start(std::string(isa::engine_name(e->engine())) + suffix);
+}
+
+std::string CoreState::deadlock_report(const LaunchState& s) const {
+  const LaunchRequest& req = s.launch->request_;
+  const isa::Kernel& k = *req.kernel;
+  std::ostringstream out;
+  if (!req.source.empty()) out << req.source << ": ";
+  out << "kernel '" << k.name << "': deadlock at " << std::fixed << std::setprecision(3)
+      << engines::to_ns(s.ended_at - s.launch->result_.started)
+      << " ns: no engine can make progress";
+  auto sem_name = [&](std::uint16_t sem) {
+    const std::string& n = k.semaphores[sem].name;
+    return "'" + (n.empty() ? "#" + std::to_string(sem) : n) + "'";
+  };
+  for (const auto& e : s.engines) {
     if (e->finished()) continue;
     const std::size_t i = e->current_index();
-    const auto& instr = kernel_.stream(e->engine())[i];
+    const auto& instr = k.stream(e->engine())[i];
     out << "\n  " << isa::engine_name(e->engine()) << "[" << i << "] "
         << isa::opcode_name(instr.opcode());
     if (instr.source_line) out << " (line " << instr.source_line << ")";
     bool any = false;
     for (const auto& w : instr.waits) {
-      const std::uint32_t v = semaphores_->value(w.sem);
+      const std::uint32_t v = s.semaphores->value(w.sem);
       if (v >= w.value) continue;
       out << (any ? ", " : ": waits for semaphore ") << sem_name(w.sem) << " = " << v
           << ", wants >= " << w.value;
@@ -118,9 +343,122 @@ std::string NeuronCore::deadlock_report() const {
     }
     if (!any) out << ": blocked (state " << static_cast<int>(e->state()) << ")";
   }
-  if (dma_->outstanding() > 0)
-    out << "\n  " << dma_->outstanding() << " DMA transfer(s) unfinished";
   return out.str();
 }
 
-}  // namespace neuronsim::sim
+void CoreState::finish(LaunchState& s) {
+  const LaunchHandle handle = s.launch;
+  const LaunchRequest& req = handle->request_;
+  LaunchResult& r = handle->result_;
+  const isa::Kernel& k = *req.kernel;
+  sc_core::sc_time total = s.ended_at - r.started;
+  if (s.end == LaunchState::End::complete) {
+    total = dma->counters().last_completion;
+    for (const auto& e : s.engines)
+      total = std::max(total, e->counters().finished_at);
+  }
+  if (s.end == LaunchState::End::deadlock) s.error = std::make_exception_ptr(Error(deadlock_report(s)));
+  r.total_ps = engines::to_ps(total);
+  r.total_ns = engines::to_ns(total);
+  r.neuroncore_cycle_count = engines::to_cycles(total, config.tensor_ghz);
+  if (s.context) {
+    for (int i = 0; i < isa::kEngineCount; ++i)
+      r.engines[i] = summarise(*s.engines[i], total);
+    r.stats = collect_stats(config, s, total);
+  }
+  for (std::size_t i = 0; i < k.tensors.size() && i < s.tensors.addresses.size(); ++i)
+    r.tensor_addresses[k.tensors[i].name] = s.tensors.addresses[i];
+  try {
+    if (s.end == LaunchState::End::complete && !req.timing_only) {
+      const auto& p = s.tensors;
+      for (std::size_t i = 0; i < k.tensors.size(); ++i) {
+        const isa::HbmTensor& t = k.tensors[i];
+        const bool written = t.role == isa::TensorRole::output || t.role == isa::TensorRole::scratch;
+        if (written && !p.staging[i].empty())
+          debug_write(p.addresses[i], p.pointers[i], t.bytes());
+        if (t.role == isa::TensorRole::output && req.collect_outputs)
+          r.outputs[t.name].assign(p.pointers[i], p.pointers[i] + t.bytes());
+      }
+    }
+  } catch (const std::exception&) {
+    s.error = std::current_exception();
+  }
+  if (s.error) {
+    r.exception = s.error;
+    try {
+      std::rethrow_exception(s.error);
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    } catch (...) {
+      r.error = "unknown error";
+    }
+  }
+  r.finished = sc_core::sc_time_stamp();
+  running.reset();  // the launch's engines, ports and semaphores
+  handle->finished_ = true;
+  ++finished;
+  handle->done_.notify();
+  core.launch_finished.notify();
+  registers.launch_finished(r, false);
+  if (req.on_done) req.on_done(r);
+}
+
+void CoreState::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  core.hbm->b_transport(trans, delay);
+}
+
+}  // namespace detail
+
+const LaunchResult& Launch::result() const {
+  if (!finished_)
+    throw Error("launch " + std::to_string(result_.id) + " has not finished yet");
+  return result_;
+}
+
+NeuronCore::NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
+                       const CoreOptions& options)
+    : sc_module(name), hbm("hbm"), regs("regs"), irq("irq", false) {
+  sim::detail::systemc_link_anchor();
+  // SystemC's info messages ("simulation stopped by user") are not ours to print.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  state_ = std::make_unique<detail::CoreState>(*this, config, options);
+  hbm.register_invalidate_direct_mem_ptr(this, &NeuronCore::invalidate_direct_mem_ptr);
+  regs.register_b_transport(this, &NeuronCore::register_access);
+  regs.register_transport_dbg(this, &NeuronCore::register_debug);
+  sc_core::sc_spawn_options spawn;
+  spawn.set_stack_size(engines::kThreadStackBytes);
+  detail::CoreState* state = state_.get();
+  sc_core::sc_spawn([state] { state->sequencer(); }, "sequencer", &spawn);
+}
+
+NeuronCore::~NeuronCore() = default;
+
+LaunchHandle NeuronCore::launch(LaunchRequest request) {
+  return state_->launch(std::move(request));
+}
+
+bool NeuronCore::idle() const {
+  return state_->queue.empty() && !state_->running;
+}
+
+std::uint64_t NeuronCore::launches_finished() const {
+  return state_->finished;
+}
+
+const TargetConfig& NeuronCore::config() const {
+  return state_->config;
+}
+
+void NeuronCore::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
+  state_->invalidate_dmi(start, end);
+}
+
+void NeuronCore::register_access(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  state_->registers.b_transport(trans, delay);
+}
+
+unsigned int NeuronCore::register_debug(tlm::tlm_generic_payload& trans) {
+  return state_->registers.transport_dbg(trans);
+}
+
+}  // namespace neuronsim

@@ -1,95 +1,47 @@
-#include "sim/run.hpp"
+#include "neuronsim/run.hpp"
 
-#include "engines/sim_time.hpp"
+#include <cstdlib>
+
 #include "isa/error.hpp"
-#include "isa/validate.hpp"
 #include "neff/neff.hpp"
-#include "sim/neuron_core.hpp"
+#include "neuronsim/hbm.hpp"
+#include "neuronsim/neuron_core.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim {
 
-namespace {
-
-std::string join(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names)
-    s += (s.empty() ? "'" : ", '") + n + "'";
-  return s;
+void require_elaboration(const std::string& what) {
+  setenv("SYSC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
+    throw Error(what + ": this process has already run a SystemC simulation; SystemC "
+                       "elaborates once per process (launch more kernels on the same core)");
 }
-
-// Every input tensor's bytes, from `inputs` or the generator; checks names and sizes.
-void bind_inputs(const isa::Kernel& k, const TensorBytes& inputs, const RunOptions& options,
-                 const std::string& source, memory::MemoryImage& memory) {
-  std::vector<std::string> unknown, missing;
-  for (const auto& [name, bytes] : inputs) {
-    bool found = false;
-    for (const auto& t : k.tensors)
-      found = found || (t.name == name && t.role == isa::TensorRole::input);
-    if (!found) unknown.push_back(name);
-  }
-  if (!unknown.empty()) throw Error(source + ": no input tensor named " + join(unknown));
-  for (std::uint32_t i = 0; i < k.tensors.size(); ++i) {
-    const auto& t = k.tensors[i];
-    if (t.role != isa::TensorRole::input) continue;
-    auto it = inputs.find(t.name);
-    if (it != inputs.end()) {
-      if (it->second.size() != t.bytes())
-        throw Error(source + ": input '" + t.name + "' has " + std::to_string(it->second.size()) +
-                    " bytes, the tensor needs " + std::to_string(t.bytes()));
-      memory.bind_tensor(i, it->second);
-    } else if (options.generate_missing) {
-      memory.bind_tensor(i, options.generate_missing(t));
-    } else {
-      missing.push_back(t.name);
-    }
-  }
-  if (!missing.empty()) throw Error(source + ": inputs not given: " + join(missing));
-}
-
-EngineSummary summarise(const engines::Engine& e, sc_core::sc_time total) {
-  const auto& c = e.counters();
-  EngineSummary s;
-  s.engine = e.engine();
-  s.clock_ghz = e.clock_ghz();
-  s.instructions = c.instructions;
-  s.busy_cycles = c.busy_cycles;
-  s.busy_ns = engines::to_ns(c.busy);
-  s.semaphore_wait_ns = engines::to_ns(c.semaphore_wait);
-  s.port_wait_ns = engines::to_ns(c.port_wait);
-  s.dma_queue_wait_ns = engines::to_ns(c.dma_queue_wait);
-  s.idle_ns = engines::to_ns(total - c.busy - c.semaphore_wait - c.port_wait - c.dma_queue_wait);
-  return s;
-}
-
-}  // namespace
 
 RunResult run_kernel(const isa::Kernel& kernel, const TargetConfig& config,
                      const TensorBytes& inputs, const RunOptions& options,
                      const std::string& source) {
-  isa::validate(kernel, config.limits, source);
-  claim_simulation();
-  CoreOptions core_options;
-  core_options.timing_only = options.timing_only;
-  core_options.fill =
-      options.fill_uninitialised ? memory::UninitFill::poison : memory::UninitFill::zero;
-  core_options.observers = options.observers;
-  core_options.source = source;
-  NeuronCore core("core", kernel, config, core_options);
-  if (core.memory()) bind_inputs(kernel, inputs, options, source, *core.memory());
-  core.run();
-
-  RunResult result;
-  result.total_ns = engines::to_ns(core.total_time());
-  result.total_ps = engines::to_ps(core.total_time());
-  result.neuroncore_cycle_count = engines::to_cycles(core.total_time(), config.tensor_ghz);
-  for (int i = 0; i < isa::kEngineCount; ++i)
-    result.engines[i] = summarise(core.engine(static_cast<isa::Engine>(i)), core.total_time());
-  result.stats = collect_stats(core);
-  if (core.memory())
-    for (std::uint32_t i = 0; i < kernel.tensors.size(); ++i)
-      if (kernel.tensors[i].role == isa::TensorRole::output)
-        result.outputs[kernel.tensors[i].name] = core.memory()->tensor_bytes(i);
-  return result;
+  require_elaboration(source);
+  LaunchRequest request;
+  // The caller's kernel outlives the simulation below: no copy.
+  request.kernel = std::shared_ptr<const isa::Kernel>(&kernel, [](const isa::Kernel*) {});
+  request.source = source;
+  request.inputs = inputs;
+  request.timing_only = options.timing_only;
+  request.fill_uninitialised = options.fill_uninitialised;
+  request.observers = options.observers;
+  if (!options.timing_only && options.generate_missing)
+    for (const auto& t : kernel.tensors)
+      if (t.role == isa::TensorRole::input && !inputs.count(t.name))
+        request.inputs[t.name] = options.generate_missing(t);
+  if (options.timing_only) request.inputs.clear();  // never read
+  Hbm hbm("hbm", config);
+  NeuronCore core("core", config);
+  core.hbm.bind(hbm.socket);
+  const LaunchHandle launch = core.launch(std::move(request));
+  sc_core::sc_start();
+  if (!launch->finished())
+    throw Error(source + ": the simulation ended before the launch finished");
+  launch->result().rethrow_if_failed();
+  return launch->result();
 }
 
 RunResult run_neff(const std::string& neff_path, const TargetConfig& config,
@@ -98,4 +50,4 @@ RunResult run_neff(const std::string& neff_path, const TargetConfig& config,
   return run_kernel(file.kernel, config, inputs, options, neff_path);
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim

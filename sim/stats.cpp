@@ -4,7 +4,7 @@
 
 #include "engines/sim_time.hpp"
 #include "isa/error.hpp"
-#include "sim/neuron_core.hpp"
+#include "sim/launch_stats.hpp"
 
 namespace neuronsim::sim {
 
@@ -33,6 +33,10 @@ nlohmann::ordered_json Stats::to_json() const {
   return out;
 }
 
+}  // namespace neuronsim::sim
+
+namespace neuronsim::detail {
+
 namespace {
 
 // Round to the picosecond so the JSON is short and stable.
@@ -45,10 +49,8 @@ std::string space_name(int s) {
 
 }  // namespace
 
-Stats collect_stats(const NeuronCore& core) {
+Stats collect_stats(const TargetConfig& cfg, const LaunchState& launch, sc_core::sc_time total) {
   Stats st;
-  const auto& cfg = core.config();
-  const sc_core::sc_time total = core.total_time();
   st.add("total_time_ns", "ns", "simulated time from start to the last instruction or transfer",
          ns(total));
   st.add("neuroncore_cycle_count", "cycles", "total time in Tensor engine clock cycles",
@@ -60,7 +62,7 @@ Stats collect_stats(const NeuronCore& core) {
            engines::to_cycles(total, cfg.clock_ghz(kind)));
   }
   for (int i = 0; i < isa::kEngineCount; ++i) {
-    const auto& e = core.engine(static_cast<isa::Engine>(i));
+    const auto& e = *launch.engines[i];
     const auto& c = e.counters();
     const std::string p = std::string(isa::engine_name(e.engine())) + "_engine_";
     const sc_core::sc_time idle =
@@ -79,7 +81,7 @@ Stats collect_stats(const NeuronCore& core) {
     st.add(p + "active_time_percent", "percent", "busy time as a share of the total",
            total_ns > 0 ? std::round(engines::to_ns(c.busy) / total_ns * 1e6) / 1e4 : 0.0);
   }
-  const auto& dma = core.dma();
+  const auto& dma = launch.context->dma;
   const auto& dc = dma.counters();
   st.add("dma_transfer_count", "count", "dma_copy instructions completed", dc.transfers);
   st.add("dma_part_count", "count", "per-DMA-engine parts of those transfers", dc.parts);
@@ -94,7 +96,7 @@ Stats collect_stats(const NeuronCore& core) {
          dc.read_bytes[static_cast<int>(isa::MemSpace::hbm)]);
   st.add("hbm_write_bytes", "bytes", "bytes written to HBM (all by DMA)",
          dc.write_bytes[static_cast<int>(isa::MemSpace::hbm)]);
-  const auto& kernel = core.kernel();
+  const auto& kernel = launch.context->kernel;
   for (std::size_t q = 0; q < kernel.queues.size(); ++q) {
     const std::string& qn = kernel.queues[q].name;
     const std::string label = qn.empty() ? std::to_string(q) : qn;
@@ -108,4 +110,19 @@ Stats collect_stats(const NeuronCore& core) {
   return st;
 }
 
-}  // namespace neuronsim::sim
+EngineSummary summarise(const engines::Engine& e, sc_core::sc_time total) {
+  const auto& c = e.counters();
+  EngineSummary s;
+  s.engine = e.engine();
+  s.clock_ghz = e.clock_ghz();
+  s.instructions = c.instructions;
+  s.busy_cycles = c.busy_cycles;
+  s.busy_ns = engines::to_ns(c.busy);
+  s.semaphore_wait_ns = engines::to_ns(c.semaphore_wait);
+  s.port_wait_ns = engines::to_ns(c.port_wait);
+  s.dma_queue_wait_ns = engines::to_ns(c.dma_queue_wait);
+  s.idle_ns = engines::to_ns(total - c.busy - c.semaphore_wait - c.port_wait - c.dma_queue_wait);
+  return s;
+}
+
+}  // namespace neuronsim::detail

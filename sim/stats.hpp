@@ -1,15 +1,13 @@
 #pragma once
 // Statistics of a run, registered in one place (name, unit, description, value) and
-// dumped as JSON from one place. collect_stats() is the only code that knows which
-// statistics exist.
+// dumped as JSON from one place. collect_stats() (sim/launch_stats.hpp) is the only code
+// that knows which statistics exist.
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace neuronsim::sim {
-
-class NeuronCore;
 
 struct Statistic {
   std::string name;
@@ -32,8 +30,5 @@ class Stats {
  private:
   std::vector<Statistic> stats_;
 };
-
-// Every statistic of a finished run of `core`.
-Stats collect_stats(const NeuronCore& core);
 
 }  // namespace neuronsim::sim

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "core_support.hpp"
-#include "sim/run.hpp"
+#include "neuronsim/run.hpp"
 
 using namespace core_test;
 using neuronsim::isa::AluOp;
@@ -31,10 +31,10 @@ TEST_CASE("core: one DMA transfer on 16 engines: descriptor + latency + bytes at
   const auto q = queue(k, "q0", 0, 16);
   k.stream(Engine::sync).push_back(load(k, t, a, q));
   Recorder rec;
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.observers = {&rec};
   opt.timing_only = true;
-  const auto r = sim::run_kernel(k, target("trn1"), {}, opt);
+  const auto r = run_kernel(k, target("trn1"), {}, opt);
   // 128 rows x 2048 bytes split over 16 DMA engines: 8 rows = 16384 bytes each. Rows are
   // 2048 contiguous bytes = efficient_bytes_per_row, so efficiency 1. 16 engines x 17 B/ns
   // = 272 B/ns < 410 B/ns of HBM: each part runs at 17 B/ns.
@@ -56,9 +56,9 @@ TEST_CASE("core: small rows lose DMA efficiency linearly down to the floor", "[c
   const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 64, 0);
   const auto q = queue(k, "q0", 0, 1);
   k.stream(Engine::sync).push_back(load(k, t, a, q));
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.timing_only = true;
-  const auto r = sim::run_kernel(k, target("trn1"), {}, opt);
+  const auto r = run_kernel(k, target("trn1"), {}, opt);
   // One DMA engine: 32768 bytes at 17 x 0.125 = 2.125 B/ns = 15420.235 ns, + 1050 ns.
   CHECK(r.total_ns == Approx(1050 + 32768 / (17 * 0.125)).margin(0.002));
 }
@@ -71,9 +71,9 @@ TEST_CASE("core: one HBM-bound transfer alone runs at its engine rate", "[core]"
   k.stream(Engine::sync).push_back(load(k, t, a, q));
   auto cfg = target("trn1");
   cfg.dma.hbm_bytes_per_ns = 20;  // HBM barely above one engine's 17 B/ns
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.timing_only = true;
-  const auto r = sim::run_kernel(k, cfg, {}, opt);
+  const auto r = run_kernel(k, cfg, {}, opt);
   // 262144 bytes at min(17, 20) B/ns = 15420.235 ns, + 1050 ns = 16470.235 ns.
   CHECK(r.total_ns == Approx(1050 + 262144.0 / 17).margin(0.002));
 }
@@ -91,10 +91,10 @@ TEST_CASE("core: two transfers on different DMA engines share HBM bandwidth", "[
   auto cfg = target("trn1");
   cfg.dma.hbm_bytes_per_ns = 20;
   Recorder rec;
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.timing_only = true;
   opt.observers = {&rec};
-  const auto r = sim::run_kernel(k, cfg, {}, opt);
+  const auto r = run_kernel(k, cfg, {}, opt);
   // Both start moving bytes at 1050 ns; HBM's 20 B/ns split fairly = 10 B/ns each (below
   // the 17 B/ns engine cap): 262144 / 10 = 26214.4 ns, + 1050 = 27264.4 ns. Alone one
   // takes 16470.235 ns (previous test).
@@ -113,9 +113,9 @@ TEST_CASE("core: a full DMA queue stalls the issuing engine", "[core]") {
   k.stream(Engine::sync).push_back(load(k, t, b, q));
   auto cfg = target("trn1");
   cfg.dma.queue_depth = 1;
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.timing_only = true;
-  const auto r = sim::run_kernel(k, cfg, {}, opt);
+  const auto r = run_kernel(k, cfg, {}, opt);
   // Each transfer takes 1050 + 16384 / 17 = 2013.765 ns (first test); with depth 1 the
   // second is issued only when the first completes, so they run back to back.
   const double one = 1050 + 16384.0 / 17;
@@ -134,9 +134,9 @@ TEST_CASE("core: DMA and compute overlap (two independent streams)", "[core]") {
   k.stream(Engine::sync).push_back(load(k, t, a, q));
   k.stream(Engine::vector)
       .push_back(op(isa::TensorTensor{tile(k, c), tile(k, b), tile(k, b), AluOp::add}));
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.timing_only = true;
-  const auto r = sim::run_kernel(k, target("trn1"), {}, opt);
+  const auto r = run_kernel(k, target("trn1"), {}, opt);
   // DMA alone 2013.765 ns (see above), Vector alone 1024 / 1.12 = 914.286 ns; overlapped,
   // the total is the longer of the two, less than their sum.
   const double dma = 1050 + 16384.0 / 17, vec = 1024 / 1.12;
@@ -161,9 +161,9 @@ TEST_CASE("core: a DMA round trip moves the data and signals on completion", "[c
     std::memcpy(&bytes[i * 4], &v, 4);
   }
   Recorder rec;
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.observers = {&rec};
-  const auto r = sim::run_kernel(k, target("trn1"), {{"in", bytes}}, opt);
+  const auto r = run_kernel(k, target("trn1"), {{"in", bytes}}, opt);
   CHECK(r.outputs.at("out") == bytes);
   // The semaphore was signalled once, by the DMA queue, when the last part landed.
   REQUIRE(rec.semaphores.size() == 1);
@@ -185,9 +185,9 @@ TEST_CASE("core: never-written memory reads as NaN with the uninitialised fill",
       .push_back(
           op(isa::TensorTensor{tile(k, c), tile(k, a), tile(k, a), AluOp::add}, {}, {inc(done)}));
   k.stream(Engine::sync).push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, c), q}, {{done, 1}}));
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.fill_uninitialised = true;
-  const auto r = sim::run_kernel(k, target("trn1"), {}, opt);
+  const auto r = run_kernel(k, target("trn1"), {}, opt);
   const auto& bytes = r.outputs.at("out");
   REQUIRE(bytes.size() == 128 * 8 * 4);
   std::size_t nans = 0;

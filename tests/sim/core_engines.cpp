@@ -5,7 +5,7 @@
 
 #include "core_support.hpp"
 #include "isa/error.hpp"
-#include "sim/run.hpp"
+#include "neuronsim/run.hpp"
 
 using namespace core_test;
 using neuronsim::isa::AluOp;
@@ -31,7 +31,7 @@ isa::Kernel vector_add_kernel() {
 TEST_CASE("core: one fp32 tensor_tensor on Vector takes max(64 or 2N) cycles", "[core]") {
   const auto k = vector_add_kernel();
   const auto cfg = target("trn1");
-  const auto r = sim::run_kernel(k, cfg, {}, {});
+  const auto r = run_kernel(k, cfg, {}, {});
   // Reference section 4: tensor_tensor with both inputs in SBUF, fp32:
   // max(64, 2 * 512) = 1024 cycles of the 1.12 GHz Vector clock = 914.2857 ns
   // (SystemC rounds to the picosecond: 914.286 ns).
@@ -61,9 +61,9 @@ TEST_CASE("core: a consumer starts after its producer ends (semaphore)", "[core]
   act.func = isa::ActFunc::exp;
   k.stream(Engine::scalar).push_back(op(act, {{s, 1}}));
   Recorder rec;
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.observers = {&rec};
-  const auto r = sim::run_kernel(k, target("trn1"), {}, opt);
+  const auto r = run_kernel(k, target("trn1"), {}, opt);
 
   const auto& producer = rec.end_of(Engine::vector, 0);
   const auto& consumer = rec.end_of(Engine::scalar, 0);
@@ -94,7 +94,7 @@ TEST_CASE("core: a deadlock names every blocked engine and its semaphore", "[cor
   k.stream(Engine::vector)[0].source_line = 7;
   k.stream(Engine::gpsimd).push_back(op(isa::Nop{}, {{s1, 2}}));
   try {
-    sim::run_kernel(k, target("trn1"), {}, {}, "dead.nasm");
+    run_kernel(k, target("trn1"), {}, {}, "dead.nasm");
     FAIL("no deadlock reported");
   } catch (const neuronsim::Error& e) {
     const std::string msg = e.what();
@@ -118,25 +118,27 @@ struct ThrowingObserver : engines::Observer {
 TEST_CASE("core: an error inside a SystemC process surfaces as that error", "[core]") {
   const auto k = vector_add_kernel();
   ThrowingObserver bad;
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.observers = {&bad};
-  CHECK_THROWS_WITH(sim::run_kernel(k, target("trn1"), {}, opt), "observer: disk full");
+  CHECK_THROWS_WITH(run_kernel(k, target("trn1"), {}, opt), "observer: disk full");
 }
 
-TEST_CASE("core: a second simulation in one process is refused", "[core]") {
+TEST_CASE("core: a second run_kernel in one process is refused with a clear message", "[core]") {
+  // SystemC elaborates once per process: more kernels go onto the same core (launch()).
+
   const auto k = vector_add_kernel();
-  sim::run_kernel(k, target("trn1"), {}, {});
-  CHECK_THROWS_WITH(sim::run_kernel(k, target("trn1"), {}, {}),
-                    Catch::Contains("only one simulation per process"));
+  run_kernel(k, target("trn1"), {}, {});
+  CHECK_THROWS_WITH(run_kernel(k, target("trn1"), {}, {}),
+                    Catch::Contains("already run a SystemC simulation"));
 }
 
 TEST_CASE("core: inputs never given are named", "[core]") {
   auto k = vector_add_kernel();
   tensor(k, "x", isa::TensorRole::input, DType::fp32, 128, 512);
   tensor(k, "y", isa::TensorRole::input, DType::fp32, 128, 512);
-  sim::TensorBytes inputs;
+  TensorBytes inputs;
   inputs["x"] = std::vector<std::uint8_t>(128 * 512 * 4);
-  CHECK_THROWS_WITH(sim::run_kernel(k, target("trn1"), inputs, {}, "k.neff"),
+  CHECK_THROWS_WITH(run_kernel(k, target("trn1"), inputs, {}, "k.neff"),
                     "k.neff: inputs not given: 'y'");
 }
 
@@ -158,9 +160,9 @@ isa::Kernel two_matmuls(bool same_stationary) {
 
 TEST_CASE("core: a matmul whose stationary is loaded pays no load", "[core]") {
   Recorder rec;
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.observers = {&rec};
-  const auto r = sim::run_kernel(two_matmuls(true), target("trn1"), {}, opt);
+  const auto r = run_kernel(two_matmuls(true), target("trn1"), {}, opt);
   // LoadStationary of M = 128 columns: ceil(128 / 4) = 32 cycles (load_stationary_speedup
   // 4); MultiplyMoving: max(min(64, 128), 512) = 512 cycles (reference section 4).
   // First matmul 32 + 512, second 512 (stationary reused): 1056 cycles at 2.8 GHz.
@@ -171,7 +173,7 @@ TEST_CASE("core: a matmul whose stationary is loaded pays no load", "[core]") {
 }
 
 TEST_CASE("core: the next stationary loads in the background of the current multiply", "[core]") {
-  const auto r = sim::run_kernel(two_matmuls(false), target("trn1"), {}, {});
+  const auto r = run_kernel(two_matmuls(false), target("trn1"), {}, {});
   // The second matmul's load (32 cycles) overlaps the first multiply (512 cycles), so it
   // costs nothing: 32 + 512 + 512 = 1056 cycles, not 32 + 512 + 32 + 512 = 1088.
   CHECK(r.neuroncore_cycle_count == 1056);
@@ -190,9 +192,9 @@ TEST_CASE("core: a stationary rewritten since its load is loaded again", "[core]
   ms.value = 1.0;
   k.stream(Engine::vector).push_back(op(ms, {{s_go, 1}}, {inc(s)}));
   Recorder rec;
-  sim::RunOptions opt;
+  RunOptions opt;
   opt.observers = {&rec};
-  sim::run_kernel(k, target("trn1"), {}, opt);
+  run_kernel(k, target("trn1"), {}, opt);
   // Same access pattern, but the data changed: 32 load cycles + 512.
   CHECK(rec.end_of(Engine::tensor, 1).busy_cycles == 544);
   CHECK_FALSE(rec.end_of(Engine::tensor, 1).stationary_reused);

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core_support.hpp"
-#include "sim/run.hpp"
+#include "neuronsim/run.hpp"
 
 using namespace core_test;
 using neuronsim::isa::AluOp;
@@ -31,7 +31,7 @@ isa::Kernel vector_and_gpsimd() {
 TEST_CASE("core: Vector and GpSimd share the SBUF port on v2 and slow each other", "[core]") {
   const auto cfg = target("trn1");
   REQUIRE(cfg.vector_gpsimd_share_sbuf_port);
-  const auto r = sim::run_kernel(vector_and_gpsimd(), cfg, {}, {});
+  const auto r = run_kernel(vector_and_gpsimd(), cfg, {}, {});
   const auto& v = r.engines[static_cast<int>(Engine::vector)];
   const auto& g = r.engines[static_cast<int>(Engine::gpsimd)];
   // Vector: max(64, 2*512) = 1024 cycles at 1.12 GHz = 914.286 ns; GpSimd: 1024 cycles at
@@ -47,7 +47,7 @@ TEST_CASE("core: Vector and GpSimd share the SBUF port on v2 and slow each other
 TEST_CASE("core: Vector and GpSimd do not contend for SBUF on v3", "[core]") {
   const auto cfg = target("trn2");
   REQUIRE_FALSE(cfg.vector_gpsimd_share_sbuf_port);
-  const auto r = sim::run_kernel(vector_and_gpsimd(), cfg, {}, {});
+  const auto r = run_kernel(vector_and_gpsimd(), cfg, {}, {});
   const auto& v = r.engines[static_cast<int>(Engine::vector)];
   const auto& g = r.engines[static_cast<int>(Engine::gpsimd)];
   CHECK(v.port_wait_ns == 0);
@@ -56,27 +56,29 @@ TEST_CASE("core: Vector and GpSimd do not contend for SBUF on v3", "[core]") {
 }
 
 TEST_CASE("core: same-bank PSUM accesses conflict on v3 and other banks do not", "[core]") {
-  // Vector and Scalar each read a PSUM tile; first in different banks, then the same bank.
+  // Vector and Scalar each read a PSUM tile; first in different banks, then the same bank
+  // (two launches, one after the other, on one core).
+  std::vector<LaunchRequest> requests;
   for (const bool same_bank : {false, true}) {
-    const std::string out = in_child_process([&] {
-      auto k = kernel("psum_banks");
-      const auto p0 = alloc(k, "p0", MemSpace::psum, DType::fp32, 128, 256, 0);
-      const auto p1 =
-          alloc(k, "p1", MemSpace::psum, DType::fp32, 128, 256, same_bank ? 1024 : 2048);
-      const auto s0 = alloc(k, "s0", MemSpace::sbuf, DType::fp32, 128, 256, 0);
-      const auto s1 = alloc(k, "s1", MemSpace::sbuf, DType::fp32, 128, 256, 1024);
-      k.stream(Engine::vector).push_back(op(isa::TensorCopy{tile(k, s0), tile(k, p0)}));
-      isa::Activation act;
-      act.dst = tile(k, s1);
-      act.src = tile(k, p1);
-      k.stream(Engine::scalar).push_back(op(act));
-      const auto r = sim::run_kernel(k, target("trn2"), {}, {});
-      const double waits = r.engines[static_cast<int>(Engine::vector)].port_wait_ns +
-                           r.engines[static_cast<int>(Engine::scalar)].port_wait_ns;
-      return std::string(waits > 0 ? "waited" : "no wait");
-    });
-    CHECK(out == (same_bank ? "waited" : "no wait"));
+    auto k = kernel(same_bank ? "psum_same_bank" : "psum_other_banks");
+    const auto p0 = alloc(k, "p0", MemSpace::psum, DType::fp32, 128, 256, 0);
+    const auto p1 = alloc(k, "p1", MemSpace::psum, DType::fp32, 128, 256, same_bank ? 1024 : 2048);
+    const auto s0 = alloc(k, "s0", MemSpace::sbuf, DType::fp32, 128, 256, 0);
+    const auto s1 = alloc(k, "s1", MemSpace::sbuf, DType::fp32, 128, 256, 1024);
+    k.stream(Engine::vector).push_back(op(isa::TensorCopy{tile(k, s0), tile(k, p0)}));
+    isa::Activation act;
+    act.dst = tile(k, s1);
+    act.src = tile(k, p1);
+    k.stream(Engine::scalar).push_back(op(act));
+    requests.push_back(request(k));
   }
+  const auto results = run_launches(target("trn2"), std::move(requests));
+  auto waits = [](const LaunchResult& r) {
+    return r.engines[static_cast<int>(Engine::vector)].port_wait_ns +
+           r.engines[static_cast<int>(Engine::scalar)].port_wait_ns;
+  };
+  CHECK(waits(results[0]) == 0);
+  CHECK(waits(results[1]) > 0);
 }
 
 TEST_CASE("core: a timing-only run has exactly the timing of the full run", "[core]") {
@@ -106,19 +108,16 @@ TEST_CASE("core: a timing-only run has exactly the timing of the full run", "[co
     k.stream(Engine::sync).push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, c), q}, {{s_s, 1}}));
     return k;
   };
-  auto run = [&](bool timing_only) {
-    const auto k = build();
-    sim::RunOptions opt;
-    opt.timing_only = timing_only;
-    opt.generate_missing = [](const isa::HbmTensor& t) {
-      return std::vector<std::uint8_t>(t.bytes(), 0x3f);
-    };
-    const auto r = sim::run_kernel(k, target("trn1"), {}, opt);
+  // Both on one core, one after the other: the timing-only launch first.
+  std::vector<LaunchRequest> requests{request(build(), true), request(build(), false)};
+  requests[1].inputs["in"] = std::vector<std::uint8_t>(128 * 512 * 4, 0x3f);
+  const auto results = run_launches(target("trn1"), std::move(requests));
+  auto text = [](const LaunchResult& r) {
+    REQUIRE(r.ok());
     return r.stats.to_json().dump(1) + "\noutputs: " + std::to_string(r.outputs.size());
   };
-  const std::string timing_only = in_child_process([&] { return run(true); });
-  const std::string full = run(false);
-  REQUIRE(timing_only.find("error") == std::string::npos);
+  const std::string timing_only = text(results[0]);
+  const std::string full = text(results[1]);
   // Same statistics (every time, wait and byte count); only the outputs differ.
   CHECK(timing_only.substr(0, timing_only.find("outputs:")) ==
         full.substr(0, full.find("outputs:")));

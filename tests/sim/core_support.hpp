@@ -1,19 +1,18 @@
 #pragma once
 // Helpers for the SystemC scenario tests of the core (tests/sim/core_*.cpp): small kernels
 // built as isa::Kernel structs, a target config with the numbers the derivations use
-// pinned, an observer that records events, and a way to run a second simulation in a
-// child process (SystemC allows one per process).
-#include <sys/wait.h>
-#include <unistd.h>
-
+// pinned, an observer that records events, and a way to run several launches in the
+// process's one simulation.
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "config/target_config.hpp"
 #include "engines/observer.hpp"
 #include "isa/kernel.hpp"
-#include "config/target_config.hpp"
+#include "neuronsim/hbm.hpp"
+#include "neuronsim/neuron_core.hpp"
+#include "neuronsim/run.hpp"
 
 namespace core_test {
 
@@ -132,37 +131,31 @@ struct Recorder : engines::Observer {
   }
 };
 
-// Runs `body` in a child process and returns what it printed (its own simulation).
-inline std::string in_child_process(const std::function<std::string()>& body) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::string out;
-    try {
-      out = body();
-    } catch (const std::exception& e) {
-      out = std::string("error: ") + e.what();
-    }
-    std::size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
-    out.append(buf, static_cast<std::size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return out;
+// Runs the requests one after another on one core (with its own HBM) in one simulation,
+// the process's one; returns their results in order.
+inline std::vector<LaunchResult> run_launches(const sim::TargetConfig& config,
+                                              std::vector<LaunchRequest> requests) {
+  require_elaboration("run_launches");
+  Hbm hbm("hbm", config);
+  NeuronCore core("core", config);
+  core.hbm.bind(hbm.socket);
+  std::vector<LaunchHandle> launches;
+  for (auto& r : requests)
+    launches.push_back(core.launch(std::move(r)));
+  sc_core::sc_start();
+  std::vector<LaunchResult> results;
+  for (const auto& l : launches)
+    results.push_back(l->result());
+  return results;
+}
+
+// A launch of a copy of `k`.
+inline LaunchRequest request(const isa::Kernel& k, bool timing_only = false) {
+  LaunchRequest r;
+  r.kernel = std::make_shared<const isa::Kernel>(k);
+  r.source = k.name;
+  r.timing_only = timing_only;
+  return r;
 }
 
 }  // namespace core_test

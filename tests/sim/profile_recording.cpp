@@ -40,12 +40,12 @@ void check_profile_matches_run(const sim::ProfiledRun& run) {
   traces::SummaryOptions options;
   options.kernel = &p.neff.kernel;
   const traces::Summary s = traces::summarize_ntff(p.ntff_path, options);
-  const sim::RunResult& r = run.result;
+  const RunResult& r = run.result;
 
   CHECK(s.total_ps == r.total_ps);
   CHECK(s.neuroncore_cycle_count == r.neuroncore_cycle_count);
   for (int e = 0; e < isa::kEngineCount; ++e) {
-    const sim::EngineSummary& want = r.engines[e];
+    const EngineSummary& want = r.engines[e];
     const traces::EngineTime& got = s.engines[e];
     INFO("engine " << isa::engine_name(want.engine));
     CHECK(got.instruction_count == want.instructions);
@@ -78,7 +78,7 @@ TEST_CASE("hostrun: a profiled double-buffered RMSNorm matches the run's statist
   params.double_buffered = true;
   const isa::Kernel k = examples::rmsnorm_fused(params);
   const fs::path dir = fresh_dir("rmsnorm");
-  sim::RunOptions options;
+  RunOptions options;
   options.generate_missing = [](const isa::HbmTensor& t) {
     return std::vector<std::uint8_t>(t.bytes(), 0x3F);  // bf16 0x3F3F ~ 0.75
   };
@@ -93,7 +93,7 @@ TEST_CASE("hostrun: a timing-only profiled matmul matches the run's statistics",
   examples::ExampleParams params;  // 512^3: Tensor, Vector and DMA all busy
   const isa::Kernel k = examples::matmul_tiled(params);
   const fs::path dir = fresh_dir("matmul");
-  sim::RunOptions options;
+  RunOptions options;
   options.timing_only = true;
   options.generate_missing = [](const isa::HbmTensor& t) {
     return std::vector<std::uint8_t>(t.bytes());
@@ -116,7 +116,7 @@ TEST_CASE("hostrun: a failed profiled run leaves no profile behind", "[hostrun]"
   params.cols = 512;
   const isa::Kernel k = examples::rmsnorm_fused(params);
   const fs::path dir = fresh_dir("failed");
-  sim::RunOptions options;  // no inputs and no generator: the run is refused
+  RunOptions options;  // no inputs and no generator: the run is refused
   CHECK_THROWS_AS(sim::run_profiled(neff::write(k), sim::load_target("trn2"), {}, options,
                                     "rmsnorm.neff", dir.string()),
                   Error);

@@ -1,0 +1,52 @@
+#pragma once
+// neuronsim::Hbm: the bundled HBM model, a TLM-2.0 target (docs/embedding.md). Every
+// initiator bound to `socket` is a port of its own. Bandwidth is shared max-min fairly
+// between the ports, each taking at most the per-core share of the target config
+// (dma.hbm_bytes_per_ns), and within a port between its transfers, each at most its
+// DmaRateExtension cap; all ports together take at most the chip's bandwidth
+// (hbm.chip_bandwidth_gbps). A transfer's bytes take as long as the rate they get,
+// recomputed whenever a transfer starts or ends (event-driven, no ticking).
+// Storage is the target's whole HBM capacity, reserved, not committed: pages come into
+// being when first written. DMI covers all of it; transport_dbg reads and writes.
+#include <cstdint>
+#include <memory>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "neuronsim/config.hpp"
+#include "neuronsim/tlm.hpp"
+
+namespace neuronsim {
+
+namespace detail {
+class HbmState;
+}  // namespace detail
+
+class Hbm : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<Hbm> socket;
+
+  Hbm(sc_core::sc_module_name name, const TargetConfig& config);
+  ~Hbm() override;
+
+  std::uint64_t size() const;  // bytes
+  // Backdoor access without time, for loaders and checkers (what transport_dbg does).
+  // Throws neuronsim::Error for a range outside the HBM.
+  void write(std::uint64_t address, const std::uint8_t* data, std::uint64_t bytes);
+  void read(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes) const;
+  // Bytes moved through b_transport on port `port` (its binding order), by command.
+  std::uint64_t bytes_read(unsigned port) const;
+  std::uint64_t bytes_written(unsigned port) const;
+  const char* kind() const override { return "neuronsim::Hbm"; }
+
+ private:
+  void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  bool get_direct_mem_ptr(int port, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+  unsigned int transport_dbg(int port, tlm::tlm_generic_payload& trans);
+
+  std::unique_ptr<detail::HbmState> state_;
+};
+
+}  // namespace neuronsim

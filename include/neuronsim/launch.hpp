@@ -1,0 +1,97 @@
+#pragma once
+// One kernel launch on a NeuronCore: what the embedder asks for (LaunchRequest), what it
+// gets back once the launch is done (LaunchResult) and the handle it waits on (Launch).
+#include <array>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "neuronsim/kernel.hpp"
+#include "neuronsim/observer.hpp"
+#include "neuronsim/statistics.hpp"
+
+namespace neuronsim {
+
+namespace detail {
+class CoreState;
+}  // namespace detail
+
+using TensorBytes = std::map<std::string, std::vector<std::uint8_t>>;  // by tensor name
+
+struct LaunchResult;
+
+struct LaunchRequest {
+  std::shared_ptr<const Kernel> kernel;  // checked against the core's target by launch()
+  std::string source = "kernel";         // names the kernel (its file) in messages
+  // HBM addresses of tensors the caller has placed (by name). Their bytes are the caller's:
+  // the launch neither fills them nor copies them back unless they are named in `inputs`
+  // or are outputs and `collect_outputs` is set. Every other tensor is placed in the core's
+  // own HBM window when the launch starts: constants get the NEFF's data, inputs the bytes
+  // of `inputs`, the rest the fill (zero, or 0xFF with fill_uninitialised).
+  std::map<std::string, std::uint64_t> tensor_addresses;
+  TensorBytes inputs;           // copied into the input tensors when the launch starts
+  bool collect_outputs = true;  // copy every output tensor into LaunchResult::outputs
+  bool timing_only = false;     // no data moves and nothing computes; timing is identical
+  bool fill_uninitialised = false;  // SBUF, PSUM and placed tensors start as 0xFF (NaN)
+  std::vector<Observer*> observers;  // must outlive the launch
+  // Called inside the simulation when the launch is done (after `done` is notified).
+  std::function<void(const LaunchResult&)> on_done;
+};
+
+struct EngineSummary {
+  isa::Engine engine = isa::Engine::tensor;
+  double clock_ghz = 0;
+  std::uint64_t instructions = 0;
+  std::uint64_t busy_cycles = 0;
+  double busy_ns = 0, semaphore_wait_ns = 0, port_wait_ns = 0, dma_queue_wait_ns = 0,
+         idle_ns = 0;  // add up to total_ns
+};
+
+struct LaunchResult {
+  std::uint64_t id = 0;  // per core, from 0, in launch order
+  // Empty when the launch ran to completion; else why it stopped (a deadlock names every
+  // blocked engine). `exception` holds the same error.
+  std::string error;
+  std::exception_ptr exception;
+  bool ok() const { return error.empty(); }
+  void rethrow_if_failed() const {
+    if (exception) std::rethrow_exception(exception);
+  }
+  sc_core::sc_time queued, started, finished;  // simulated time (absolute)
+  std::uint64_t total_ps = 0;                  // finished - started, exact
+  double total_ns = 0;
+  std::uint64_t neuroncore_cycle_count = 0;  // total time in Tensor engine cycles
+  std::array<EngineSummary, isa::kEngineCount> engines{};
+  Stats stats;
+  TensorBytes outputs;  // with collect_outputs (and not timing only)
+  std::map<std::string, std::uint64_t> tensor_addresses;  // where every tensor lived
+};
+
+// The handle launch() returns. `done` is notified (immediately, at the simulated time the
+// last instruction or DMA transfer ended) when the launch has finished or failed; the
+// result is complete from then on, whoever drives sc_start.
+class Launch {
+ public:
+  std::uint64_t id() const { return result_.id; }
+  bool finished() const { return finished_; }
+  const sc_core::sc_event& done() const { return done_; }
+  // Throws neuronsim::Error if the launch has not finished yet.
+  const LaunchResult& result() const;
+
+ private:
+  friend class detail::CoreState;
+  LaunchRequest request_;
+  LaunchResult result_;
+  bool finished_ = false;
+  sc_core::sc_event done_;
+};
+
+using LaunchHandle = std::shared_ptr<Launch>;
+
+}  // namespace neuronsim

@@ -1,0 +1,65 @@
+#pragma once
+// neuronsim::NeuronCore: one NeuronCore (Tensor, Vector, Scalar, GpSimd and Sync engines,
+// SBUF, PSUM, 16 DMA engines) as a SystemC component that lives in someone else's
+// simulation (docs/embedding.md). It never calls sc_start. Kernels are launched onto it
+// at any simulated time, as many as wanted; launches run one after another in launch
+// order, as the Neuron runtime serialises them on one core. Several cores can share one
+// simulation (neuronsim::Device holds a chip's worth around one HBM).
+//
+// Bind `hbm` to an HBM model (neuronsim::Hbm, or your memory or interconnect) before the
+// simulation starts. `regs` and `irq` are for a register-level host; a C++ embedder can
+// ignore them and call launch().
+#include <cstdint>
+#include <memory>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "neuronsim/config.hpp"
+#include "neuronsim/launch.hpp"
+#include "neuronsim/tlm.hpp"
+
+namespace neuronsim {
+
+struct CoreOptions {
+  // The core's window of the device HBM address space: tensors a launch does not place
+  // itself are placed here, from the start, for the time of the launch. Window bytes 0:
+  // up to the end of the target's HBM (config.hbm_bytes).
+  std::uint64_t hbm_window_base = 0;
+  std::uint64_t hbm_window_bytes = 0;
+};
+
+class NeuronCore : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<NeuronCore> hbm;  // to HBM (neuronsim/tlm.hpp)
+  // The register block (neuronsim/tlm.hpp); binding it is optional.
+  tlm_utils::simple_target_socket_optional<NeuronCore> regs;
+  // High while kIntStatus & kIntEnable != 0. Written by the core and by register writes.
+  sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> irq;
+  sc_core::sc_event launch_finished;                   // notified when any launch is done
+
+  NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
+             const CoreOptions& options = {});
+  ~NeuronCore() override;
+
+  // Queues a launch. Throws neuronsim::Error at once if the kernel is invalid for the
+  // target, a named tensor does not exist or an input has the wrong size; every later
+  // failure (a deadlock, say) ends the launch with LaunchResult::error set.
+  LaunchHandle launch(LaunchRequest request);
+
+  bool idle() const;                      // nothing queued or running
+  std::uint64_t launches_finished() const;
+  const TargetConfig& config() const;
+  const char* kind() const override { return "neuronsim::NeuronCore"; }
+
+ private:
+  void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
+  void register_access(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned int register_debug(tlm::tlm_generic_payload& trans);
+
+  std::unique_ptr<detail::CoreState> state_;
+};
+
+}  // namespace neuronsim

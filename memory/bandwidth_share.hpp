@@ -1,0 +1,52 @@
+#pragma once
+// Event-driven sharing of HBM bandwidth among the transfers in flight (processor
+// sharing), in two levels. Each flow belongs to a port (one per initiator bound to the
+// HBM, i.e. per NeuronCore) and has a cap (its DMA engine's rate). The chip's bandwidth is
+// split max-min fairly between the ports, each port asking for no more than its own cap
+// and the sum of its flows' caps; within a port, its share is split max-min fairly between
+// its flows (water-filling: no flow gets more than its cap, the rest is split evenly).
+// Whenever the set of active flows changes, the bytes left of every flow are brought up to
+// date, rates are recomputed and one wake-up is scheduled for the next completion: no
+// per-cycle ticking.
+#include <vector>
+
+#include <systemc>
+
+namespace neuronsim::memory {
+
+// How long `bytes` take at `bytes_per_ns`, rounded up to the time resolution (so a flow is
+// really done when its time has passed).
+sc_core::sc_time transfer_time(double bytes, double bytes_per_ns);
+
+class BandwidthShare : public sc_core::sc_module {
+ public:
+  struct Flow {
+    double remaining_bytes = 0;
+    double cap_bytes_per_ns = 0;  // > 0
+    unsigned port = 0;
+    double rate = 0;                    // current bytes per ns (set here)
+    sc_core::sc_event* done = nullptr;  // notified when the last byte has moved
+  };
+
+  SC_HAS_PROCESS(BandwidthShare);
+  // A limit <= 0 never limits.
+  BandwidthShare(sc_core::sc_module_name name, double chip_bytes_per_ns, double port_bytes_per_ns);
+
+  // Starts moving a flow now; called from a SystemC process. The flow must stay alive
+  // until `done` fires.
+  void start(Flow* flow);
+
+ private:
+  void wake();        // the scheduled completion time arrived
+  void advance();     // account the bytes moved since the last change
+  void reschedule();  // recompute rates, schedule the next completion
+  void finish_completed();
+  void share_port(std::vector<Flow*>& flows, double left) const;
+
+  double chip_bytes_per_ns_, port_bytes_per_ns_;
+  std::vector<Flow*> active_;  // in start order (deterministic)
+  sc_core::sc_time last_update_;
+  sc_core::sc_event wake_event_;
+};
+
+}  // namespace neuronsim::memory

@@ -1,0 +1,59 @@
+#pragma once
+// The inside of a neuronsim::NeuronCore (private to sim/): its memories, DMA subsystem,
+// launch queue and the sequencer thread that runs one launch after another.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "engines/dma_subsystem.hpp"
+#include "engines/hbm_link.hpp"
+#include "memory/memory_image.hpp"
+#include "neuronsim/neuron_core.hpp"
+#include "sim/launch_state.hpp"
+#include "sim/register_block.hpp"
+
+namespace neuronsim::detail {
+
+class CoreState : public engines::HbmLink {
+ public:
+  CoreState(NeuronCore& core, const TargetConfig& config, const CoreOptions& options);
+
+  LaunchHandle launch(LaunchRequest request);
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
+  // Reads and writes device HBM without time (transport_dbg); throws on an address error.
+  void debug_read(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes);
+  void debug_write(std::uint64_t address, const std::uint8_t* data, std::uint64_t bytes);
+
+  NeuronCore& core;
+  TargetConfig config;
+  CoreOptions options;
+  std::uint64_t window_end = 0;
+  std::unique_ptr<memory::MemoryImage> memory;  // SBUF and PSUM, allocated on first use
+  std::unique_ptr<engines::DmaSubsystem> dma;
+  RegisterBlock registers;
+  std::deque<LaunchHandle> queue;
+  sc_core::sc_event queued, ended;
+  std::unique_ptr<LaunchState> running;
+  std::uint64_t next_id = 0, finished = 0;
+
+  void sequencer();
+
+ private:
+  void run_one(const LaunchHandle& launch);
+  void place_tensors(LaunchState& state);
+  void load_tensors(LaunchState& state);
+  void start_engines(LaunchState& state);
+  void finish(LaunchState& state);
+  std::string deadlock_report(const LaunchState& state) const;
+  std::uint8_t* dmi_pointer(std::uint64_t address, std::uint64_t bytes);
+
+  std::vector<tlm::tlm_dmi> dmi_;  // regions the HBM target granted
+};
+
+}  // namespace neuronsim::detail
