@@ -1,8 +1,8 @@
 // neuronsim run: simulate one kernel (a NEFF) on one NeuronCore; print where the time went
 // and what the host model adds around it, write the outputs as .npy and, if asked, the
-// statistics as JSON and a profile directory. One simulation per process (SystemC), which
-// is all a single kernel needs; a launch sequence (launch.json) runs each launch in a
-// child process (host/sequence_runner.hpp).
+// statistics as JSON and a profile directory. A launch sequence (launch.json) runs its
+// launches one after another on one core (host/sequence_runner.hpp); --cores N runs the
+// kernel on N cores of one device at once, to show what sharing HBM costs.
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -21,6 +21,8 @@
 #include "host/sequence_runner.hpp"
 #include "host/launch_sequence.hpp"
 #include "io/npy.hpp"
+#include "neuronsim/device.hpp"
+#include "neuronsim/hbm.hpp"
 #include "neuronsim/run.hpp"
 
 namespace neuronsim::cli {
@@ -39,6 +41,7 @@ struct RunArgs {
   bool fill_uninit = false;
   std::string stats_json;
   std::string profile_dir;
+  unsigned cores = 0;  // 0: one core, no device
 };
 
 std::string fixed(double v, int decimals = 3) {
@@ -224,8 +227,88 @@ void run_sequence_command(const RunArgs& args) {
   if (!args.profile_dir.empty()) std::cout << "profile: " << args.profile_dir << "\n";
 }
 
+// --cores N: the kernel on N cores of one device at once, sharing its HBM, beside a core
+// alone on an HBM of its own, in the same simulation: each core's time against the lone
+// core's shows what the sharing costs.
+void run_on_cores(const RunArgs& args, const isa::Kernel& k, const sim::TargetConfig& cfg,
+                  const TensorBytes& inputs) {
+  require_elaboration(args.neff_path);
+  const std::shared_ptr<const isa::Kernel> kernel(&k, [](const isa::Kernel*) {});
+  auto request = [&](bool collect) {
+    LaunchRequest r;
+    r.kernel = kernel;
+    r.source = args.neff_path;
+    r.timing_only = args.timing_only;
+    r.fill_uninitialised = args.fill_uninit;
+    if (!args.timing_only) r.inputs = inputs;
+    r.collect_outputs = collect;
+    return r;
+  };
+  Hbm alone_hbm("alone_hbm", cfg);
+  NeuronCore alone("alone", cfg);
+  alone.hbm.bind(alone_hbm.socket);
+  Device device("device", cfg, args.cores);
+  const LaunchHandle reference = alone.launch(request(false));
+  std::vector<LaunchHandle> launches;
+  for (unsigned i = 0; i < args.cores; ++i)
+    launches.push_back(device.core(i).launch(request(i == 0)));
+  sc_core::sc_start();
+  reference->result().rethrow_if_failed();
+  for (const auto& l : launches)
+    l->result().rethrow_if_failed();
+  const RunResult& lone = reference->result();
+  if (!args.stats_json.empty()) {
+    nlohmann::ordered_json doc;
+    doc["kernel"] = k.name;
+    doc["target"] = cfg.name;
+    doc["timing_only"] = args.timing_only;
+    doc["alone"] = lone.stats.to_json();
+    nlohmann::ordered_json cores = nlohmann::ordered_json::array();
+    for (const auto& l : launches)
+      cores.push_back(l->result().stats.to_json());
+    doc["cores"] = cores;
+    write_file_atomic(args.stats_json, doc.dump(2) + "\n");
+  }
+  write_outputs(k, launches.front()->result(), args, std::cout);
+  std::cout << "kernel " << k.name << " on " << args.cores << " of the " << cfg.cores_per_chip
+            << " cores of one " << cfg.name << " device at once, sharing its HBM (chip "
+            << fixed(cfg.hbm_chip_bytes_per_ns, 1) << " GB/s, each core at most "
+            << fixed(cfg.dma.hbm_bytes_per_ns, 1) << " GB/s)\n";
+  std::cout << "alone (its own HBM): " << fixed(lone.total_ns) << " ns = "
+            << lone.neuroncore_cycle_count << " neuroncore cycles\n\n";
+  const std::vector<std::string> head = {"core", "total ns", "cycles", "vs alone", "HBM read B",
+                                         "HBM written B", "HBM GB/s"};
+  const std::vector<std::size_t> width = {4, 16, 12, 10, 14, 14, 10};
+  for (std::size_t i = 0; i < head.size(); ++i)
+    std::cout << pad(head[i], width[i]);
+  std::cout << "\n";
+  double end_ns = 0;
+  for (unsigned i = 0; i < args.cores; ++i) {
+    const RunResult& r = launches[i]->result();
+    const double bytes = r.stats.number("hbm_read_bytes") + r.stats.number("hbm_write_bytes");
+    end_ns = std::max(end_ns, r.total_ns);
+    std::cout << pad(std::to_string(i), width[0]) << pad(fixed(r.total_ns), width[1])
+              << pad(std::to_string(r.neuroncore_cycle_count), width[2])
+              << pad(fixed(lone.total_ns > 0 ? r.total_ns / lone.total_ns : 0.0, 3) + "x", width[3])
+              << pad(std::to_string(static_cast<std::uint64_t>(r.stats.number("hbm_read_bytes"))),
+                     width[4])
+              << pad(std::to_string(static_cast<std::uint64_t>(r.stats.number("hbm_write_bytes"))),
+                     width[5])
+              << pad(fixed(r.total_ns > 0 ? bytes / r.total_ns : 0.0, 1), width[6]) << "\n";
+  }
+  double all_bytes = 0;
+  for (unsigned i = 0; i < args.cores; ++i)
+    all_bytes += static_cast<double>(device.hbm.bytes_read(i) + device.hbm.bytes_written(i));
+  std::cout << "\ndevice HBM: " << static_cast<std::uint64_t>(all_bytes) << " bytes in "
+            << fixed(end_ns) << " ns = " << fixed(end_ns > 0 ? all_bytes / end_ns : 0.0, 1)
+            << " GB/s of " << fixed(cfg.hbm_chip_bytes_per_ns, 1) << "\n";
+}
+
 void run_command(const RunArgs& args) {
-  if (sim::looks_like_launch_sequence(args.neff_path)) return run_sequence_command(args);
+  if (sim::looks_like_launch_sequence(args.neff_path)) {
+    if (args.cores > 0) throw Error(args.neff_path + ": --cores runs one NEFF, not a launch sequence");
+    return run_sequence_command(args);
+  }
   const std::vector<std::uint8_t> neff_bytes = read_file(args.neff_path);
   const neff::Neff file = neff::read(neff_bytes, args.neff_path);
   const isa::Kernel& k = file.kernel;
@@ -240,6 +323,11 @@ void run_command(const RunArgs& args) {
     options.generate_missing = [](const isa::HbmTensor& t) {
       return std::vector<std::uint8_t>(t.bytes());
     };
+  if (args.cores > 0) {
+    if (!args.profile_dir.empty())
+      throw Error("--cores and --profile-dir do not go together: profile one core without --cores");
+    return run_on_cores(args, k, cfg, inputs);
+  }
   RunResult r;
   sim::ProfiledRun profiled;
   if (args.profile_dir.empty()) {
@@ -298,6 +386,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--stats-json", args->stats_json, "write every statistic to this JSON file");
   cmd->add_option("--profile-dir", args->profile_dir,
                   "record a profile here: neff_<N>.neff and <N>_instid_0_vnc_0.ntff");
+  cmd->add_option("--cores", args->cores,
+                  "run the kernel on this many cores of one device at once (sharing its HBM), "
+                  "beside one core alone")
+      ->check(CLI::Range(1u, 64u));
   cmd->callback([args] { run_command(*args); });
 }
 

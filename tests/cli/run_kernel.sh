@@ -96,4 +96,20 @@ grep -q "deadlock" err.txt || fail "no deadlock message: $(cat err.txt)"
 grep -q "dead.neff: kernel 'dead'" err.txt || fail "deadlock message does not name the file"
 grep -Eq "vector\[0\] tensor_tensor( \(line [0-9]+\))?: waits for semaphore 'a_loaded' = 1, wants >= 2" err.txt ||
   fail "deadlock message does not name the wait: $(cat err.txt)"
+# --cores N: the kernel on N cores of one device at once, beside a core alone. trn1 has 2
+# cores; each core's row reports the same time as the lone core (two cores together ask
+# for less than the chip's HBM bandwidth), the outputs are core 0's.
+"$NEURONSIM" run add.neff --cores 2 --input a=fill:1.5 --input b=fill:2 --out-dir cores \
+  --stats-json cores.json > cores.txt || fail "--cores 2 failed"
+grep -q "on 2 of the 2 cores of one trn1 device" cores.txt || fail "no device line: $(cat cores.txt)"
+alone=$(sed -n 's/^alone (its own HBM): \([0-9.]*\) ns.*/\1/p' cores.txt)
+[ -n "$alone" ] || fail "no lone-core time: $(cat cores.txt)"
+[ "$(grep -cE "^ +[01] +$alone +[0-9]+ +1\.000x" cores.txt)" = 2 ] || fail "core rows: $(cat cores.txt)"
+cmp cores/out.npy out/out.npy || fail "--cores outputs differ from a lone run's"
+/usr/bin/python3 -c 'import json; d = json.load(open("cores.json")); assert len(d["cores"]) == 2 and d["alone"]["total_time_ns"]["value"] > 0' ||
+  fail "bad --cores statistics"
+if "$NEURONSIM" run add.neff --cores 3 --input a=ones --input b=ones 2> err.txt; then fail "3 trn1 cores accepted"; fi
+grep -q "trn1 has 2 NeuronCores per chip; asked for 3" err.txt || fail "core count error: $(cat err.txt)"
+if "$NEURONSIM" run add.neff --cores 2 --timing-only --profile-dir p 2> err.txt; then fail "--cores with --profile-dir accepted"; fi
+grep -q "do not go together" err.txt || fail "--cores/--profile-dir error: $(cat err.txt)"
 echo "ok"

@@ -1,0 +1,181 @@
+// Many launches in one simulation: back to back on one core under the host model, at any
+// time with sc_start in slices, and after a failed launch. Each TEST_CASE is one
+// simulation (SystemC elaborates once per process) with as many launches as it likes.
+#include <catch2/catch.hpp>
+
+#include "core_support.hpp"
+#include "engines/sim_time.hpp"
+#include "host/host_driver.hpp"
+#include "host/host_model.hpp"
+#include "isa/error.hpp"
+
+using namespace core_test;
+using neuronsim::isa::AluOp;
+using neuronsim::isa::DType;
+using neuronsim::isa::Engine;
+using neuronsim::isa::MemSpace;
+
+namespace {
+
+// out = in * in, [128, 512] fp32: one load (Sync), one Vector multiply, one store.
+isa::Kernel square_kernel() {
+  auto k = kernel("square");
+  const auto in = tensor(k, "in", isa::TensorRole::input, DType::fp32, 128, 512);
+  const auto out = tensor(k, "out", isa::TensorRole::output, DType::fp32, 128, 512);
+  const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 512, 0);
+  const auto b = alloc(k, "b", MemSpace::sbuf, DType::fp32, 128, 512, 2048);
+  const auto q = queue(k, "q0", 0, 16);
+  const auto loaded = semaphore(k, "loaded"), squared = semaphore(k, "squared");
+  k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, in), q}, {}, {inc(loaded)}));
+  k.stream(Engine::vector)
+      .push_back(op(isa::TensorTensor{tile(k, b), tile(k, a), tile(k, a), AluOp::multiply},
+                    {{loaded, 1}}, {inc(squared)}));
+  k.stream(Engine::sync).push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, b), q}, {{squared, 1}}));
+  return k;
+}
+
+std::vector<std::uint8_t> floats(float v, std::size_t n) {
+  std::vector<std::uint8_t> bytes(n * 4);
+  for (std::size_t i = 0; i < n; ++i)
+    std::memcpy(bytes.data() + 4 * i, &v, 4);
+  return bytes;
+}
+
+float first_float(const std::vector<std::uint8_t>& bytes) {
+  float v;
+  std::memcpy(&v, bytes.data(), 4);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("launches: 100 back to back on one core under the host model, no fork", "[launch]") {
+  const auto cfg = target("trn2");
+  const auto k = std::make_shared<const isa::Kernel>(square_kernel());
+  std::vector<LaunchRequest> requests;
+  for (int i = 0; i < 100; ++i) {
+    LaunchRequest r;
+    r.kernel = k;
+    r.inputs["in"] = floats(static_cast<float>(i), 128 * 512);
+    requests.push_back(std::move(r));
+  }
+  require_elaboration("test");
+  Hbm hbm("hbm", cfg);
+  NeuronCore core("core", cfg);
+  core.hbm.bind(hbm.socket);
+  sim::HostDriver host("host", core, cfg.host, std::move(requests));
+  sc_core::sc_start();
+  REQUIRE(host.finished());
+  REQUIRE(host.launches().size() == 100);
+  std::vector<double> device_ns;
+  for (std::size_t i = 0; i < 100; ++i) {
+    const LaunchResult& r = host.launches()[i]->result();
+    REQUIRE(r.ok());
+    CHECK(r.id == i);
+    // Each launch computed on its own input: out = i * i.
+    CHECK(first_float(r.outputs.at("out")) == static_cast<float>(i * i));
+    // The same kernel takes the same time wherever it runs.
+    CHECK(r.total_ps == host.launches()[0]->result().total_ps);
+    if (i > 0) CHECK(r.started >= host.launches()[i - 1]->result().finished);
+    device_ns.push_back(r.total_ns);
+  }
+  // trn2's host model: framework dispatch 10 us + runtime call 20 us before the first
+  // launch can start, so launch 0 starts at 30 us.
+  CHECK(host.launches()[0]->result().started == sc_core::sc_time(30, sc_core::SC_US));
+  // The simulation ends where the host model's arithmetic says: the sum of the device
+  // times plus the gaps the host leaves (dispatch and runtime calls the device waits for,
+  // and the final sync).
+  const sim::HostTimeline t = sim::schedule_launches(cfg.host, device_ns);
+  CHECK(sc_core::sc_time_stamp() == host.end());
+  CHECK(engines::to_ns(host.end()) == Approx(t.total_ns).margin(0.001));
+  CHECK(t.total_ns == Approx(t.device_ns + t.dispatch_gap_ns()).margin(1e-6));
+  for (std::size_t i = 0; i < 100; ++i)
+    CHECK(engines::to_ns(host.launches()[i]->result().started) ==
+          Approx(t.launches[i].device.start_ns).margin(0.001));
+  CHECK(core.launches_finished() == 100);
+  CHECK(core.idle());
+}
+
+TEST_CASE("launches: one started at 5 us, driven in 1 us slices, equals one started at 0",
+          "[launch]") {
+  const auto cfg = target("trn1");
+  const auto k = std::make_shared<const isa::Kernel>(square_kernel());
+  require_elaboration("test");
+  Hbm hbm_a("hbm_a", cfg), hbm_b("hbm_b", cfg);
+  NeuronCore a("a", cfg), b("b", cfg);
+  a.hbm.bind(hbm_a.socket);
+  b.hbm.bind(hbm_b.socket);
+  LaunchRequest at_zero;
+  at_zero.kernel = k;
+  at_zero.inputs["in"] = floats(3, 128 * 512);
+  const LaunchHandle first = a.launch(at_zero);
+  // A free-running clock, as a platform has: sc_start() alone would never return.
+  sc_core::sc_clock clock("clock", 1, sc_core::SC_NS);
+  LaunchHandle later;
+  const LaunchResult* seen = nullptr;
+  sc_core::sc_time seen_at;
+  sc_core::sc_spawn([&] {
+    sc_core::wait(5, sc_core::SC_US);
+    LaunchRequest r = at_zero;
+    r.on_done = [&](const LaunchResult& result) {
+      seen = &result;
+      seen_at = sc_core::sc_time_stamp();
+    };
+    later = b.launch(r);
+  });
+  int slices = 0;
+  while (!(later && later->finished()) && slices < 1000) {
+    sc_core::sc_start(1, sc_core::SC_US);
+    ++slices;
+  }
+  REQUIRE(later);
+  REQUIRE(later->finished());
+  const LaunchResult& r = later->result();
+  REQUIRE(r.ok());
+  CHECK(r.started == sc_core::sc_time(5, sc_core::SC_US));
+  CHECK(r.total_ps == first->result().total_ps);
+  CHECK(r.stats.to_json() == first->result().stats.to_json());
+  CHECK(r.outputs == first->result().outputs);
+  CHECK(first_float(r.outputs.at("out")) == 9.0f);
+  // The callback saw the finished result, at the time the launch ended.
+  CHECK(seen == &r);
+  CHECK(seen_at == r.finished);
+  CHECK(r.finished == r.started + sc_core::sc_time(static_cast<double>(r.total_ps), sc_core::SC_PS));
+}
+
+namespace {
+struct ThrowingObserver : engines::Observer {
+  void on_instruction_end(const engines::InstructionRecord&) override {
+    throw neuronsim::Error("observer: disk full");
+  }
+};
+}  // namespace
+
+TEST_CASE("launches: a deadlocked or failed launch ends with its error and the next one runs",
+          "[launch]") {
+  auto dead = square_kernel();
+  const auto never = semaphore(dead, "never");
+  dead.stream(Engine::vector)[0].waits.push_back({never, 1});
+  ThrowingObserver bad;
+  std::vector<LaunchRequest> requests{request(dead), request(square_kernel()),
+                                      request(square_kernel()), request(square_kernel())};
+  for (auto& r : requests)
+    r.inputs["in"] = floats(2, 128 * 512);
+  requests[2].observers = {&bad};
+  const auto results = run_launches(target("trn1"), std::move(requests));
+  // Launch 0: the load completes, then Vector waits for 'never' and the store for
+  // 'squared': nothing can move and no transfer is in flight.
+  CHECK_FALSE(results[0].ok());
+  CHECK_THAT(results[0].error, Catch::Contains("deadlock"));
+  CHECK_THAT(results[0].error, Catch::Contains("waits for semaphore 'never' = 0, wants >= 1"));
+  CHECK_THROWS_WITH(results[0].rethrow_if_failed(), Catch::Contains("deadlock"));
+  // Launch 2: its observer throws at the first instruction end.
+  CHECK(results[2].error == "observer: disk full");
+  // Launches 1 and 3 are unaffected by what went before them.
+  REQUIRE(results[1].ok());
+  REQUIRE(results[3].ok());
+  CHECK(results[3].total_ps == results[1].total_ps);
+  CHECK(first_float(results[3].outputs.at("out")) == 4.0f);
+  CHECK(results[1].started >= results[0].finished);
+  CHECK(results[3].started >= results[2].finished);
+}
