@@ -79,7 +79,7 @@ void DmaEngine::move(DmaPart& part) {
     std::ostringstream what;
     what << name() << ": HBM " << (part.reads_hbm ? "read" : "write") << " of "
          << part.plan.bytes << " bytes at 0x" << std::hex << part.hbm_address
-         << " failed: " << payload_.get_response_string();
+         << " failed: the memory answered " << payload_.get_response_string();
     throw Error(what.str());
   }
   // A target that ignores the rate limit still cannot make the engine go faster.
@@ -105,7 +105,7 @@ void DmaEngine::run() {
     } catch (const sc_core::sc_unwind_exception&) {
       throw;
     } catch (...) {
-      on_fail_(std::current_exception());  // the part still completes (without effect)
+      on_fail_(*part, std::current_exception());  // the part still completes, without effect
     }
     busy_ += sc_core::sc_time_stamp() - part->start;
     on_done_(*part);  // may free the part; never throws

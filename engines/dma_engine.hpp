@@ -24,7 +24,7 @@ namespace neuronsim::engines {
 class DmaEngine : public sc_core::sc_module {
  public:
   using PartHook = std::function<void(DmaPart&)>;
-  using FailHook = std::function<void(std::exception_ptr)>;
+  using FailHook = std::function<void(DmaPart&, std::exception_ptr)>;
 
   SC_HAS_PROCESS(DmaEngine);
   DmaEngine(sc_core::sc_module_name name, std::uint32_t index, const isa::DmaParams& params,

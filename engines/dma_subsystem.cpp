@@ -29,7 +29,7 @@ DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const isa::DmaParams& p
     engines_.push_back(std::make_unique<DmaEngine>(
         ("dma" + std::to_string(e)).c_str(), e, params_, hbm,
         [this](DmaPart& p) { part_started(p); }, [this](DmaPart& p) { part_done(p); },
-        [this](std::exception_ptr error) { fail(error); }));
+        [this](DmaPart& part, std::exception_ptr error) { fail(part, error); }));
 }
 
 void DmaSubsystem::begin(LaunchContext& launch, const std::vector<std::uint64_t>& addresses) {
@@ -51,6 +51,20 @@ void DmaSubsystem::abort() {
 
 void DmaSubsystem::fail(std::exception_ptr error) {
   if (launch_) launch_->monitor.fail(error);
+}
+
+void DmaSubsystem::fail(const DmaPart& part, std::exception_ptr error) {
+  if (!launch_) return;
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    const DmaTransfer& t = *part.transfer;
+    fail(std::make_exception_ptr(Error(launch_->source + ": " +
+                                       std::string(isa::engine_name(t.issuer)) + "[" +
+                                       std::to_string(t.issuer_index) + "] dma_copy: " + e.what())));
+  } catch (...) {
+    fail(error);
+  }
 }
 
 // Where the part's HBM bytes start: the HBM side's first element of the part's first row.

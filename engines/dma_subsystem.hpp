@@ -65,6 +65,7 @@ class DmaSubsystem : public sc_core::sc_module {
   void part_done(DmaPart& part);
   void complete(DmaTransfer& t);
   void fail(std::exception_ptr error);
+  void fail(const DmaPart& part, std::exception_ptr error);  // names the instruction
   void place(DmaPart& part, const isa::DmaCopy& copy) const;
   DmaRecord record(const DmaPart& part) const;
 

@@ -3,6 +3,7 @@
 // when timing only), ports, semaphores, the core's DMA subsystem, observers, the launch's
 // monitor and the time it started. Owned by the core for the time of the launch.
 #include <exception>
+#include <string>
 
 #include <systemc>
 
@@ -42,6 +43,7 @@ struct LaunchContext {
   LaunchMonitor& monitor;
   WriteWatch& written;  // tells the Tensor engine when its loaded stationary changes
   sc_core::sc_time origin;  // the launch's start: record times are relative to it
+  std::string source;       // names the kernel (its file) in messages
 
   sc_core::sc_time since_start() const { return sc_core::sc_time_stamp() - origin; }
 };

@@ -207,8 +207,10 @@ void CoreState::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
   // The running launch holds pointers into its tensors; it cannot go on without them.
   if (!running || running->end != LaunchState::End::running) return;
   const auto& p = running->tensors;
+  const auto& tensors = running->launch->request_.kernel->tensors;
   for (std::size_t i = 0; i < p.pointers.size(); ++i)
-    if (p.staging[i].empty() && p.addresses[i] <= end && start <= p.addresses[i]) {
+    if (p.staging[i].empty() && p.addresses[i] <= end &&
+        start <= p.addresses[i] + tensors[i].bytes() - 1) {
       running->fail(std::make_exception_ptr(
           Error(std::string(core.name()) + ": the HBM target revoked direct access to [" +
                 hex(start) + ", " + hex(end) + "] while a launch used it")));
@@ -294,7 +296,7 @@ void CoreState::start_engines(LaunchState& s) {
   s.semaphores = std::make_unique<engines::Semaphores>(k.semaphores, req.observers, origin);
   s.context.reset(new engines::LaunchContext{
       k, config.cost, req.timing_only ? nullptr : memory.get(), *s.ports, *s.semaphores, *dma,
-      req.observers, s, s.written, origin});
+      req.observers, s, s.written, origin, req.source});
   auto& ctx = *s.context;
   auto clock = [&](isa::Engine e) { return config.clock_ghz(e); };
   using isa::Engine;
@@ -419,8 +421,6 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
                        const CoreOptions& options)
     : sc_module(name), hbm("hbm"), regs("regs"), irq("irq", false) {
   sim::detail::systemc_link_anchor();
-  // SystemC's info messages ("simulation stopped by user") are not ours to print.
-  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   state_ = std::make_unique<detail::CoreState>(*this, config, options);
   hbm.register_invalidate_direct_mem_ptr(this, &NeuronCore::invalidate_direct_mem_ptr);
   regs.register_b_transport(this, &NeuronCore::register_access);

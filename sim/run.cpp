@@ -10,7 +10,9 @@
 namespace neuronsim {
 
 void require_elaboration(const std::string& what) {
-  setenv("SYSC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  // SystemC's info messages ("simulation stopped by user") are not ours to print.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
     throw Error(what + ": this process has already run a SystemC simulation; SystemC "
                        "elaborates once per process (launch more kernels on the same core)");

@@ -63,8 +63,13 @@ struct LaunchResult {
   void rethrow_if_failed() const {
     if (exception) std::rethrow_exception(exception);
   }
-  sc_core::sc_time queued, started, finished;  // simulated time (absolute)
-  std::uint64_t total_ps = 0;                  // finished - started, exact
+  // Simulated time (absolute): launch() was called, the core started the launch, the
+  // result was complete (`done`). A failed launch is done once its DMA transfers in
+  // flight have drained, which may be after the failure.
+  sc_core::sc_time queued, started, finished;
+  // The launch's device time, exact: from `started` to its last instruction or transfer
+  // (finished - started when it ran to completion), or to the failure or deadlock.
+  std::uint64_t total_ps = 0;
   double total_ns = 0;
   std::uint64_t neuroncore_cycle_count = 0;  // total time in Tensor engine cycles
   std::array<EngineSummary, isa::kEngineCount> engines{};
@@ -74,8 +79,8 @@ struct LaunchResult {
 };
 
 // The handle launch() returns. `done` is notified (immediately, at the simulated time the
-// last instruction or DMA transfer ended) when the launch has finished or failed; the
-// result is complete from then on, whoever drives sc_start.
+// last instruction or DMA transfer ended; for a failed launch once its transfers in flight
+// have drained) and the result is complete from then on, whoever drives sc_start.
 class Launch {
  public:
   std::uint64_t id() const { return result_.id; }

@@ -38,7 +38,8 @@ RunResult run_neff(const std::string& neff_path, const TargetConfig& config,
                    const TensorBytes& inputs, const RunOptions& options);
 
 // Throws neuronsim::Error unless SystemC modules can still be built in this process
-// (elaboration not finished), and keeps SystemC's banner out of the program's output.
+// (elaboration not finished), and keeps SystemC's banner and info messages out of the
+// program's output (a driver's choice: the core itself leaves reporting alone).
 void require_elaboration(const std::string& what);
 
 }  // namespace neuronsim

@@ -16,8 +16,9 @@
 //   transport_dbg  loading and inspecting without time: constants and inputs at launch
 //                start, outputs at the end, a kernel descriptor and its NEFF.
 //
-// Registers (NeuronCore::regs, a target socket): RegisterMap below; 4- or 8-byte
-// little-endian accesses at 4-byte aligned offsets, no delay.
+// Registers (NeuronCore::regs, a target socket): the map below; 4- or 8-byte
+// little-endian accesses, naturally aligned (a 4-byte access at +4 is a register's upper
+// half); they take no time and the delay they come with is left as it is.
 #include <cstdint>
 
 #include <tlm>
@@ -64,7 +65,7 @@ inline constexpr std::uint64_t kErrorRun = 3;         // deadlock or failure whi
 }  // namespace regs
 
 // A kernel descriptor in HBM (little-endian), written by the host before the doorbell:
-//   u32 magic = kDescriptorMagic, u32 version = 1,
+//   u32 magic = descriptor::kMagic, u32 version = descriptor::kVersion,
 //   u64 NEFF address, u64 NEFF bytes,
 //   u32 tensor count (must equal the NEFF's), u32 zero,
 //   u64 HBM address of each tensor, in the NEFF's tensor order.
