@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "config/target_config.hpp"
 #include "isa/assembler.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 #include "isa/printer.hpp"
 #include "isa/validate.hpp"
 #include "neff/neff.hpp"
-#include "config/target_config.hpp"
 
 namespace {
 

@@ -5,12 +5,12 @@
 #include <memory>
 #include <string>
 
+#include "cli/commands.hpp"
+#include "config/target_config.hpp"
 #include "isa/assembler.hpp"
 #include "isa/error.hpp"
 #include "isa/validate.hpp"
 #include "neff/neff.hpp"
-#include "cli/commands.hpp"
-#include "config/target_config.hpp"
 
 namespace neuronsim::cli {
 namespace {

@@ -6,12 +6,12 @@
 #include <memory>
 #include <string>
 
+#include "cli/commands.hpp"
 #include "compiler/compiler.hpp"
+#include "config/target_config.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 #include "neff/neff.hpp"
-#include "cli/commands.hpp"
-#include "config/target_config.hpp"
 
 namespace neuronsim::cli {
 namespace {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
 #include "cli/commands.hpp"
 #include "config/target_config.hpp"
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
 
 namespace neuronsim::cli {
 namespace {

@@ -4,11 +4,11 @@
 #include <memory>
 #include <string>
 
+#include "cli/commands.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 #include "isa/printer.hpp"
 #include "neff/neff.hpp"
-#include "cli/commands.hpp"
 
 namespace neuronsim::cli {
 namespace {

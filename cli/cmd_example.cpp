@@ -4,14 +4,14 @@
 #include <memory>
 #include <string>
 
+#include "cli/commands.hpp"
+#include "config/target_config.hpp"
 #include "examples/kernels.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 #include "isa/printer.hpp"
 #include "isa/validate.hpp"
 #include "neff/neff.hpp"
-#include "cli/commands.hpp"
-#include "config/target_config.hpp"
 
 namespace neuronsim::cli {
 namespace {

@@ -3,11 +3,11 @@
 #include <memory>
 #include <string>
 
-#include "isa/error.hpp"
 #include "cli/commands.hpp"
+#include "isa/error.hpp"
+#include "profile/directory.hpp"
 #include "profile/host_trace.hpp"
 #include "profile/sequence_perfetto.hpp"
-#include "profile/directory.hpp"
 #include "traces/perfetto.hpp"
 
 namespace neuronsim::cli {

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/commands.hpp"
 #include "isa/error.hpp"
 #include "neff/neff.hpp"
-#include "cli/commands.hpp"
 
 namespace neuronsim::cli {
 namespace {

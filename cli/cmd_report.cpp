@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "isa/file_io.hpp"
-#include "report/render.hpp"
 #include "cli/commands.hpp"
+#include "isa/file_io.hpp"
 #include "profile/report_load.hpp"
+#include "report/render.hpp"
 
 namespace neuronsim::cli {
 namespace {

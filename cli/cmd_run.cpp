@@ -10,20 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "neff/neff.hpp"
 #include "cli/commands.hpp"
 #include "config/target_config.hpp"
 #include "host/host_model.hpp"
-#include "io/inputs.hpp"
-#include "profile/profiled_run.hpp"
-#include "host/sequence_runner.hpp"
 #include "host/launch_sequence.hpp"
+#include "host/sequence_runner.hpp"
+#include "io/inputs.hpp"
 #include "io/npy.hpp"
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+#include "neff/neff.hpp"
 #include "neuronsim/device.hpp"
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/run.hpp"
+#include "profile/profiled_run.hpp"
 
 namespace neuronsim::cli {
 
@@ -274,10 +274,10 @@ void run_on_cores(const RunArgs& args, const isa::Kernel& k, const sim::TargetCo
             << " cores of one " << cfg.name << " device at once, sharing its HBM (chip "
             << fixed(cfg.hbm_chip_bytes_per_ns, 1) << " GB/s, each core at most "
             << fixed(cfg.dma.hbm_bytes_per_ns, 1) << " GB/s)\n";
-  std::cout << "alone (its own HBM): " << fixed(lone.total_ns) << " ns = "
-            << lone.neuroncore_cycle_count << " neuroncore cycles\n\n";
-  const std::vector<std::string> head = {"core", "total ns", "cycles", "vs alone", "HBM read B",
-                                         "HBM written B", "HBM GB/s"};
+  std::cout << "alone (its own HBM): " << fixed(lone.total_ns)
+            << " ns = " << lone.neuroncore_cycle_count << " neuroncore cycles\n\n";
+  const std::vector<std::string> head = {"core",       "total ns",      "cycles",  "vs alone",
+                                         "HBM read B", "HBM written B", "HBM GB/s"};
   const std::vector<std::size_t> width = {4, 16, 12, 10, 14, 14, 10};
   for (std::size_t i = 0; i < head.size(); ++i)
     std::cout << pad(head[i], width[i]);
@@ -306,7 +306,8 @@ void run_on_cores(const RunArgs& args, const isa::Kernel& k, const sim::TargetCo
 
 void run_command(const RunArgs& args) {
   if (sim::looks_like_launch_sequence(args.neff_path)) {
-    if (args.cores > 0) throw Error(args.neff_path + ": --cores runs one NEFF, not a launch sequence");
+    if (args.cores > 0)
+      throw Error(args.neff_path + ": --cores runs one NEFF, not a launch sequence");
     return run_sequence_command(args);
   }
   const std::vector<std::uint8_t> neff_bytes = read_file(args.neff_path);

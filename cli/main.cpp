@@ -2,8 +2,8 @@
 #include <exception>
 #include <iostream>
 
-#include "isa/error.hpp"
 #include "cli/commands.hpp"
+#include "isa/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"neuronsim: a cycle-approximate simulator of the AWS NeuronCore"};

@@ -3,8 +3,8 @@
 // summary options derived from its NEFF (kernel, peak flops of its target).
 #include <string>
 
-#include "isa/error.hpp"
 #include "config/target_config.hpp"
+#include "isa/error.hpp"
 #include "profile/directory.hpp"
 #include "traces/summary.hpp"
 

@@ -5,10 +5,10 @@
 #include <initializer_list>
 #include <utility>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
 #include "config/embedded.hpp"
 #include "config/schema.hpp"
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
 
 namespace neuronsim::sim {
 namespace {

@@ -27,8 +27,7 @@ class GpSimdEngine : public Engine {
 // A sequencer only (reference section 3): mostly issues DMAs and synchronises.
 class SyncEngine : public Engine {
  public:
-  SyncEngine(double clock_ghz, LaunchContext& ctx)
-      : Engine(isa::Engine::sync, clock_ghz, ctx) {}
+  SyncEngine(double clock_ghz, LaunchContext& ctx) : Engine(isa::Engine::sync, clock_ghz, ctx) {}
 };
 
 }  // namespace neuronsim::engines

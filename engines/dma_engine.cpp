@@ -77,9 +77,9 @@ void DmaEngine::move(DmaPart& part) {
   if (delay > sc_core::SC_ZERO_TIME) sc_core::wait(delay);
   if (payload_.is_response_error()) {
     std::ostringstream what;
-    what << name() << ": HBM " << (part.reads_hbm ? "read" : "write") << " of "
-         << part.plan.bytes << " bytes at 0x" << std::hex << part.hbm_address
-         << " failed: the memory answered " << payload_.get_response_string();
+    what << name() << ": HBM " << (part.reads_hbm ? "read" : "write") << " of " << part.plan.bytes
+         << " bytes at 0x" << std::hex << part.hbm_address << " failed: the memory answered "
+         << payload_.get_response_string();
     throw Error(what.str());
   }
   // A target that ignores the rate limit still cannot make the engine go faster.

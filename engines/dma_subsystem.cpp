@@ -16,8 +16,7 @@ int space_index(isa::MemSpace s) {
 }
 }  // namespace
 
-DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const isa::DmaParams& params,
-                           HbmLink& hbm)
+DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const isa::DmaParams& params, HbmLink& hbm)
     : sc_module(name), params_(params) {
   if (params.engines == 0) throw Error("config: dma.engines must be at least 1");
   if (!(params.engine_bytes_per_ns > 0))
@@ -59,9 +58,9 @@ void DmaSubsystem::fail(const DmaPart& part, std::exception_ptr error) {
     std::rethrow_exception(error);
   } catch (const Error& e) {
     const DmaTransfer& t = *part.transfer;
-    fail(std::make_exception_ptr(Error(launch_->source + ": " +
-                                       std::string(isa::engine_name(t.issuer)) + "[" +
-                                       std::to_string(t.issuer_index) + "] dma_copy: " + e.what())));
+    fail(std::make_exception_ptr(
+        Error(launch_->source + ": " + std::string(isa::engine_name(t.issuer)) + "[" +
+              std::to_string(t.issuer_index) + "] dma_copy: " + e.what())));
   } catch (...) {
     fail(error);
   }
@@ -78,7 +77,8 @@ void DmaSubsystem::place(DmaPart& part, const isa::DmaCopy& copy) const {
   const std::int64_t offset =
       static_cast<std::int64_t>(ap.byte_offset) +
       row * ap.partition_stride * static_cast<std::int64_t>(isa::dtype_size(ap.dtype));
-  const std::int64_t last = std::max<std::int64_t>(0, static_cast<std::int64_t>(tensor.bytes()) - 1);
+  const std::int64_t last =
+      std::max<std::int64_t>(0, static_cast<std::int64_t>(tensor.bytes()) - 1);
   part.hbm_address = addresses_->at(ap.buffer) +
                      static_cast<std::uint64_t>(std::clamp<std::int64_t>(offset, 0, last));
 }

@@ -41,7 +41,7 @@ struct LaunchContext {
   DmaSubsystem& dma;
   const Observers& observers;
   LaunchMonitor& monitor;
-  WriteWatch& written;  // tells the Tensor engine when its loaded stationary changes
+  WriteWatch& written;      // tells the Tensor engine when its loaded stationary changes
   sc_core::sc_time origin;  // the launch's start: record times are relative to it
   std::string source;       // names the kernel (its file) in messages
 

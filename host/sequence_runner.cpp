@@ -65,8 +65,8 @@ LaunchRun summary(const LaunchResult& r, const LaunchProfile* profile) {
 
 void simulate(const LaunchSequence& seq, const TargetConfig& config,
               const SequenceRunOptions& options, const std::vector<isa::Kernel>& kernels,
-              const std::vector<std::vector<std::uint8_t>>& neff_bytes,
-              const std::string& staging, SequenceResult& result) {
+              const std::vector<std::vector<std::uint8_t>>& neff_bytes, const std::string& staging,
+              SequenceResult& result) {
   require_elaboration(seq.path);
   std::map<std::string, std::uint64_t> addresses;  // program tensors
   std::uint64_t top = 0;
@@ -86,9 +86,10 @@ void simulate(const LaunchSequence& seq, const TargetConfig& config,
     const std::uint8_t fill = options.fill_uninitialised ? memory::kPoisonByte : 0;
     for (const auto& t : seq.tensors) {
       auto given = result.tensors.find(t.name);
-      std::vector<std::uint8_t> bytes = given != result.tensors.end()
-                                            ? given->second
-                                            : std::vector<std::uint8_t>(t.as_hbm_tensor().bytes(), fill);
+      std::vector<std::uint8_t> bytes =
+          given != result.tensors.end()
+              ? given->second
+              : std::vector<std::uint8_t>(t.as_hbm_tensor().bytes(), fill);
       hbm.write(addresses.at(t.name), bytes.data(), bytes.size());
     }
   }

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <map>
 
+#include "io/npy.hpp"
 #include "isa/dtype.hpp"
 #include "isa/error.hpp"
-#include "io/npy.hpp"
 
 namespace neuronsim::sim {
 

@@ -28,7 +28,9 @@ sc_core::sc_time transfer_time(double bytes, double bytes_per_ns) {
 
 BandwidthShare::BandwidthShare(sc_core::sc_module_name name, double chip_bytes_per_ns,
                                double port_bytes_per_ns)
-    : sc_module(name), chip_bytes_per_ns_(chip_bytes_per_ns), port_bytes_per_ns_(port_bytes_per_ns) {
+    : sc_module(name),
+      chip_bytes_per_ns_(chip_bytes_per_ns),
+      port_bytes_per_ns_(port_bytes_per_ns) {
   SC_METHOD(wake);
   sensitive << wake_event_;
   dont_initialize();

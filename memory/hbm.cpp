@@ -66,8 +66,8 @@ std::uint64_t Hbm::size() const {
 
 void Hbm::write(std::uint64_t address, const std::uint8_t* data, std::uint64_t bytes) {
   if (!state_->in_range(address, bytes))
-    throw Error(std::string(name()) + ": write of " + std::to_string(bytes) +
-                " bytes at " + std::to_string(address) + " is outside the HBM");
+    throw Error(std::string(name()) + ": write of " + std::to_string(bytes) + " bytes at " +
+                std::to_string(address) + " is outside the HBM");
   std::memcpy(state_->data + address, data, bytes);
 }
 

@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace neuronsim::sim {
 
 // The host timeline of a launch sequence, as the host model (host/host_model.hpp) computes
@@ -31,7 +30,6 @@ struct HostTimeline {
   // Time the device sat idle while the host dispatched: total - device.
   double dispatch_gap_ns() const { return total_ns - device_ns; }
 };
-
 
 struct HostTraceLaunch {
   std::size_t index = 0;

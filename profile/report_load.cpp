@@ -8,12 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/target_config.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "profile/directory.hpp"
 #include "report/lanes.hpp"
 #include "report/summary_sum.hpp"
-#include "config/target_config.hpp"
-#include "profile/directory.hpp"
 #include "traces/ntff.hpp"
 
 namespace neuronsim::sim {

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/sequence_view.hpp"
 #include "profile/directory.hpp"
+#include "profile/sequence_view.hpp"
 #include "traces/format.hpp"
 #include "traces/output_file.hpp"
 #include "traces/perfetto.hpp"

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <string>
 
+#include "config/target_config.hpp"
 #include "engines/observer.hpp"
 #include "isa/kernel.hpp"
-#include "config/target_config.hpp"
 #include "traces/ntff.hpp"
 
 namespace neuronsim::sim {

@@ -23,17 +23,18 @@ namespace neuronsim::detail {
 
 // Tensors in device HBM for one launch.
 struct TensorPlacement {
-  std::vector<std::uint64_t> addresses;  // per Kernel::tensors entry
-  std::vector<std::uint8_t*> pointers;   // DMI pointer or staging copy (not timing only)
+  std::vector<std::uint64_t> addresses;            // per Kernel::tensors entry
+  std::vector<std::uint8_t*> pointers;             // DMI pointer or staging copy (not timing only)
   std::vector<std::vector<std::uint8_t>> staging;  // per tensor; empty where DMI serves
-  std::vector<bool> placed;  // put in the core's window (not by the caller)
+  std::vector<bool> placed;                        // put in the core's window (not by the caller)
 };
 
 class LaunchState : public engines::LaunchMonitor {
  public:
   enum class End { running, complete, deadlock, failed };
 
-  LaunchState(LaunchHandle launch, sc_core::sc_event& ended) : launch(std::move(launch)), ended_event(ended) {}
+  LaunchState(LaunchHandle launch, sc_core::sc_event& ended)
+      : launch(std::move(launch)), ended_event(ended) {}
 
   void progress() override;
   void fail(std::exception_ptr error) override;

@@ -174,9 +174,8 @@ void CoreState::place_tensors(LaunchState& s) {
     cursor = (cursor + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
     if (tensors[i].bytes() > window_end - std::min(cursor, window_end))
       throw Error(req.source + ": tensor '" + tensors[i].name + "' (" +
-                  std::to_string(tensors[i].bytes()) + " bytes) does not fit in " +
-                  core.name() + "'s HBM window [" + hex(options.hbm_window_base) + ", " +
-                  hex(window_end) + ")");
+                  std::to_string(tensors[i].bytes()) + " bytes) does not fit in " + core.name() +
+                  "'s HBM window [" + hex(options.hbm_window_base) + ", " + hex(window_end) + ")");
     p.addresses[i] = cursor;
     p.placed[i] = true;
     cursor += tensors[i].bytes();
@@ -228,14 +227,13 @@ void CoreState::debug_read(std::uint64_t address, std::uint8_t* data, std::uint6
     trans.set_data_length(static_cast<unsigned int>(n));
     trans.set_streaming_width(static_cast<unsigned int>(n));
     if (core.hbm->transport_dbg(trans) != n)
-      throw Error(std::string(core.name()) + ": HBM read of " + std::to_string(n) +
-                  " bytes at " + hex(address + done) + " failed");
+      throw Error(std::string(core.name()) + ": HBM read of " + std::to_string(n) + " bytes at " +
+                  hex(address + done) + " failed");
     done += n;
   }
 }
 
-void CoreState::debug_write(std::uint64_t address, const std::uint8_t* data,
-                            std::uint64_t bytes) {
+void CoreState::debug_write(std::uint64_t address, const std::uint8_t* data, std::uint64_t bytes) {
   for (std::uint64_t done = 0; done < bytes;) {
     const std::uint64_t n = std::min(kDebugChunk, bytes - done);
     tlm::tlm_generic_payload trans;
@@ -245,8 +243,8 @@ void CoreState::debug_write(std::uint64_t address, const std::uint8_t* data,
     trans.set_data_length(static_cast<unsigned int>(n));
     trans.set_streaming_width(static_cast<unsigned int>(n));
     if (core.hbm->transport_dbg(trans) != n)
-      throw Error(std::string(core.name()) + ": HBM write of " + std::to_string(n) +
-                  " bytes at " + hex(address + done) + " failed");
+      throw Error(std::string(core.name()) + ": HBM write of " + std::to_string(n) + " bytes at " +
+                  hex(address + done) + " failed");
     done += n;
   }
 }
@@ -359,7 +357,8 @@ void CoreState::finish(LaunchState& s) {
     for (const auto& e : s.engines)
       total = std::max(total, e->counters().finished_at);
   }
-  if (s.end == LaunchState::End::deadlock) s.error = std::make_exception_ptr(Error(deadlock_report(s)));
+  if (s.end == LaunchState::End::deadlock)
+    s.error = std::make_exception_ptr(Error(deadlock_report(s)));
   r.total_ps = engines::to_ps(total);
   r.total_ns = engines::to_ns(total);
   r.neuroncore_cycle_count = engines::to_cycles(total, config.tensor_ghz);
@@ -375,9 +374,9 @@ void CoreState::finish(LaunchState& s) {
       const auto& p = s.tensors;
       for (std::size_t i = 0; i < k.tensors.size(); ++i) {
         const isa::HbmTensor& t = k.tensors[i];
-        const bool written = t.role == isa::TensorRole::output || t.role == isa::TensorRole::scratch;
-        if (written && !p.staging[i].empty())
-          debug_write(p.addresses[i], p.pointers[i], t.bytes());
+        const bool written =
+            t.role == isa::TensorRole::output || t.role == isa::TensorRole::scratch;
+        if (written && !p.staging[i].empty()) debug_write(p.addresses[i], p.pointers[i], t.bytes());
         if (t.role == isa::TensorRole::output && req.collect_outputs)
           r.outputs[t.name].assign(p.pointers[i], p.pointers[i] + t.bytes());
       }
@@ -412,8 +411,7 @@ void CoreState::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& d
 }  // namespace detail
 
 const LaunchResult& Launch::result() const {
-  if (!finished_)
-    throw Error("launch " + std::to_string(result_.id) + " has not finished yet");
+  if (!finished_) throw Error("launch " + std::to_string(result_.id) + " has not finished yet");
   return result_;
 }
 

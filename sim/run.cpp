@@ -14,8 +14,9 @@ void require_elaboration(const std::string& what) {
   // SystemC's info messages ("simulation stopped by user") are not ours to print.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
-    throw Error(what + ": this process has already run a SystemC simulation; SystemC "
-                       "elaborates once per process (launch more kernels on the same core)");
+    throw Error(what +
+                ": this process has already run a SystemC simulation; SystemC "
+                "elaborates once per process (launch more kernels on the same core)");
 }
 
 RunResult run_kernel(const isa::Kernel& kernel, const TargetConfig& config,

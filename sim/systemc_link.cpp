@@ -8,7 +8,9 @@
 #include <cstdio>
 
 extern "C" __attribute__((weak)) int sc_main(int, char**) {
-  std::fprintf(stderr, "neuronsim: sc_main is not used; build neuronsim::NeuronCore in your own sc_main, or use neuronsim::run_kernel\n");
+  std::fprintf(stderr,
+               "neuronsim: sc_main is not used; build neuronsim::NeuronCore in your own sc_main, "
+               "or use neuronsim::run_kernel\n");
   return 1;
 }
 

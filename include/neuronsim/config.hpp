@@ -5,8 +5,8 @@
 
 namespace neuronsim {
 
-using sim::TargetConfig;
 using sim::load_target;
 using sim::target_names;
+using sim::TargetConfig;
 
 }  // namespace neuronsim

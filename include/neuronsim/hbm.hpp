@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <memory>
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "neuronsim/config.hpp"
 #include "neuronsim/tlm.hpp"

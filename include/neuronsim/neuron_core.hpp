@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <memory>
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include "neuronsim/config.hpp"
 #include "neuronsim/launch.hpp"
@@ -38,7 +38,7 @@ class NeuronCore : public sc_core::sc_module {
   tlm_utils::simple_target_socket_optional<NeuronCore> regs;
   // High while kIntStatus & kIntEnable != 0. Written by the core and by register writes.
   sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> irq;
-  sc_core::sc_event launch_finished;                   // notified when any launch is done
+  sc_core::sc_event launch_finished;  // notified when any launch is done
 
   NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
              const CoreOptions& options = {});
@@ -49,7 +49,7 @@ class NeuronCore : public sc_core::sc_module {
   // failure (a deadlock, say) ends the launch with LaunchResult::error set.
   LaunchHandle launch(LaunchRequest request);
 
-  bool idle() const;                      // nothing queued or running
+  bool idle() const;  // nothing queued or running
   std::uint64_t launches_finished() const;
   const TargetConfig& config() const;
   const char* kind() const override { return "neuronsim::NeuronCore"; }

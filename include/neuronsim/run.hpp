@@ -22,7 +22,7 @@ struct RunOptions {
   bool timing_only = false;
   // Fill never-written memory with 0xFF bytes (NaN in every float format) instead of 0.
   bool fill_uninitialised = false;
-  InputGenerator generate_missing;  // empty: a missing input is an error
+  InputGenerator generate_missing;   // empty: a missing input is an error
   std::vector<Observer*> observers;  // see the events of the run (e.g. a trace writer)
 };
 

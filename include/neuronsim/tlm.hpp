@@ -55,8 +55,8 @@ inline constexpr std::uint64_t kIdValue = 0x4e53494d'00010000;  // "NSIM", versi
 inline constexpr std::uint64_t kStatusBusy = 1u << 0;
 inline constexpr unsigned kStatusFinishedShift = 32;
 // kIntStatus / kIntEnable.
-inline constexpr std::uint64_t kIntDone = 1u << 0;    // a doorbell launch finished
-inline constexpr std::uint64_t kIntError = 1u << 1;   // ... and failed (kErrorCode says why)
+inline constexpr std::uint64_t kIntDone = 1u << 0;   // a doorbell launch finished
+inline constexpr std::uint64_t kIntError = 1u << 1;  // ... and failed (kErrorCode says why)
 // kErrorCode.
 inline constexpr std::uint64_t kErrorNone = 0;
 inline constexpr std::uint64_t kErrorDescriptor = 1;  // unreadable or malformed descriptor

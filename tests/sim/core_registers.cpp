@@ -33,8 +33,8 @@ isa::Kernel add_kernel() {
   k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, xa), rows_of(k, a), q}, {}, {inc(in)}));
   k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, xb), rows_of(k, b), q}, {}, {inc(in)}));
   k.stream(Engine::vector)
-      .push_back(op(isa::TensorTensor{tile(k, xo), tile(k, xa), tile(k, xb), AluOp::add},
-                    {{in, 2}}, {inc(done)}));
+      .push_back(op(isa::TensorTensor{tile(k, xo), tile(k, xa), tile(k, xb), AluOp::add}, {{in, 2}},
+                    {inc(done)}));
   k.stream(Engine::sync).push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, xo), q}, {{done, 1}}));
   return k;
 }
@@ -66,22 +66,11 @@ struct Host : sc_core::sc_module {
     t.set_streaming_width(static_cast<unsigned>(n));
     REQUIRE(mem->transport_dbg(t) == n);
   }
-  void reg_write(std::uint64_t offset, std::uint64_t value) {
+  // One 8-byte register access (little-endian, as this machine).
+  std::uint64_t reg(tlm::tlm_command command, std::uint64_t offset, std::uint64_t value = 0) {
     tlm::tlm_generic_payload t;
     sc_core::sc_time delay;
-    t.set_command(tlm::TLM_WRITE_COMMAND);
-    t.set_address(offset);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    t.set_data_length(8);
-    t.set_streaming_width(8);
-    regs->b_transport(t, delay);
-    REQUIRE(t.is_response_ok());
-  }
-  std::uint64_t reg_read(std::uint64_t offset) {
-    std::uint64_t value = 0;
-    tlm::tlm_generic_payload t;
-    sc_core::sc_time delay;
-    t.set_command(tlm::TLM_READ_COMMAND);
+    t.set_command(command);
     t.set_address(offset);
     t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
     t.set_data_length(8);
@@ -90,6 +79,10 @@ struct Host : sc_core::sc_module {
     REQUIRE(t.is_response_ok());
     return value;
   }
+  void reg_write(std::uint64_t offset, std::uint64_t value) {
+    reg(tlm::TLM_WRITE_COMMAND, offset, value);
+  }
+  std::uint64_t reg_read(std::uint64_t offset) { return reg(tlm::TLM_READ_COMMAND, offset); }
   void descriptor(std::uint64_t neff_bytes) {
     std::vector<std::uint8_t> d(descriptor::kHeaderBytes + 3 * 8, 0);
     auto put = [&](std::size_t at, std::uint64_t v, int n) {
@@ -173,9 +166,9 @@ TEST_CASE("registers: a host runs a kernel through the doorbell and the interrup
   CHECK((host.status & regs::kStatusBusy) != 0);
   CHECK(host.error == regs::kErrorNone);
   // The interrupt rose when the launch ended: 1 us (the host's start) + the kernel's time.
-  CHECK(host.raised == sc_core::sc_time(1, sc_core::SC_US) +
-                           sc_core::sc_time(static_cast<double>(expected->result().total_ps),
-                                            sc_core::SC_PS));
+  CHECK(host.raised ==
+        sc_core::sc_time(1, sc_core::SC_US) +
+            sc_core::sc_time(static_cast<double>(expected->result().total_ps), sc_core::SC_PS));
   CHECK(host.cycles == expected->result().neuroncore_cycle_count);
   CHECK(host.int_after_clear == 0);
   CHECK_FALSE(host.irq_after_clear);

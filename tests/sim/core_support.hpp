@@ -4,6 +4,7 @@
 // pinned, an observer that records events, and a way to run several launches in the
 // process's one simulation.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,33 @@ inline isa::Instruction op(isa::Operation o, std::vector<isa::SemWait> waits = {
 }
 inline isa::SemSignal inc(std::uint16_t sem) {
   return {sem, isa::SemUpdate::increment, 1};
+}
+
+// out = in * in, [128, 512] fp32: one load (Sync), one Vector multiply, one store.
+inline isa::Kernel square_kernel() {
+  auto k = kernel("square");
+  const auto in = tensor(k, "in", isa::TensorRole::input, isa::DType::fp32, 128, 512);
+  const auto out = tensor(k, "out", isa::TensorRole::output, isa::DType::fp32, 128, 512);
+  const auto a = alloc(k, "a", isa::MemSpace::sbuf, isa::DType::fp32, 128, 512, 0);
+  const auto b = alloc(k, "b", isa::MemSpace::sbuf, isa::DType::fp32, 128, 512, 2048);
+  const auto q = queue(k, "q0", 0, 16);
+  const auto loaded = semaphore(k, "loaded"), squared = semaphore(k, "squared");
+  k.stream(isa::Engine::sync)
+      .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, in), q}, {}, {inc(loaded)}));
+  k.stream(isa::Engine::vector)
+      .push_back(op(isa::TensorTensor{tile(k, b), tile(k, a), tile(k, a), isa::AluOp::multiply},
+                    {{loaded, 1}}, {inc(squared)}));
+  k.stream(isa::Engine::sync)
+      .push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, b), q}, {{squared, 1}}));
+  return k;
+}
+
+// The bytes of a [128, 512] fp32 tensor holding `v` everywhere.
+inline std::vector<std::uint8_t> floats(float v) {
+  std::vector<std::uint8_t> bytes(128 * 512 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 4)
+    std::memcpy(bytes.data() + i, &v, 4);
+  return bytes;
 }
 
 // Records every event it sees.

@@ -57,8 +57,7 @@ TEST_CASE("device: two cores sharing a narrow HBM each get half of it", "[device
   CHECK(device.hbm.bytes_written(0) == 0);
 }
 
-TEST_CASE("device: eight trn2 cores, each within its share, run as fast as one alone",
-          "[device]") {
+TEST_CASE("device: eight trn2 cores, each within its share, run as fast as one alone", "[device]") {
   const auto cfg = target("trn2");
   // trn2 splits 2900 B/ns over 8 cores and core_support pins each core's share at 410 B/ns
   // (its DMA engines reach 16 x 17 = 272 B/ns): 8 x 272 = 2176 B/ns < 2900, so nothing is

@@ -12,29 +12,8 @@
 #include "isa/error.hpp"
 
 using namespace core_test;
-using neuronsim::isa::AluOp;
-using neuronsim::isa::DType;
-using neuronsim::isa::Engine;
-using neuronsim::isa::MemSpace;
 
 namespace {
-
-// out = in * in, [128, 512] fp32.
-isa::Kernel square_kernel() {
-  auto k = kernel("square");
-  const auto in = tensor(k, "in", isa::TensorRole::input, DType::fp32, 128, 512);
-  const auto out = tensor(k, "out", isa::TensorRole::output, DType::fp32, 128, 512);
-  const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 512, 0);
-  const auto b = alloc(k, "b", MemSpace::sbuf, DType::fp32, 128, 512, 2048);
-  const auto q = queue(k, "q0", 0, 16);
-  const auto loaded = semaphore(k, "loaded"), squared = semaphore(k, "squared");
-  k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, in), q}, {}, {inc(loaded)}));
-  k.stream(Engine::vector)
-      .push_back(op(isa::TensorTensor{tile(k, b), tile(k, a), tile(k, a), AluOp::multiply},
-                    {{loaded, 1}}, {inc(squared)}));
-  k.stream(Engine::sync).push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, b), q}, {{squared, 1}}));
-  return k;
-}
 
 // A plain memory: a byte vector, no DMI, b_transport annotates bytes / rate.
 struct PlainMemory : sc_core::sc_module {
@@ -66,13 +45,6 @@ struct PlainMemory : sc_core::sc_module {
     return t.get_data_length();
   }
 };
-
-std::vector<std::uint8_t> floats(float v) {
-  std::vector<std::uint8_t> b(128 * 512 * 4);
-  for (std::size_t i = 0; i < b.size(); i += 4)
-    std::memcpy(b.data() + i, &v, 4);
-  return b;
-}
 
 }  // namespace
 

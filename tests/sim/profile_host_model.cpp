@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "isa/file_io.hpp"
 #include "host/host_model.hpp"
+#include "isa/file_io.hpp"
 #include "profile/host_trace.hpp"
 #include "profile/trace_recorder.hpp"
 

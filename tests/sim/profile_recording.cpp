@@ -11,8 +11,8 @@
 #include "examples/kernels.hpp"
 #include "isa/error.hpp"
 #include "neff/neff.hpp"
-#include "profile/profiled_run.hpp"
 #include "profile/directory.hpp"
+#include "profile/profiled_run.hpp"
 #include "traces/ntff.hpp"
 #include "traces/summary.hpp"
 

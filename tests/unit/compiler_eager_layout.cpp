@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "compiler/compiler.hpp"
-#include "isa/validate.hpp"
 #include "config/target_config.hpp"
+#include "isa/validate.hpp"
 
 using namespace neuronsim;
 using namespace neuronsim::compiler;

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "compiler/compiler.hpp"
+#include "config/target_config.hpp"
 #include "isa/error.hpp"
 #include "isa/validate.hpp"
-#include "config/target_config.hpp"
 
 using namespace neuronsim;
 using namespace neuronsim::compiler;

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "isa/error.hpp"
 #include "config/target_config.hpp"
+#include "isa/error.hpp"
 #include "tests/unit/config_test_support.hpp"
 
 using Catch::Matchers::Contains;

@@ -6,11 +6,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "isa/cost_params.hpp"
-#include "isa/target_limits.hpp"
-#include "config/target_config.hpp"
 #include "config/embedded.hpp"
 #include "config/schema.hpp"
+#include "config/target_config.hpp"
+#include "isa/cost_params.hpp"
+#include "isa/target_limits.hpp"
 #include "tests/unit/config_test_support.hpp"
 
 using neuronsim::isa::Engine;
@@ -195,8 +195,8 @@ TEST_CASE("config: the embedded presets are the files in config/targets", "[conf
   REQUIRE(embedded::kTargetFileCount == 3);
   for (std::size_t i = 0; i < embedded::kTargetFileCount; ++i) {
     const auto& file = embedded::kTargetFiles[i];
-    std::ifstream in(std::string(NEURONSIM_SOURCE_DIR) + "/config/targets/" + std::string(file.name) +
-                     ".json");
+    std::ifstream in(std::string(NEURONSIM_SOURCE_DIR) + "/config/targets/" +
+                     std::string(file.name) + ".json");
     std::stringstream text;
     text << in.rdbuf();
     INFO(file.name);

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "io/npy.hpp"
 #include "isa/dtype.hpp"
 #include "isa/error.hpp"
-#include "io/npy.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using neuronsim::isa::DType;

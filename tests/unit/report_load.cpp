@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "isa/error.hpp"
+#include "profile/report_load.hpp"
 #include "report/explain.hpp"
 #include "report_fixtures.hpp"
-#include "profile/report_load.hpp"
 
 using namespace report_test;
 using neuronsim::report::Bound;

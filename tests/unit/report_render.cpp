@@ -3,10 +3,10 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "profile/report_load.hpp"
 #include "report/lanes.hpp"
 #include "report/render.hpp"
 #include "report_fixtures.hpp"
-#include "profile/report_load.hpp"
 
 using namespace report_test;
 namespace report = neuronsim::report;
