@@ -415,6 +415,11 @@ const LaunchResult& Launch::result() const {
   return result_;
 }
 
+LaunchResult Launch::take_result() {
+  result();  // throws if not finished
+  return std::move(result_);
+}
+
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
                        const CoreOptions& options)
     : sc_module(name), hbm("hbm"), regs("regs"), irq("irq", false) {

@@ -88,6 +88,8 @@ class Launch {
   const sc_core::sc_event& done() const { return done_; }
   // Throws neuronsim::Error if the launch has not finished yet.
   const LaunchResult& result() const;
+  // Moves the finished result out (outputs can be large); result() is empty afterwards.
+  LaunchResult take_result();
 
  private:
   friend class detail::CoreState;
