@@ -1,10 +1,7 @@
-// sc_spawn needs the dynamic-process part of SystemC.
-#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "engines/engine.hpp"
 
 #include "engines/dma_subsystem.hpp"
 #include "engines/sim_time.hpp"
-#include "engines/thread_stack.hpp"
 #include "isa/cost_model.hpp"
 #include "isa/semantics.hpp"
 
@@ -24,16 +21,6 @@ Engine::Engine(isa::Engine kind, double clock_ghz, LaunchContext& ctx)
   }
 }
 
-void Engine::start(const std::string& name) {
-  sc_core::sc_spawn_options options;
-  options.set_stack_size(kThreadStackBytes);
-  thread_ = sc_core::sc_spawn([this] { run(); }, name.c_str(), &options);
-}
-
-void Engine::stop() {
-  if (thread_.valid() && !thread_.terminated()) thread_.kill();
-}
-
 void Engine::run() {
   try {
     for (std::size_t i = 0; i < stream_.size(); ++i) {
@@ -44,7 +31,7 @@ void Engine::run() {
     state_ = EngineState::finished;
     counters_.finished_at = ctx_.since_start();
   } catch (const sc_core::sc_unwind_exception&) {
-    throw;  // stop(): SystemC unwinds the thread
+    throw;  // the launch failed and the core resets this thread
   } catch (...) {
     ctx_.monitor.fail(std::current_exception());
     return;

@@ -1,7 +1,6 @@
 #pragma once
-// The base of every compute engine for one launch: one SystemC thread (spawned when the
-// launch starts, killed if it fails) running the engine's in-order instruction stream on
-// the engine's own clock. Per instruction:
+// The base of every compute engine for one launch: its in-order instruction stream, run by
+// one of the core's engine threads (run()) on the engine's own clock. Per instruction:
 //   wait until every semaphore it names reaches its value   -> "waiting on semaphore"
 //   dma_copy: hand it to the DMA subsystem (waits only if the queue is full) and go on
 //   otherwise: hold the memory ports it needs                -> "waiting on port"
@@ -11,7 +10,6 @@
 //   notify observers (only if any are attached)
 // Specialisations override busy_time() / started() for what is special about them.
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include <systemc>
@@ -46,10 +44,9 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Starts the engine's thread (a dynamic process named `name`, a child of the calling
-  // process); stop() ends it wherever it is (a failed launch).
-  void start(const std::string& name);
-  void stop();
+  // Runs the whole stream; called by a SystemC thread of the core. Errors go to the
+  // launch's monitor; a reset of the calling thread (a failed launch) unwinds through it.
+  void run();
 
   isa::Engine engine() const { return kind_; }
   double clock_ghz() const { return clock_ghz_; }
@@ -72,7 +69,6 @@ class Engine {
   LaunchContext& ctx_;
 
  private:
-  void run();
   void execute(std::size_t index);
   void wait_semaphores(const isa::Instruction& instr, InstructionRecord* record);
   void issue_dma(std::size_t index, InstructionRecord* record);
@@ -87,7 +83,6 @@ class Engine {
   EngineState state_ = EngineState::not_started;
   std::size_t current_ = 0;
   isa::SemWait blocked_on_;
-  sc_core::sc_process_handle thread_;
 };
 
 }  // namespace neuronsim::engines

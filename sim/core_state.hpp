@@ -1,6 +1,7 @@
 #pragma once
 // The inside of a neuronsim::NeuronCore (private to sim/): its memories, DMA subsystem,
 // launch queue and the sequencer thread that runs one launch after another.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -43,6 +44,10 @@ class CoreState : public engines::HbmLink {
   std::uint64_t next_id = 0, finished = 0;
 
   void sequencer();
+  void engine_thread(int engine);  // runs the engine's stream of every launch
+  // The engine threads, spawned with the core; a launch starts them by their events.
+  std::array<sc_core::sc_process_handle, isa::kEngineCount> engine_threads;
+  std::array<sc_core::sc_event, isa::kEngineCount> engine_start;
 
  private:
   void run_one(const LaunchHandle& launch);

@@ -35,9 +35,4 @@ void LaunchState::fail(std::exception_ptr e) {
   ended_event.notify();
 }
 
-void LaunchState::stop_engines() {
-  for (auto& e : engines)
-    if (e) e->stop();
-}
-
 }  // namespace neuronsim::detail

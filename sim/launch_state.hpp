@@ -39,7 +39,6 @@ class LaunchState : public engines::LaunchMonitor {
   void progress() override;
   void fail(std::exception_ptr error) override;
   bool stuck() const;
-  void stop_engines();
 
   LaunchHandle launch;
   sc_core::sc_event& ended_event;

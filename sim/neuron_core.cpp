@@ -119,6 +119,9 @@ LaunchHandle CoreState::launch(LaunchRequest request) {
 }
 
 void CoreState::sequencer() {
+  // Let every engine thread reach its first wait: a launch starts them by immediate
+  // notification, which a thread not yet waiting would miss.
+  sc_core::wait(sc_core::SC_ZERO_TIME);
   for (;;) {
     while (queue.empty())
       sc_core::wait(queued);
@@ -148,7 +151,9 @@ void CoreState::run_one(const LaunchHandle& handle) {
     }
   }
   if (s.end != LaunchState::End::complete) {
-    s.stop_engines();
+    // Wherever the engines are, they start over, waiting for the next launch.
+    for (auto& thread : engine_threads)
+      thread.reset();
     if (s.context) {
       dma->abort();
       while (dma->outstanding() > 0)
@@ -309,9 +314,15 @@ void CoreState::start_engines(LaunchState& s) {
   s.engines[static_cast<int>(Engine::sync)] =
       std::make_unique<engines::SyncEngine>(clock(Engine::sync), ctx);
   dma->begin(ctx, s.tensors.addresses);
-  const std::string suffix = "_" + std::to_string(s.launch->result_.id);
-  for (auto& e : s.engines)
-    e->start(std::string(isa::engine_name(e->engine())) + suffix);
+  for (auto& start : engine_start)
+    start.notify();  // in engine order: the threads run in this order
+}
+
+void CoreState::engine_thread(int engine) {
+  for (;;) {
+    sc_core::wait(engine_start[engine]);
+    running->engines[engine]->run();
+  }
 }
 
 std::string CoreState::deadlock_report(const LaunchState& s) const {
@@ -432,6 +443,11 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
   spawn.set_stack_size(engines::kThreadStackBytes);
   detail::CoreState* state = state_.get();
   sc_core::sc_spawn([state] { state->sequencer(); }, "sequencer", &spawn);
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    const std::string engine(isa::engine_name(static_cast<isa::Engine>(e)));
+    state->engine_threads[e] =
+        sc_core::sc_spawn([state, e] { state->engine_thread(e); }, engine.c_str(), &spawn);
+  }
 }
 
 NeuronCore::~NeuronCore() = default;
