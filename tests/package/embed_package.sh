@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The installed package, as an outside project sees it: installs this build into a fresh
+# prefix, checks the installed headers (only what the public ones need; each compiles on
+# its own), builds examples/embed against the prefix with find_package(neuronsim), makes
+# a memory-bound NEFF with the installed program and runs the example's scenarios:
+#   regs     a host module drives one core through registers, HBM and irq
+#   chip N   N cores of a Device run the kernel at once (N = 2, 8)
+# The output checksum of the register-driven run must equal every core's in the chip runs
+# (same kernel, same inputs, two ways of launching).
+# Environment (tests/CMakeLists.txt): BUILD_DIR, SOURCE_DIR, CMAKE, CXX, and
+# EMBED_CXX_FLAGS / EMBED_LINK_FLAGS (the sanitizer build's flags, else empty).
+set -euo pipefail
+: "${BUILD_DIR:?}" "${SOURCE_DIR:?}" "${CMAKE:=cmake}" "${CXX:=c++}"
+jobs=$(nproc)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+echo "== install into $prefix (${SECONDS}s)"
+"$CMAKE" --install "$BUILD_DIR" --prefix "$prefix" >"$work/install.log"
+[[ -x $prefix/bin/neuronsim ]] || fail "bin/neuronsim not installed"
+config=$(find "$prefix" -name neuronsimConfig.cmake)  # lib/ or lib/<multiarch>/
+[[ -n $config ]] || fail "no neuronsimConfig.cmake"
+cmakedir=$(dirname "$config")
+libdir=$(dirname "$(dirname "$cmakedir")")
+[[ -f $cmakedir/neuronsimConfigVersion.cmake ]] || fail "no neuronsimConfigVersion.cmake"
+for lib in "$BUILD_DIR"/libneuronsim_*.a; do
+  [[ -f $libdir/$(basename "$lib") ]] || fail "$(basename "$lib") not installed"
+done
+
+echo "== installed headers: exactly the public ones and what they include (${SECONDS}s)"
+inc=$prefix/include
+[[ -f $inc/neuronsim/neuronsim.hpp ]] || fail "no umbrella header"
+for public in "$SOURCE_DIR"/include/neuronsim/*.hpp; do
+  [[ -f $inc/neuronsim/$(basename "$public") ]] || fail "$(basename "$public") not installed"
+done
+for private in engines/engine.hpp sim/core_state.hpp sim/register_block.hpp memory/port.hpp \
+               neff/neff.hpp isa/semantics.hpp; do
+  [[ ! -e $inc/neuronsim/$private ]] || fail "private header $private installed"
+done
+# The include closure of the installed public headers, over the installed tree only.
+declare -A reached=()
+pending=("$inc"/neuronsim/*.hpp)
+while ((${#pending[@]})); do
+  file=${pending[0]}
+  pending=("${pending[@]:1}")
+  [[ -n ${reached[$file]:-} ]] && continue
+  reached[$file]=1
+  while read -r name; do
+    for candidate in "$inc/$name" "$inc/neuronsim/$name"; do
+      [[ -f $candidate ]] && pending+=("$candidate") && break
+    done
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p' "$file")
+done
+installed=$(cd "$inc" && find neuronsim -name '*.hpp' | sort)
+needed=$(for f in "${!reached[@]}"; do echo "${f#$inc/}"; done | sort)
+[[ $installed == "$needed" ]] ||
+  fail "installed headers differ from what the public headers include:
+$(diff <(echo "$needed") <(echo "$installed") || true)"
+echo "$(echo "$installed" | wc -l) headers"
+
+echo "== every installed header compiles on its own (${SECONDS}s)"
+# Included as the public headers include them: <neuronsim/x.hpp>, <folder/x.hpp>.
+flags=(-std=c++17 -Wall -Wextra -Werror -fsyntax-only -I"$inc" -I"$inc/neuronsim")
+read -r -a systemc_flags <<<"$(pkg-config --cflags systemc)"
+compile_alone() {
+  echo "#include <$1>" | "$CXX" "${flags[@]}" "${systemc_flags[@]}" -x c++ - -o /dev/null ||
+    echo "$1" >>"$work/bad_headers"
+}
+n=0
+for name in $(echo "$installed" | sed 's|^neuronsim/\([a-z_]*/\)|\1|'); do
+  compile_alone "$name" &
+  (((++n) % jobs)) || wait
+done
+wait
+[[ ! -s $work/bad_headers ]] || fail "these headers do not compile on their own: $(cat "$work/bad_headers")"
+
+echo "== build examples/embed against the prefix (${SECONDS}s)"
+"$CMAKE" -S "$SOURCE_DIR/examples/embed" -B "$work/embed" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$CXX" \
+  -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror ${EMBED_CXX_FLAGS:-}" \
+  -DCMAKE_EXE_LINKER_FLAGS="${EMBED_LINK_FLAGS:-}" >"$work/configure.log" ||
+  { cat "$work/configure.log"; fail "configure"; }
+grep -qx "neuronsim_DIR:PATH=$cmakedir" "$work/embed/CMakeCache.txt" ||
+  fail "find_package(neuronsim) did not find the installed package"
+"$CMAKE" --build "$work/embed" -j"$jobs" >"$work/build.log" ||
+  { cat "$work/build.log"; fail "build"; }
+embed=$work/embed/embed
+
+echo "== NEFF from the installed program (${SECONDS}s)"
+neff=$work/rmsnorm.neff
+"$prefix/bin/neuronsim" example rmsnorm --double-buffer --rows 4096 --cols 4096 -t trn2 \
+  -o "$neff"
+
+echo "== embed regs (${SECONDS}s)"
+"$embed" regs "$neff" | tee "$work/regs.txt"
+grep -q "int_status 0x1, error_code 0," "$work/regs.txt" || fail "regs: no clean done interrupt"
+grep -q "interrupt cleared, irq low" "$work/regs.txt" || fail "regs: irq not cleared"
+checksum=$(sed -n 's/^regs: output .*checksum \(0x[0-9a-f]*\),.*/\1/p' "$work/regs.txt")
+[[ -n $checksum ]] || fail "regs: no output checksum"
+grep -q "checksum $checksum, sum -\?[0-9]" "$work/regs.txt" || fail "regs: the output sum is not a number"
+cycles=$(sed -n 's/.* cycles \([0-9]*\),.*/\1/p' "$work/regs.txt")
+((cycles > 0)) || fail "regs: kCycles is 0"
+
+for cores in 2 8; do
+  echo "== embed chip $cores (${SECONDS}s)"
+  "$embed" chip "$cores" "$neff" | tee "$work/chip$cores.txt"
+  for ((i = 0; i < cores; ++i)); do
+    grep -Eq "^core $i: [0-9]+\.[0-9]+ ns \([1-9][0-9]* cycles\), HBM [1-9][0-9]* bytes read, [1-9][0-9]* written; output .* checksum $checksum," \
+      "$work/chip$cores.txt" || fail "chip $cores: core $i has no time, HBM bytes or the regs run's checksum"
+  done
+  (($(grep -c '^core ' "$work/chip$cores.txt") == cores)) || fail "chip $cores: not $cores cores"
+done
+echo "embed_package: OK (${SECONDS}s)"
