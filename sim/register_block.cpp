@@ -24,7 +24,8 @@ std::uint64_t le64(const std::uint8_t* p) {
   return v;
 }
 std::uint32_t le32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(le64(p) & 0xffffffffu) & 0xffffffffu;
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
 }
 std::string hex(std::uint64_t v) {
   std::ostringstream out;
