@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   constexpr int kReps = 5;
   try {
     const Kernel k = pipeline_kernel(iterations);
-    const auto problems = check(k, sim::load_target(k.target).limits);
+    const auto problems = check(k, config::load_target(k.target).limits);
     for (std::size_t i = 0; i < problems.size() && i < 10; ++i)
       std::fprintf(stderr, "invalid: %s: %s\n", problems[i].where.c_str(),
                    problems[i].reason.c_str());

@@ -26,7 +26,7 @@ void run_asm(const AsmOptions& o) {
   const std::string target = o.target.empty() ? k.target : o.target;
   if (target.empty())
     throw Error(o.input + ": kernel '" + k.name + "' names no target; give --target");
-  const sim::TargetConfig config = sim::load_target(target);
+  const config::TargetConfig config = config::load_target(target);
   // The NEFF records the target it was validated for.
   if (!o.target.empty()) k.target = config.name;
   isa::validate(k, config.limits, o.input);

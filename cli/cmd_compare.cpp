@@ -23,11 +23,11 @@ struct CompareOptions {
 void run_compare(const CompareOptions& o) {
   std::vector<traces::LabelledSummary> runs;
   for (const auto& path : o.profiles) {
-    if (sim::is_sequence_profile(path)) {  // total = end to end; launches summed
-      runs.push_back({path, sim::combined_summary(sim::open_sequence_profile(path))});
+    if (profile::is_sequence_profile(path)) {  // total = end to end; launches summed
+      runs.push_back({path, profile::combined_summary(profile::open_sequence_profile(path))});
       continue;
     }
-    const sim::Profile p = sim::open_profile(path);
+    const profile::Profile p = profile::open_profile(path);
     runs.push_back({path, summarize_profile(p, 0)});
   }
   // Sequence profiles add their device time and launch count (a single kernel: its total
@@ -35,8 +35,8 @@ void run_compare(const CompareOptions& o) {
   nlohmann::ordered_json sequences = nlohmann::ordered_json::array();
   std::string sequence_text;
   for (const auto& path : o.profiles) {
-    if (!sim::is_sequence_profile(path)) continue;
-    const sim::HostTrace h = sim::read_host_trace(path);
+    if (!profile::is_sequence_profile(path)) continue;
+    const profile::HostTrace h = profile::read_host_trace(path);
     sequences.push_back({{"label", path},
                          {"total_ns", h.total_ns},
                          {"device_ns", h.device_ns},

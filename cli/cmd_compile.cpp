@@ -26,7 +26,7 @@ struct CompileOptions {
 void run_compile(const CompileOptions& o) {
   const auto mode = compiler::parse_mode(o.mode);
   if (!mode) throw Error("compile: --mode must be eager or fused, not '" + o.mode + "'");
-  const sim::TargetConfig config = sim::load_target(o.target);
+  const config::TargetConfig config = config::load_target(o.target);
   const compiler::Graph g = compiler::load_graph(o.graph);
   const compiler::CompiledProgram p = compiler::compile(g, *mode, config.name, config.limits);
   std::error_code ec;

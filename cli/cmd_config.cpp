@@ -22,8 +22,8 @@ struct ConfigOptions {
 };
 
 void list_presets() {
-  for (const auto& name : sim::target_names()) {
-    const sim::TargetConfig t = sim::load_target(name);
+  for (const auto& name : config::target_names()) {
+    const config::TargetConfig t = config::load_target(name);
     std::cout << t.name << "  " << t.generation << "  " << t.description << "\n";
   }
 }
@@ -37,7 +37,7 @@ void run_config(const ConfigOptions& o) {
   }
   if (!o.output.empty() && !o.dump) throw Error("config: --output needs --dump");
   if (o.dump) {
-    const std::string text = sim::dump_target(o.target, o.overrides).dump(2) + "\n";
+    const std::string text = config::dump_target(o.target, o.overrides).dump(2) + "\n";
     if (o.output.empty())
       std::cout << text;
     else
@@ -45,7 +45,7 @@ void run_config(const ConfigOptions& o) {
     return;
   }
   // Neither: check the target and say what it is.
-  const sim::TargetConfig t = sim::load_target(o.target, o.overrides);
+  const config::TargetConfig t = config::load_target(o.target, o.overrides);
   std::cout << o.target << ": valid target " << t.name << " (" << t.generation << "), "
             << o.overrides.size() << " override file(s)\n";
 }

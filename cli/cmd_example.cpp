@@ -32,7 +32,7 @@ void run_example(const ExampleOptions& o) {
   }
   if (o.output.empty() && o.asm_output.empty())
     throw Error("example " + o.name + ": give -o FILE.neff and/or --asm FILE.nasm");
-  const sim::TargetConfig config = sim::load_target(o.params.target);
+  const config::TargetConfig config = config::load_target(o.params.target);
   examples::ExampleParams params = o.params;
   params.target = config.name;
   isa::Kernel k = examples::find_example(o.name).make(params);

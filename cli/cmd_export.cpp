@@ -20,9 +20,9 @@ struct ExportOptions {
 
 void run_export(const ExportOptions& o) {
   if (o.perfetto.empty()) throw Error("export: give an output, e.g. --perfetto trace.json");
-  if (sim::is_sequence_profile(o.profile))  // host lanes above the NeuronCore's
-    return sim::write_sequence_perfetto(o.profile, o.perfetto);
-  const sim::Profile p = sim::open_profile(o.profile);
+  if (profile::is_sequence_profile(o.profile))  // host lanes above the NeuronCore's
+    return profile::write_sequence_perfetto(o.profile, o.perfetto);
+  const profile::Profile p = profile::open_profile(o.profile);
   const traces::TraceData trace = traces::read_ntff(p.ntff_path);
   traces::PerfettoOptions options;
   options.kernel = &p.neff.kernel;

@@ -22,7 +22,7 @@ struct ReportOptions {
 void run_report(const ReportOptions& o) {
   std::vector<report::Run> runs;
   for (const auto& path : o.profiles)
-    runs.push_back(sim::load_report_run(path));
+    runs.push_back(profile::load_report_run(path));
   const std::string html = report::render_report(runs);
   write_file_atomic(o.output, html);
   std::cout << "wrote " << o.output << " (" << html.size() << " bytes, " << runs.size()

@@ -58,7 +58,7 @@ std::string pad(const std::string& s, std::size_t width) {
 TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
   TensorBytes bytes;
   for (const auto& text : args.inputs) {
-    const sim::InputSpec spec = sim::parse_input_spec(text);
+    const io::InputSpec spec = io::parse_input_spec(text);
     const isa::HbmTensor* tensor = nullptr;
     for (const auto& t : k.tensors)
       if (t.name == spec.tensor && t.role == isa::TensorRole::input) tensor = &t;
@@ -69,12 +69,12 @@ TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
       throw Error("--input " + text + ": tensor '" + spec.tensor + "' is given twice");
     bytes[spec.tensor] = args.timing_only
                              ? std::vector<std::uint8_t>(tensor->bytes())  // never read
-                             : sim::make_input(spec, *tensor, args.seed, args.raw_bits);
+                             : io::make_input(spec, *tensor, args.seed, args.raw_bits);
   }
   return bytes;
 }
 
-void print_summary(const isa::Kernel& k, const sim::TargetConfig& cfg, const RunResult& r,
+void print_summary(const isa::Kernel& k, const config::TargetConfig& cfg, const RunResult& r,
                    std::ostream& out) {
   out << "kernel " << k.name << " on " << cfg.name << " (" << cfg.generation << ")"
       << (r.outputs.empty() ? ", timing only" : "") << "\n";
@@ -119,16 +119,16 @@ void write_outputs(const isa::Kernel& k, const RunResult& r, const RunArgs& args
   for (const auto& t : k.tensors) {
     if (t.role != isa::TensorRole::output) continue;
     const std::string path = (std::filesystem::path(args.out_dir) / (t.name + ".npy")).string();
-    sim::write_npy(path, t.dtype, t.shape, r.outputs.at(t.name), args.raw_bits);
+    io::write_npy(path, t.dtype, t.shape, r.outputs.at(t.name), args.raw_bits);
     out << "wrote " << path << "\n";
   }
 }
 
 // A single NEFF is a one-launch program: the host model's overheads are reported beside
 // the kernel's time, never added to it.
-void print_host_model(const sim::TargetConfig& cfg, const RunResult& r, std::ostream& out) {
-  const sim::HostTimeline t = sim::schedule_launches(cfg.host, {r.total_ns});
-  const sim::LaunchTiming& l = t.launches.front();
+void print_host_model(const config::TargetConfig& cfg, const RunResult& r, std::ostream& out) {
+  const profile::HostTimeline t = host::schedule_launches(cfg.host, {r.total_ns});
+  const profile::LaunchTiming& l = t.launches.front();
   out << "\nhost model (" << cfg.name << ", " << (cfg.host.async ? "async" : "sync")
       << ", docs/host-model.md): framework dispatch " << fixed(l.framework_dispatch.length())
       << " ns + runtime call " << fixed(l.runtime_call.length()) << " ns + device "
@@ -138,25 +138,25 @@ void print_host_model(const sim::TargetConfig& cfg, const RunResult& r, std::ost
 }
 
 // The program inputs named on the command line, checked against the program's tensors.
-TensorBytes program_inputs(const sim::LaunchSequence& seq, const RunArgs& args) {
+TensorBytes program_inputs(const host::LaunchSequence& seq, const RunArgs& args) {
   TensorBytes bytes;
   for (const auto& text : args.inputs) {
-    const sim::InputSpec spec = sim::parse_input_spec(text);
-    const sim::ProgramTensor* t = seq.find(spec.tensor);
-    if (!t || t->role != sim::ProgramTensor::Role::input)
+    const io::InputSpec spec = io::parse_input_spec(text);
+    const host::ProgramTensor* t = seq.find(spec.tensor);
+    if (!t || t->role != host::ProgramTensor::Role::input)
       throw Error("--input " + text + ": the program " + seq.path + " has no input tensor named '" +
                   spec.tensor + "'");
     if (bytes.count(spec.tensor))
       throw Error("--input " + text + ": tensor '" + spec.tensor + "' is given twice");
     const isa::HbmTensor tensor = t->as_hbm_tensor();
     bytes[spec.tensor] = args.timing_only ? std::vector<std::uint8_t>(tensor.bytes())
-                                          : sim::make_input(spec, tensor, args.seed, args.raw_bits);
+                                          : io::make_input(spec, tensor, args.seed, args.raw_bits);
   }
   return bytes;
 }
 
-void print_sequence(const sim::LaunchSequence& seq, const sim::TargetConfig& cfg,
-                    const sim::SequenceResult& r, std::ostream& out) {
+void print_sequence(const host::LaunchSequence& seq, const config::TargetConfig& cfg,
+                    const host::SequenceResult& r, std::ostream& out) {
   out << "program " << seq.program << " (" << seq.mode << "), " << seq.launches.size()
       << " launches on " << cfg.name << ", host " << (cfg.host.async ? "async" : "sync")
       << " (docs/host-model.md)\n\n";
@@ -172,7 +172,7 @@ void print_sequence(const sim::LaunchSequence& seq, const sim::TargetConfig& cfg
     return "  " + (s.size() >= w ? s : s + std::string(w - s.size(), ' '));
   };
   for (std::size_t i = 0; i < seq.launches.size(); ++i) {
-    const sim::LaunchTiming& l = r.timeline.launches[i];
+    const profile::LaunchTiming& l = r.timeline.launches[i];
     out << pad(std::to_string(i), width[0]) << left(seq.launches[i].name, width[1])
         << left(seq.launches[i].op, width[2]) << pad(fixed(l.framework_dispatch.length()), width[3])
         << pad(fixed(l.runtime_call.length()), width[4]) << pad(fixed(l.device.start_ns), width[5])
@@ -186,7 +186,7 @@ void print_sequence(const sim::LaunchSequence& seq, const sim::TargetConfig& cfg
 }
 
 void run_sequence_command(const RunArgs& args) {
-  const sim::LaunchSequence seq = sim::read_launch_sequence(args.neff_path);
+  const host::LaunchSequence seq = host::read_launch_sequence(args.neff_path);
   std::string target = args.target;
   if (target.empty()) {
     std::error_code ec;
@@ -194,13 +194,13 @@ void run_sequence_command(const RunArgs& args) {
     if (std::filesystem::exists(first, ec)) target = neff::read_file(first).kernel.target;
     if (target.empty()) target = "trn1";
   }
-  const sim::TargetConfig cfg = sim::load_target(target, args.configs);
-  sim::SequenceRunOptions options;
+  const config::TargetConfig cfg = config::load_target(target, args.configs);
+  host::SequenceRunOptions options;
   options.inputs = program_inputs(seq, args);
   options.timing_only = args.timing_only;
   options.fill_uninitialised = args.fill_uninit;
   options.profile_dir = args.profile_dir;
-  const sim::SequenceResult r = sim::run_sequence(seq, cfg, options);
+  const host::SequenceResult r = host::run_sequence(seq, cfg, options);
   if (!args.stats_json.empty()) {
     nlohmann::ordered_json doc;
     doc["program"] = seq.program;
@@ -217,9 +217,9 @@ void run_sequence_command(const RunArgs& args) {
     std::filesystem::create_directories(args.out_dir, ec);
     if (ec) throw Error(args.out_dir + ": cannot create the output directory: " + ec.message());
     for (const auto& t : seq.tensors) {
-      if (t.role != sim::ProgramTensor::Role::output) continue;
+      if (t.role != host::ProgramTensor::Role::output) continue;
       const std::string path = (std::filesystem::path(args.out_dir) / (t.name + ".npy")).string();
-      sim::write_npy(path, t.dtype, t.shape, r.tensors.at(t.name), args.raw_bits);
+      io::write_npy(path, t.dtype, t.shape, r.tensors.at(t.name), args.raw_bits);
       std::cout << "wrote " << path << "\n";
     }
   }
@@ -230,7 +230,7 @@ void run_sequence_command(const RunArgs& args) {
 // --cores N: the kernel on N cores of one device at once, sharing its HBM, beside a core
 // alone on an HBM of its own, in the same simulation: each core's time against the lone
 // core's shows what the sharing costs.
-void run_on_cores(const RunArgs& args, const isa::Kernel& k, const sim::TargetConfig& cfg,
+void run_on_cores(const RunArgs& args, const isa::Kernel& k, const config::TargetConfig& cfg,
                   const TensorBytes& inputs) {
   require_elaboration(args.neff_path);
   const std::shared_ptr<const isa::Kernel> kernel(&k, [](const isa::Kernel*) {});
@@ -305,7 +305,7 @@ void run_on_cores(const RunArgs& args, const isa::Kernel& k, const sim::TargetCo
 }
 
 void run_command(const RunArgs& args) {
-  if (sim::looks_like_launch_sequence(args.neff_path)) {
+  if (host::looks_like_launch_sequence(args.neff_path)) {
     if (args.cores > 0)
       throw Error(args.neff_path + ": --cores runs one NEFF, not a launch sequence");
     return run_sequence_command(args);
@@ -315,7 +315,7 @@ void run_command(const RunArgs& args) {
   const isa::Kernel& k = file.kernel;
   const std::string target =
       !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
-  const sim::TargetConfig cfg = sim::load_target(target, args.configs);
+  const config::TargetConfig cfg = config::load_target(target, args.configs);
   const TensorBytes inputs = input_bytes(k, args);
   RunOptions options;
   options.timing_only = args.timing_only;
@@ -330,12 +330,12 @@ void run_command(const RunArgs& args) {
     return run_on_cores(args, k, cfg, inputs);
   }
   RunResult r;
-  sim::ProfiledRun profiled;
+  profile::ProfiledRun profiled;
   if (args.profile_dir.empty()) {
     r = run_kernel(k, cfg, inputs, options, args.neff_path);
   } else {
     profiled =
-        sim::run_profiled(neff_bytes, cfg, inputs, options, args.neff_path, args.profile_dir);
+        profile::run_profiled(neff_bytes, cfg, inputs, options, args.neff_path, args.profile_dir);
     r = std::move(profiled.result);
   }
   if (!args.stats_json.empty()) {

@@ -21,12 +21,14 @@ struct ViewOptions {
 };
 
 void run_view(const ViewOptions& o) {
-  if (sim::is_sequence_profile(o.profile)) {  // host.json + launch_NNN/ (profile/sequence_view.hpp)
-    const sim::SequenceProfile p = sim::open_sequence_profile(o.profile);
-    std::cout << (o.json ? sim::sequence_view_json(p).dump(2) + "\n" : sim::sequence_view_text(p));
+  if (profile::is_sequence_profile(
+          o.profile)) {  // host.json + launch_NNN/ (profile/sequence_view.hpp)
+    const profile::SequenceProfile p = profile::open_sequence_profile(o.profile);
+    std::cout << (o.json ? profile::sequence_view_json(p).dump(2) + "\n"
+                         : profile::sequence_view_text(p));
     return;
   }
-  const sim::Profile p = sim::open_profile(o.profile);
+  const profile::Profile p = profile::open_profile(o.profile);
   const traces::Summary s = summarize_profile(p, o.peak_tflops);
   if (!o.instructions.empty())
     traces::write_instruction_json(o.instructions, p.ntff_path, s, &p.neff.kernel);

@@ -15,13 +15,13 @@ namespace neuronsim::cli {
 inline double peak_flops(const isa::Kernel& k, double override_tflops) {
   if (override_tflops > 0) return override_tflops * 1e12;
   try {
-    return sim::load_target(k.target).tensor_tflops_bf16 * 1e12;
+    return config::load_target(k.target).tensor_tflops_bf16 * 1e12;
   } catch (const Error&) {
     return 0;
   }
 }
 
-inline traces::Summary summarize_profile(const sim::Profile& p, double override_tflops) {
+inline traces::Summary summarize_profile(const profile::Profile& p, double override_tflops) {
   traces::SummaryOptions o;
   o.kernel = &p.neff.kernel;
   o.peak_flops_per_s = peak_flops(p.neff.kernel, override_tflops);

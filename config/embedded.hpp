@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace neuronsim::sim::embedded {
+namespace neuronsim::config::embedded {
 
 struct TargetFile {
   std::string_view name;  // file stem: "trn1"
@@ -15,4 +15,4 @@ struct TargetFile {
 extern const TargetFile kTargetFiles[];  // sorted by name
 extern const std::size_t kTargetFileCount;
 
-}  // namespace neuronsim::sim::embedded
+}  // namespace neuronsim::config::embedded

@@ -10,11 +10,10 @@
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::config {
 namespace {
 
 using nlohmann::json;
-namespace schema = config_schema;
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -284,4 +283,4 @@ ResolvedTarget resolve_target(const std::string& name_or_path,
   return r;
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::config

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace neuronsim::sim {
+namespace neuronsim::config {
 
 struct ResolvedParam {
   nlohmann::json value;  // normalised: integers unsigned, reals double, flags bool
@@ -31,4 +31,4 @@ ResolvedTarget resolve_target(const std::string& name_or_path,
 
 std::vector<std::string> preset_names();  // sorted
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::config

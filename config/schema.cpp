@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace neuronsim::sim::config_schema {
+namespace neuronsim::config::schema {
 namespace {
 
 using nlohmann::json;
@@ -309,4 +309,4 @@ bool check_value(const Param& p, const json& value, json& normalised, std::strin
   return true;
 }
 
-}  // namespace neuronsim::sim::config_schema
+}  // namespace neuronsim::config::schema

@@ -12,7 +12,7 @@
 
 #include "config/target_config.hpp"
 
-namespace neuronsim::sim::config_schema {
+namespace neuronsim::config::schema {
 
 // What values a parameter accepts. Integers are stored as JSON unsigned numbers, reals as
 // doubles, flags as booleans.
@@ -45,4 +45,4 @@ std::vector<std::string> keys_of(std::string_view section);
 bool check_value(const Param& p, const nlohmann::json& value, nlohmann::json& normalised,
                  std::string& reason);
 
-}  // namespace neuronsim::sim::config_schema
+}  // namespace neuronsim::config::schema

@@ -1,11 +1,11 @@
 // The runtime target config: the resolved JSON layer (config_resolve.hpp) converted into
-// TargetConfig through the parameter table (config_schema.hpp).
+// TargetConfig through the parameter table (config/schema.hpp).
 #include "config/target_config.hpp"
 
 #include "config/resolve.hpp"
 #include "config/schema.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::config {
 
 double TargetConfig::clock_ghz(isa::Engine e) const {
   switch (e) {
@@ -30,7 +30,7 @@ TargetConfig load_target(const std::string& name_or_path,
   t.name = r.name;
   t.generation = r.generation;
   t.description = r.description;
-  for (const auto& p : config_schema::params())
+  for (const auto& p : schema::params())
     p.apply(t, r.at(std::string(p.section), std::string(p.key)).value);
   // One core's HBM bandwidth: its share of the chip's (reference section 1; the share is
   // a chosen parameter, docs/config.md).
@@ -56,4 +56,4 @@ std::vector<std::string> target_names() {
   return preset_names();
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::config

@@ -14,7 +14,7 @@
 #include "isa/engine.hpp"
 #include "isa/target_limits.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::config {
 
 // What the host adds around each kernel launch (host/host_model.hpp, docs/host-model.md):
 // the framework's op dispatch on the CPU, the runtime call that submits the NEFF, and the
@@ -94,4 +94,4 @@ nlohmann::json dump_target(const std::string& name_or_path,
                            const std::vector<std::string>& overrides = {});
 std::vector<std::string> target_names();
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::config

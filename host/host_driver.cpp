@@ -4,10 +4,10 @@
 
 #include "engines/sim_time.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::host {
 
-HostDriver::HostDriver(sc_core::sc_module_name name, NeuronCore& core, const HostParams& host,
-                       std::vector<LaunchRequest> requests)
+HostDriver::HostDriver(sc_core::sc_module_name name, NeuronCore& core,
+                       const config::HostParams& host, std::vector<LaunchRequest> requests)
     : sc_module(name), core_(core), host_(host), requests_(std::move(requests)) {
   SC_THREAD(run);
 }
@@ -45,4 +45,4 @@ void HostDriver::run() {
   finished_ = true;
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::host

@@ -13,13 +13,13 @@
 #include "config/target_config.hpp"
 #include "neuronsim/neuron_core.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::host {
 
 class HostDriver : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(HostDriver);
   // Launches `requests` on `core` in order, starting at time 0 of the simulation.
-  HostDriver(sc_core::sc_module_name name, NeuronCore& core, const HostParams& host,
+  HostDriver(sc_core::sc_module_name name, NeuronCore& core, const config::HostParams& host,
              std::vector<LaunchRequest> requests);
 
   bool finished() const { return finished_; }
@@ -30,11 +30,11 @@ class HostDriver : public sc_core::sc_module {
   void run();
 
   NeuronCore& core_;
-  HostParams host_;
+  config::HostParams host_;
   std::vector<LaunchRequest> requests_;
   std::vector<LaunchHandle> launches_;
   bool finished_ = false;
   sc_core::sc_time end_;
 };
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::host

@@ -2,15 +2,16 @@
 
 #include <algorithm>
 
-namespace neuronsim::sim {
+namespace neuronsim::host {
 
-HostTimeline schedule_launches(const HostParams& host, const std::vector<double>& device_ns) {
-  HostTimeline t;
+profile::HostTimeline schedule_launches(const config::HostParams& host,
+                                        const std::vector<double>& device_ns) {
+  profile::HostTimeline t;
   double host_free = 0;    // the host thread is free to dispatch the next op
   double device_free = 0;  // the device has finished everything submitted so far
   const std::size_t depth = std::max<std::uint32_t>(host.queue_depth, 1);
   for (std::size_t i = 0; i < device_ns.size(); ++i) {
-    LaunchTiming l;
+    profile::LaunchTiming l;
     l.framework_dispatch = {host_free, host_free + host.framework_dispatch_ns};
     double submit = l.framework_dispatch.end_ns;
     // A full queue blocks the runtime call until the oldest launch in flight finishes.
@@ -34,9 +35,9 @@ HostTimeline schedule_launches(const HostParams& host, const std::vector<double>
   return t;
 }
 
-HostTrace make_host_trace(const LaunchSequence& seq, const TargetConfig& config,
-                          const HostTimeline& timeline) {
-  HostTrace t;
+profile::HostTrace make_host_trace(const LaunchSequence& seq, const config::TargetConfig& config,
+                                   const profile::HostTimeline& timeline) {
+  profile::HostTrace t;
   t.program = seq.program;
   t.mode = seq.mode;
   t.target = config.name;
@@ -44,19 +45,19 @@ HostTrace make_host_trace(const LaunchSequence& seq, const TargetConfig& config,
   t.total_ns = timeline.total_ns;
   t.device_ns = timeline.device_ns;
   for (std::size_t i = 0; i < seq.launches.size(); ++i) {
-    HostTraceLaunch l;
+    profile::HostTraceLaunch l;
     l.index = i;
     l.name = seq.launches[i].name;
     l.op = seq.launches[i].op;
     l.nodes = seq.launches[i].nodes;
-    l.profile = launch_profile_folder(i);
+    l.profile = profile::launch_profile_folder(i);
     l.timing = timeline.launches.at(i);
     t.launches.push_back(std::move(l));
   }
   return t;
 }
 
-nlohmann::ordered_json host_params_json(const HostParams& host) {
+nlohmann::ordered_json host_params_json(const config::HostParams& host) {
   auto v = [](auto value, const char* unit) {
     return nlohmann::ordered_json{{"value", value}, {"unit", unit}};
   };
@@ -67,4 +68,4 @@ nlohmann::ordered_json host_params_json(const HostParams& host) {
           {"queue_depth", v(host.queue_depth, "count")}};
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::host

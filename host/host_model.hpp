@@ -14,16 +14,17 @@
 #include "host/launch_sequence.hpp"
 #include "profile/host_trace.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::host {
 
 // Places launches with the given device times on the host timeline.
-HostTimeline schedule_launches(const HostParams& host, const std::vector<double>& device_ns);
+profile::HostTimeline schedule_launches(const config::HostParams& host,
+                                        const std::vector<double>& device_ns);
 
 // The host.json record of a sequence run with `timeline`.
-HostTrace make_host_trace(const LaunchSequence& seq, const TargetConfig& config,
-                          const HostTimeline& timeline);
+profile::HostTrace make_host_trace(const LaunchSequence& seq, const config::TargetConfig& config,
+                                   const profile::HostTimeline& timeline);
 
 // {"framework_dispatch_ns": {"value": .., "unit": "ns"}, ...}: every parameter used.
-nlohmann::ordered_json host_params_json(const HostParams& host);
+nlohmann::ordered_json host_params_json(const config::HostParams& host);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::host

@@ -8,7 +8,7 @@
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::host {
 
 namespace {
 
@@ -185,4 +185,4 @@ void check_bindings(const LaunchSequence& seq, const std::vector<isa::Kernel>& k
       throw Error(seq.path + ": no launch writes the program output '" + t.name + "'");
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::host

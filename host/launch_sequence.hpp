@@ -10,7 +10,7 @@
 #include "isa/dtype.hpp"
 #include "isa/kernel.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::host {
 
 struct ProgramTensor {
   enum class Role { input, output, intermediate };
@@ -48,4 +48,4 @@ bool looks_like_launch_sequence(const std::string& path);  // a .json file
 // program output is written. `kernels[i]` is launch i's.
 void check_bindings(const LaunchSequence& seq, const std::vector<isa::Kernel>& kernels);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::host

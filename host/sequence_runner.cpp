@@ -15,7 +15,7 @@
 #include "profile/host_trace.hpp"
 #include "profile/profiled_run.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::host {
 
 namespace fs = std::filesystem;
 
@@ -49,7 +49,7 @@ std::uint64_t page_up(std::uint64_t v) {
   return (v + kPage - 1) / kPage * kPage;
 }
 
-LaunchRun summary(const LaunchResult& r, const LaunchProfile* profile) {
+LaunchRun summary(const LaunchResult& r, const profile::LaunchProfile* profile) {
   LaunchRun l;
   l.total_ps = r.total_ps;
   l.neuroncore_cycle_count = r.neuroncore_cycle_count;
@@ -63,7 +63,7 @@ LaunchRun summary(const LaunchResult& r, const LaunchProfile* profile) {
   return l;
 }
 
-void simulate(const LaunchSequence& seq, const TargetConfig& config,
+void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
               const SequenceRunOptions& options, const std::vector<isa::Kernel>& kernels,
               const std::vector<std::vector<std::uint8_t>>& neff_bytes, const std::string& staging,
               SequenceResult& result) {
@@ -94,7 +94,7 @@ void simulate(const LaunchSequence& seq, const TargetConfig& config,
     }
   }
 
-  std::vector<std::unique_ptr<LaunchProfile>> profiles;
+  std::vector<std::unique_ptr<profile::LaunchProfile>> profiles;
   std::vector<LaunchRequest> requests;
   for (std::size_t i = 0; i < seq.launches.size(); ++i) {
     const Launch& l = seq.launches[i];
@@ -108,8 +108,9 @@ void simulate(const LaunchSequence& seq, const TargetConfig& config,
     r.timing_only = options.timing_only;
     r.fill_uninitialised = options.fill_uninitialised;
     if (!staging.empty()) {
-      const std::string dir = (fs::path(staging) / launch_profile_folder(i)).string();
-      profiles.push_back(std::make_unique<LaunchProfile>(neff_bytes[i], config, l.neff_path, dir));
+      const std::string dir = (fs::path(staging) / profile::launch_profile_folder(i)).string();
+      profiles.push_back(
+          std::make_unique<profile::LaunchProfile>(neff_bytes[i], config, l.neff_path, dir));
       r.observers.push_back(profiles.back()->observer());
     }
     requests.push_back(std::move(r));
@@ -147,7 +148,7 @@ void simulate(const LaunchSequence& seq, const TargetConfig& config,
 
 }  // namespace
 
-SequenceResult run_sequence(const LaunchSequence& seq, const TargetConfig& config,
+SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfig& config,
                             const SequenceRunOptions& options) {
   // Everything that can be checked without simulating, before anything runs.
   std::vector<std::vector<std::uint8_t>> neff_bytes;
@@ -189,9 +190,9 @@ SequenceResult run_sequence(const LaunchSequence& seq, const TargetConfig& confi
   try {
     simulate(seq, config, options, kernels, neff_bytes, staging, result);
     if (!staging.empty()) {
-      const HostTrace trace = make_host_trace(seq, config, result.timeline);
-      write_file_atomic((fs::path(staging) / kHostTraceFile).string(),
-                        host_trace_json(trace).dump(2) + "\n");
+      const profile::HostTrace trace = make_host_trace(seq, config, result.timeline);
+      write_file_atomic((fs::path(staging) / profile::kHostTraceFile).string(),
+                        profile::host_trace_json(trace).dump(2) + "\n");
       std::error_code ec;
       fs::remove(options.profile_dir, ec);  // an empty directory (checked above)
       fs::rename(staging, options.profile_dir, ec);
@@ -209,4 +210,4 @@ SequenceResult run_sequence(const LaunchSequence& seq, const TargetConfig& confi
   return result;
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::host

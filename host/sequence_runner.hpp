@@ -16,7 +16,7 @@
 #include "host/launch_sequence.hpp"
 #include "neuronsim/run.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::host {
 
 struct SequenceRunOptions {
   TensorBytes inputs;  // program inputs by name (checked against the program's tensors)
@@ -36,13 +36,13 @@ struct LaunchRun {
 
 struct SequenceResult {
   std::vector<LaunchRun> launches;
-  HostTimeline timeline;
+  profile::HostTimeline timeline;
   TensorBytes tensors;  // every program tensor after the last launch (empty: timing only)
 };
 
 // Checks every NEFF and binding first (nothing runs if one is wrong), then runs the
 // launches in order. Throws neuronsim::Error naming the launch and the reason.
-SequenceResult run_sequence(const LaunchSequence& seq, const TargetConfig& config,
+SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfig& config,
                             const SequenceRunOptions& options);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::host

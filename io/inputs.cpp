@@ -10,7 +10,7 @@
 #include "isa/dtype.hpp"
 #include "isa/error.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::io {
 
 namespace {
 
@@ -247,4 +247,4 @@ std::vector<std::vector<std::uint8_t>> make_inputs(const isa::Kernel& k,
   return data;
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::io

@@ -12,7 +12,7 @@
 
 #include "isa/kernel.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::io {
 
 struct InputSpec {
   enum class Kind { file, zeros, ones, fill, uniform, normal };
@@ -44,4 +44,4 @@ std::vector<std::vector<std::uint8_t>> make_inputs(const isa::Kernel& k,
                                                    std::uint64_t global_seed,
                                                    bool raw_bits = false);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::io

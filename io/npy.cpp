@@ -11,7 +11,7 @@
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::io {
 
 namespace {
 
@@ -394,4 +394,4 @@ void write_npy(const std::string& path, isa::DType dtype, const std::vector<std:
   write_file_atomic(path, encode_npy(dtype, shape, bytes, raw_bits));
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::io

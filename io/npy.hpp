@@ -9,7 +9,7 @@
 #include "isa/dtype.hpp"
 #include "isa/kernel.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::io {
 
 struct NpyArray {
   std::vector<std::uint64_t> shape;  // () for a 0-d array
@@ -43,4 +43,4 @@ std::vector<std::uint8_t> encode_npy(isa::DType dtype, const std::vector<std::ui
 void write_npy(const std::string& path, isa::DType dtype, const std::vector<std::uint64_t>& shape,
                const std::vector<std::uint8_t>& bytes, bool raw_bits);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::io

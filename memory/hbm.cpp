@@ -17,7 +17,7 @@ namespace detail {
 
 class HbmState {
  public:
-  HbmState(const TargetConfig& config)
+  HbmState(const config::TargetConfig& config)
       : size(config.hbm_bytes),
         port_bytes_per_ns(config.dma.hbm_bytes_per_ns),
         share("bandwidth", config.hbm_chip_bytes_per_ns, config.dma.hbm_bytes_per_ns) {
@@ -51,7 +51,7 @@ class HbmState {
 
 }  // namespace detail
 
-Hbm::Hbm(sc_core::sc_module_name name, const TargetConfig& config)
+Hbm::Hbm(sc_core::sc_module_name name, const config::TargetConfig& config)
     : sc_module(name), socket("socket"), state_(std::make_unique<detail::HbmState>(config)) {
   socket.register_b_transport(this, &Hbm::b_transport);
   socket.register_get_direct_mem_ptr(this, &Hbm::get_direct_mem_ptr);

@@ -9,7 +9,7 @@
 #include "traces/format.hpp"
 #include "traces/ntff.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 namespace fs = std::filesystem;
 
@@ -99,4 +99,4 @@ std::string prepare_profile(const std::string& dir, const std::vector<std::uint8
   return (fs::path(dir) / ntff_file_name(id)).string();
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

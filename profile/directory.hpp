@@ -9,7 +9,7 @@
 #include "neff/neff.hpp"
 #include "traces/records.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 struct Profile {
   std::string neff_path;
@@ -31,4 +31,4 @@ Profile open_profile(const std::string& path);
 std::string prepare_profile(const std::string& dir, const std::vector<std::uint8_t>& neff_bytes,
                             const traces::TraceInfo& info);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

@@ -6,7 +6,7 @@
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -143,4 +143,4 @@ HostTrace read_host_trace(const std::string& dir) {
   return t;
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 // The host timeline of a launch sequence, as the host model (host/host_model.hpp) computes
 // it and host.json records it.
@@ -54,4 +54,4 @@ nlohmann::ordered_json host_trace_json(const HostTrace& t);
 HostTrace read_host_trace(const std::string& dir);
 bool is_sequence_profile(const std::string& path);  // a directory holding host.json
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

@@ -6,7 +6,7 @@
 #include "isa/error.hpp"
 #include "profile/directory.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 namespace fs = std::filesystem;
 
@@ -32,7 +32,7 @@ void check_reusable(const fs::path& dir, const std::string& neff_name) {
 }  // namespace
 
 LaunchProfile::LaunchProfile(const std::vector<std::uint8_t>& neff_bytes,
-                             const TargetConfig& config, const std::string& source,
+                             const config::TargetConfig& config, const std::string& source,
                              const std::string& dir)
     : neff_(neff::read(neff_bytes, source)), dir_(dir) {
   const traces::TraceInfo info = trace_info(neff_.kernel, config, neff_.header.hash);
@@ -72,9 +72,9 @@ void LaunchProfile::abandon() {
   if (!dir_existed_) fs::remove(dir_, ec);  // only if empty, which it is by then
 }
 
-ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes, const TargetConfig& config,
-                         const TensorBytes& inputs, RunOptions options, const std::string& source,
-                         const std::string& dir) {
+ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes,
+                         const config::TargetConfig& config, const TensorBytes& inputs,
+                         RunOptions options, const std::string& source, const std::string& dir) {
   LaunchProfile profile(neff_bytes, config, source, dir);
   options.observers.push_back(profile.observer());
   ProfiledRun out;
@@ -88,4 +88,4 @@ ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes, const Targ
   return out;
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

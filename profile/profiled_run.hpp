@@ -12,7 +12,7 @@
 #include "neuronsim/run.hpp"
 #include "profile/trace_recorder.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 // One launch's profile: made before the launch (checks the directory, writes the NEFF,
 // opens the trace), its observer attached to the launch, then finish() or abandon().
@@ -21,7 +21,7 @@ class LaunchProfile {
   // `neff_bytes`: the NEFF file as read (copied into the profile); `source` names it in
   // errors. Refuses a `dir` that already holds another kernel's profile or a sequence
   // profile (host.json).
-  LaunchProfile(const std::vector<std::uint8_t>& neff_bytes, const TargetConfig& config,
+  LaunchProfile(const std::vector<std::uint8_t>& neff_bytes, const config::TargetConfig& config,
                 const std::string& source, const std::string& dir);
   ~LaunchProfile();  // abandons an unfinished profile
   LaunchProfile(const LaunchProfile&) = delete;
@@ -51,8 +51,8 @@ struct ProfiledRun {
 };
 
 // run_kernel with a LaunchProfile attached: the one simulation of the process.
-ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes, const TargetConfig& config,
-                         const TensorBytes& inputs, RunOptions options, const std::string& source,
-                         const std::string& dir);
+ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes,
+                         const config::TargetConfig& config, const TensorBytes& inputs,
+                         RunOptions options, const std::string& source, const std::string& dir);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

@@ -16,7 +16,7 @@
 #include "report/summary_sum.hpp"
 #include "traces/ntff.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -27,7 +27,7 @@ namespace {
 // 0 when the target is unknown, and MFU is then not shown.
 double peak_flops(const std::string& target) {
   try {
-    return load_target(target).tensor_tflops_bf16 * 1e12;
+    return config::load_target(target).tensor_tflops_bf16 * 1e12;
   } catch (const Error&) {
     return 0;
   }
@@ -249,4 +249,4 @@ report::Run load_report_run(const std::string& path) {
   return load_single(path);
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

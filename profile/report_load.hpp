@@ -8,9 +8,9 @@
 
 #include "report/run.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 // Throws neuronsim::Error naming the file, the field or launch, and the reason.
 report::Run load_report_run(const std::string& path);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

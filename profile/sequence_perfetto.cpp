@@ -11,7 +11,7 @@
 #include "traces/output_file.hpp"
 #include "traces/perfetto.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 namespace {
 
@@ -152,4 +152,4 @@ void write_sequence_perfetto(const std::string& profile_dir, const std::string& 
   file.commit();
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

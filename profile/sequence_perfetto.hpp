@@ -6,8 +6,8 @@
 // start (traces/perfetto.hpp makes each launch's events; lanes are shared by name).
 #include <string>
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 void write_sequence_perfetto(const std::string& profile_dir, const std::string& out_path);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

@@ -7,7 +7,7 @@
 #include "profile/directory.hpp"
 #include "traces/format.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 namespace fs = std::filesystem;
 
@@ -172,4 +172,4 @@ traces::Summary combined_summary(const SequenceProfile& p) {
   return c;
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

@@ -13,7 +13,7 @@
 #include "profile/host_trace.hpp"
 #include "traces/summary.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 struct SequenceProfile {
   std::string dir;
@@ -40,4 +40,4 @@ nlohmann::ordered_json sequence_view_json(const SequenceProfile& p);
 // name as kernel name.
 traces::Summary combined_summary(const SequenceProfile& p);
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

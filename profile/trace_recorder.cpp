@@ -1,8 +1,8 @@
 #include "profile/trace_recorder.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
-traces::TraceInfo trace_info(const isa::Kernel& kernel, const TargetConfig& config,
+traces::TraceInfo trace_info(const isa::Kernel& kernel, const config::TargetConfig& config,
                              const std::array<std::uint8_t, 32>& neff_hash) {
   traces::TraceInfo info;
   info.neff_hash = neff_hash;
@@ -100,4 +100,4 @@ void TraceRecorder::finish(std::uint64_t total_ps) {
   writer_.close(total_ps);
 }
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

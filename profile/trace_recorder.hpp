@@ -14,10 +14,10 @@
 #include "isa/kernel.hpp"
 #include "traces/ntff.hpp"
 
-namespace neuronsim::sim {
+namespace neuronsim::profile {
 
 // The trace header of `kernel` run on `config`, paired with the NEFF whose hash is given.
-traces::TraceInfo trace_info(const isa::Kernel& kernel, const TargetConfig& config,
+traces::TraceInfo trace_info(const isa::Kernel& kernel, const config::TargetConfig& config,
                              const std::array<std::uint8_t, 32>& neff_hash);
 
 // Conversions of single events (pure; tested without a simulation).
@@ -47,4 +47,4 @@ class TraceRecorder : public engines::Observer {
   traces::NtffWriter writer_;
 };
 
-}  // namespace neuronsim::sim
+}  // namespace neuronsim::profile

@@ -22,7 +22,7 @@ namespace neuronsim::detail {
 
 class CoreState : public engines::HbmLink {
  public:
-  CoreState(NeuronCore& core, const TargetConfig& config, const CoreOptions& options);
+  CoreState(NeuronCore& core, const config::TargetConfig& config, const CoreOptions& options);
 
   LaunchHandle launch(LaunchRequest request);
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
@@ -32,7 +32,7 @@ class CoreState : public engines::HbmLink {
   void debug_write(std::uint64_t address, const std::uint8_t* data, std::uint64_t bytes);
 
   NeuronCore& core;
-  TargetConfig config;
+  config::TargetConfig config;
   CoreOptions options;
   std::uint64_t window_end = 0;
   std::unique_ptr<memory::MemoryImage> memory;  // SBUF and PSUM, allocated on first use

@@ -6,7 +6,7 @@
 
 namespace neuronsim {
 
-Device::Device(sc_core::sc_module_name name, const TargetConfig& config, unsigned cores)
+Device::Device(sc_core::sc_module_name name, const config::TargetConfig& config, unsigned cores)
     : sc_module(name), hbm("hbm", config) {
   const unsigned n = cores == 0 ? config.cores_per_chip : cores;
   if (n == 0 || n > config.cores_per_chip)

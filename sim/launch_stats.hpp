@@ -9,7 +9,8 @@
 namespace neuronsim::detail {
 
 // Every statistic of the launch, which ran for `total`.
-Stats collect_stats(const TargetConfig& config, const LaunchState& launch, sc_core::sc_time total);
+Stats collect_stats(const config::TargetConfig& config, const LaunchState& launch,
+                    sc_core::sc_time total);
 EngineSummary summarise(const engines::Engine& e, sc_core::sc_time total);
 
 }  // namespace neuronsim::detail

@@ -34,7 +34,7 @@ constexpr std::uint64_t kTensorAlignment = 4096;
 // transport_dbg moves at most this many bytes per call (its length is 32-bit).
 constexpr std::uint64_t kDebugChunk = std::uint64_t{1} << 30;
 
-memory::PortRules port_rules(const TargetConfig& c) {
+memory::PortRules port_rules(const config::TargetConfig& c) {
   memory::PortRules r;
   r.vector_gpsimd_share_sbuf = c.vector_gpsimd_share_sbuf_port;
   r.vector_scalar_share_psum = c.vector_scalar_share_psum_port;
@@ -90,7 +90,8 @@ void check_request(const LaunchRequest& r) {
 
 }  // namespace
 
-CoreState::CoreState(NeuronCore& core, const TargetConfig& config, const CoreOptions& options)
+CoreState::CoreState(NeuronCore& core, const config::TargetConfig& config,
+                     const CoreOptions& options)
     : core(core), config(config), options(options), registers(*this) {
   for (int e = 0; e < isa::kEngineCount; ++e)
     if (!(this->config.clock_ghz(static_cast<isa::Engine>(e)) > 0))
@@ -431,7 +432,7 @@ LaunchResult Launch::take_result() {
   return std::move(result_);
 }
 
-NeuronCore::NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
+NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::TargetConfig& config,
                        const CoreOptions& options)
     : sc_module(name), hbm("hbm"), regs("regs"), irq("irq", false) {
   sim::detail::systemc_link_anchor();
@@ -464,7 +465,7 @@ std::uint64_t NeuronCore::launches_finished() const {
   return state_->finished;
 }
 
-const TargetConfig& NeuronCore::config() const {
+const config::TargetConfig& NeuronCore::config() const {
   return state_->config;
 }
 

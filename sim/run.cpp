@@ -23,7 +23,7 @@ void require_elaboration(const std::string& what) {
                 "elaborates once per process (launch more kernels on the same core)");
 }
 
-RunResult run_kernel(const isa::Kernel& kernel, const TargetConfig& config,
+RunResult run_kernel(const isa::Kernel& kernel, const config::TargetConfig& config,
                      const TensorBytes& inputs, const RunOptions& options,
                      const std::string& source) {
   require_elaboration(source);
@@ -82,7 +82,7 @@ RunResult run_kernel(const isa::Kernel& kernel, const TargetConfig& config,
   return launch->take_result();
 }
 
-RunResult run_neff(const std::string& neff_path, const TargetConfig& config,
+RunResult run_neff(const std::string& neff_path, const config::TargetConfig& config,
                    const TensorBytes& inputs, const RunOptions& options) {
   const neff::Neff file = neff::read_file(neff_path);
   return run_kernel(file.kernel, config, inputs, options, neff_path);

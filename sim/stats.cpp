@@ -49,7 +49,8 @@ std::string space_name(int s) {
 
 }  // namespace
 
-Stats collect_stats(const TargetConfig& cfg, const LaunchState& launch, sc_core::sc_time total) {
+Stats collect_stats(const config::TargetConfig& cfg, const LaunchState& launch,
+                    sc_core::sc_time total) {
   Stats st;
   st.add("total_time_ns", "ns", "simulated time from start to the last instruction or transfer",
          ns(total));

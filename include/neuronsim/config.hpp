@@ -5,8 +5,8 @@
 
 namespace neuronsim {
 
-using sim::load_target;
-using sim::target_names;
-using sim::TargetConfig;
+using config::load_target;
+using config::target_names;
+using config::TargetConfig;
 
 }  // namespace neuronsim

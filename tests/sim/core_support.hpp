@@ -21,8 +21,8 @@ using namespace neuronsim;
 
 // A preset with the DMA numbers the tests derive from written out, so a change of a
 // preset's unpublished guesses does not silently change the expected cycle counts.
-inline sim::TargetConfig target(const std::string& preset) {
-  sim::TargetConfig c = sim::load_target(preset);
+inline config::TargetConfig target(const std::string& preset) {
+  config::TargetConfig c = config::load_target(preset);
   c.dma.engine_bytes_per_ns = 17;
   c.dma.hbm_bytes_per_ns = 410;
   c.dma.descriptor_ns = 50;
@@ -161,7 +161,7 @@ struct Recorder : engines::Observer {
 
 // Runs the requests one after another on one core (with its own HBM) in one simulation,
 // the process's one; returns their results in order.
-inline std::vector<LaunchResult> run_launches(const sim::TargetConfig& config,
+inline std::vector<LaunchResult> run_launches(const config::TargetConfig& config,
                                               std::vector<LaunchRequest> requests) {
   require_elaboration("run_launches");
   Hbm hbm("hbm", config);

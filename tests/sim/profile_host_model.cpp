@@ -14,8 +14,8 @@ using namespace neuronsim;
 
 namespace {
 
-sim::HostParams params(bool async, std::uint32_t depth = 4) {
-  sim::HostParams h;
+config::HostParams params(bool async, std::uint32_t depth = 4) {
+  config::HostParams h;
   h.framework_dispatch_ns = 10;
   h.runtime_call_ns = 20;
   h.sync_ns = 5;
@@ -27,7 +27,7 @@ sim::HostParams params(bool async, std::uint32_t depth = 4) {
 }  // namespace
 
 TEST_CASE("hostrun: the synchronous host waits for every launch", "[hostrun]") {
-  const sim::HostTimeline t = sim::schedule_launches(params(false), {100, 50});
+  const profile::HostTimeline t = host::schedule_launches(params(false), {100, 50});
   REQUIRE(t.launches.size() == 2);
   // Launch 0: dispatch 0..10, runtime 10..30, device 30..130; the host sees it at 135.
   CHECK(t.launches[0].device.start_ns == 30);
@@ -42,7 +42,7 @@ TEST_CASE("hostrun: the synchronous host waits for every launch", "[hostrun]") {
 }
 
 TEST_CASE("hostrun: the asynchronous host dispatches during device execution", "[hostrun]") {
-  const sim::HostTimeline t = sim::schedule_launches(params(true), {100, 50});
+  const profile::HostTimeline t = host::schedule_launches(params(true), {100, 50});
   // Launch 1's dispatch starts when launch 0's runtime call ends (30), its runtime call
   // ends at 60, but the device is busy until 130: device 130..180, end 185.
   CHECK(t.launches[1].framework_dispatch.start_ns == 30);
@@ -53,7 +53,7 @@ TEST_CASE("hostrun: the asynchronous host dispatches during device execution", "
 }
 
 TEST_CASE("hostrun: a full launch queue blocks the runtime call", "[hostrun]") {
-  const sim::HostTimeline t = sim::schedule_launches(params(true, 1), {100, 100});
+  const profile::HostTimeline t = host::schedule_launches(params(true, 1), {100, 100});
   // Depth 1: launch 1's runtime call waits until launch 0 finished (130) and was seen (135).
   CHECK(t.launches[1].runtime_call.start_ns == 135);
   CHECK(t.launches[1].device.start_ns == 155);
@@ -61,20 +61,20 @@ TEST_CASE("hostrun: a full launch queue blocks the runtime call", "[hostrun]") {
 }
 
 TEST_CASE("hostrun: host.json round-trips", "[hostrun]") {
-  sim::LaunchSequence seq;
+  host::LaunchSequence seq;
   seq.program = "p";
   seq.mode = "eager";
   seq.launches = {{"l0", "a.neff", "a.neff", "add", {"n0"}}, {"l1", "b.neff", "b.neff", "mul", {}}};
-  sim::TargetConfig cfg = sim::load_target("trn2");
-  const sim::HostTimeline timeline = sim::schedule_launches(cfg.host, {1000.5, 250.25});
-  const sim::HostTrace t = sim::make_host_trace(seq, cfg, timeline);
+  config::TargetConfig cfg = config::load_target("trn2");
+  const profile::HostTimeline timeline = host::schedule_launches(cfg.host, {1000.5, 250.25});
+  const profile::HostTrace t = host::make_host_trace(seq, cfg, timeline);
   const auto dir =
       std::filesystem::temp_directory_path() / ("neuronsim_host_json_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  write_file_atomic((dir / sim::kHostTraceFile).string(), sim::host_trace_json(t).dump(2));
-  CHECK(sim::is_sequence_profile(dir.string()));
-  const sim::HostTrace back = sim::read_host_trace(dir.string());
-  CHECK(sim::host_trace_json(back) == sim::host_trace_json(t));
+  write_file_atomic((dir / profile::kHostTraceFile).string(), profile::host_trace_json(t).dump(2));
+  CHECK(profile::is_sequence_profile(dir.string()));
+  const profile::HostTrace back = profile::read_host_trace(dir.string());
+  CHECK(profile::host_trace_json(back) == profile::host_trace_json(t));
   CHECK(back.launches[1].profile == "launch_001");
   CHECK(back.host_model["async"]["unit"] == "flag");
   std::filesystem::remove_all(dir);
@@ -104,7 +104,7 @@ TEST_CASE("hostrun: instruction events become records with the longest wait's si
   e.read_bytes = {0, 4096, 0};
   e.write_bytes = {0, 2048, 0};
   e.flops = 1024;
-  const traces::InstructionRecord r = sim::to_record(e);
+  const traces::InstructionRecord r = profile::to_record(e);
   CHECK(r.engine == isa::Engine::vector);
   CHECK(r.index == 7);
   CHECK(r.semaphore_wait_ps + r.port_wait_ps + r.dma_wait_ps <= r.start_ps - r.ready_ps);
@@ -115,6 +115,6 @@ TEST_CASE("hostrun: instruction events become records with the longest wait's si
   CHECK(r.flops == 1024);
 
   engines::InstructionRecord no_wait;
-  CHECK(sim::to_record(no_wait).waited_semaphore == 0xFFFF);
-  CHECK(sim::to_record(no_wait).waited_for == traces::Agent{});
+  CHECK(profile::to_record(no_wait).waited_semaphore == 0xFFFF);
+  CHECK(profile::to_record(no_wait).waited_for == traces::Agent{});
 }

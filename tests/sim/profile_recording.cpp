@@ -34,8 +34,8 @@ std::uint64_t ns_to_ps(double ns) {
 
 // The profile's summary against the run's statistics: total time, per-engine busy time,
 // waits, idle time and instruction counts, DMA bytes and pieces, HBM bytes.
-void check_profile_matches_run(const sim::ProfiledRun& run) {
-  const sim::Profile p = sim::open_profile(fs::path(run.ntff_path).parent_path().string());
+void check_profile_matches_run(const profile::ProfiledRun& run) {
+  const profile::Profile p = profile::open_profile(fs::path(run.ntff_path).parent_path().string());
   CHECK(p.ntff_path == run.ntff_path);
   traces::SummaryOptions options;
   options.kernel = &p.neff.kernel;
@@ -82,8 +82,8 @@ TEST_CASE("hostrun: a profiled double-buffered RMSNorm matches the run's statist
   options.generate_missing = [](const isa::HbmTensor& t) {
     return std::vector<std::uint8_t>(t.bytes(), 0x3F);  // bf16 0x3F3F ~ 0.75
   };
-  const sim::ProfiledRun run = sim::run_profiled(neff::write(k), sim::load_target("trn2"), {},
-                                                 options, "rmsnorm.neff", dir.string());
+  const profile::ProfiledRun run = profile::run_profiled(
+      neff::write(k), config::load_target("trn2"), {}, options, "rmsnorm.neff", dir.string());
   CHECK_FALSE(run.result.outputs.empty());
   check_profile_matches_run(run);
   fs::remove_all(dir);
@@ -98,12 +98,12 @@ TEST_CASE("hostrun: a timing-only profiled matmul matches the run's statistics",
   options.generate_missing = [](const isa::HbmTensor& t) {
     return std::vector<std::uint8_t>(t.bytes());
   };
-  const sim::ProfiledRun run = sim::run_profiled(neff::write(k), sim::load_target("trn2"), {},
-                                                 options, "matmul.neff", dir.string());
+  const profile::ProfiledRun run = profile::run_profiled(
+      neff::write(k), config::load_target("trn2"), {}, options, "matmul.neff", dir.string());
   CHECK(run.result.outputs.empty());
   check_profile_matches_run(run);
   // Model flops come from the kernel's matmuls: 2 * 512^3.
-  const sim::Profile p = sim::open_profile(dir.string());
+  const profile::Profile p = profile::open_profile(dir.string());
   traces::SummaryOptions o;
   o.kernel = &p.neff.kernel;
   CHECK(traces::summarize_ntff(p.ntff_path, o).model_flops == 2ull * 512 * 512 * 512);
@@ -117,8 +117,8 @@ TEST_CASE("hostrun: a failed profiled run leaves no profile behind", "[hostrun]"
   const isa::Kernel k = examples::rmsnorm_fused(params);
   const fs::path dir = fresh_dir("failed");
   RunOptions options;  // no inputs and no generator: the run is refused
-  CHECK_THROWS_AS(sim::run_profiled(neff::write(k), sim::load_target("trn2"), {}, options,
-                                    "rmsnorm.neff", dir.string()),
+  CHECK_THROWS_AS(profile::run_profiled(neff::write(k), config::load_target("trn2"), {}, options,
+                                        "rmsnorm.neff", dir.string()),
                   Error);
   CHECK_FALSE(fs::exists(dir));
 }

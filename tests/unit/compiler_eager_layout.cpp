@@ -37,7 +37,7 @@ const isa::Allocation& allocation(const isa::Kernel& k, const std::string& name)
 }
 
 CompiledProgram eager_rmsnorm(const std::string& target) {
-  const auto cfg = sim::load_target(target);
+  const auto cfg = config::load_target(target);
   const Graph g = load_graph(std::string(NEURONSIM_SOURCE_DIR) + "/examples/rmsnorm/rmsnorm.json");
   CompiledProgram p = compile(g, Mode::eager, target, cfg.limits);
   for (const auto& l : p.launches)
@@ -110,7 +110,7 @@ TEST_CASE("compiler: eager x * rstd loads the [N, 1] operand once", "[compiler]"
 }
 
 TEST_CASE("compiler: a long flat range splits into tiles, the last one short", "[compiler]") {
-  const auto cfg = sim::load_target("trn2");
+  const auto cfg = config::load_target("trn2");
   // 640000 = 128 x 5000: tiles of 4096 and 904 elements per partition.
   const Graph g = parse_graph(
       R"({"format": "neuronsim-graph", "version": 1, "name": "g",

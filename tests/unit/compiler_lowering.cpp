@@ -26,7 +26,7 @@ std::size_t count_opcode(const isa::Kernel& k, isa::Engine e, isa::Opcode op) {
 }
 
 std::string compile_error(const std::string& text, Mode mode) {
-  const auto cfg = sim::load_target("trn2");
+  const auto cfg = config::load_target("trn2");
   try {
     compile(parse_graph(text, "t.json"), mode, "trn2", cfg.limits);
   } catch (const Error& e) {
@@ -38,7 +38,7 @@ std::string compile_error(const std::string& text, Mode mode) {
 }  // namespace
 
 TEST_CASE("compiler: eager RMSNorm is one valid kernel per node", "[compiler]") {
-  const auto cfg = sim::load_target("trn1");
+  const auto cfg = config::load_target("trn1");
   const CompiledProgram p =
       compile(example_graph("rmsnorm_small"), Mode::eager, "trn1", cfg.limits);
   REQUIRE(p.launches.size() == 6);
@@ -74,7 +74,7 @@ TEST_CASE("compiler: eager RMSNorm is one valid kernel per node", "[compiler]") 
 
 TEST_CASE("compiler: fused RMSNorm is one kernel with the hand-fused instruction stream",
           "[compiler]") {
-  const auto cfg = sim::load_target("trn2");
+  const auto cfg = config::load_target("trn2");
   const Graph g = example_graph("rmsnorm_small");
   const CompiledProgram p = compile(g, Mode::fused, "trn2", cfg.limits);
   REQUIRE(p.launches.size() == 1);
@@ -106,7 +106,7 @@ TEST_CASE("compiler: fused RMSNorm is one kernel with the hand-fused instruction
 TEST_CASE("compiler: fused [4096, 4096] RMSNorm double-buffers 32 tiles and validates",
           "[compiler]") {
   for (const char* target : {"trn1", "trn2"}) {
-    const auto cfg = sim::load_target(target);
+    const auto cfg = config::load_target(target);
     const CompiledProgram p = compile(example_graph("rmsnorm"), Mode::fused, target, cfg.limits);
     REQUIRE(p.launches.size() == 1);
     const isa::Kernel& k = p.launches[0].kernel;
@@ -122,7 +122,7 @@ TEST_CASE("compiler: fused [4096, 4096] RMSNorm double-buffers 32 tiles and vali
 }
 
 TEST_CASE("compiler: fused softmax and MLP pick the engines and split at matmuls", "[compiler]") {
-  const auto cfg = sim::load_target("trn2");
+  const auto cfg = config::load_target("trn2");
   const CompiledProgram s =
       compile(example_graph("softmax_naive_small"), Mode::fused, "trn2", cfg.limits);
   REQUIRE(s.launches.size() == 1);
@@ -175,7 +175,7 @@ TEST_CASE("compiler: compile errors name the tensor or launch and the reason", "
 }
 
 TEST_CASE("compiler: launch.json lists tensors and launches in the agreed format", "[compiler]") {
-  const auto cfg = sim::load_target("trn2");
+  const auto cfg = config::load_target("trn2");
   const std::string text =
       launch_json(compile(example_graph("rmsnorm_small"), Mode::eager, "trn2", cfg.limits));
   CHECK_THAT(text,

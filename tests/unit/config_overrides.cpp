@@ -12,9 +12,9 @@
 using Catch::Matchers::Contains;
 using config_test::ScratchFile;
 using neuronsim::Error;
-using neuronsim::sim::dump_target;
-using neuronsim::sim::load_target;
-using neuronsim::sim::TargetConfig;
+using neuronsim::config::dump_target;
+using neuronsim::config::load_target;
+using neuronsim::config::TargetConfig;
 
 namespace {
 
@@ -183,7 +183,7 @@ TEST_CASE("config: bad files and names are errors naming them", "[config]") {
 }
 
 TEST_CASE("config: a dump loads back as the same config", "[config]") {
-  for (const auto& name : neuronsim::sim::target_names()) {
+  for (const auto& name : neuronsim::config::target_names()) {
     INFO("preset " << name);
     const auto dump = dump_target(name);
     ScratchFile file(dump.dump(2));

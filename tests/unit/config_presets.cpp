@@ -13,9 +13,9 @@
 #include "isa/target_limits.hpp"
 #include "tests/unit/config_test_support.hpp"
 
+using neuronsim::config::load_target;
+using neuronsim::config::TargetConfig;
 using neuronsim::isa::Engine;
-using neuronsim::sim::load_target;
-using neuronsim::sim::TargetConfig;
 
 namespace {
 constexpr std::uint32_t KiB = 1024;
@@ -23,11 +23,11 @@ constexpr std::uint64_t GiB = 1024ull * 1024 * 1024;
 }  // namespace
 
 TEST_CASE("config: the presets are trn1, trn2 and trn3", "[config]") {
-  CHECK(neuronsim::sim::target_names() == std::vector<std::string>{"trn1", "trn2", "trn3"});
+  CHECK(neuronsim::config::target_names() == std::vector<std::string>{"trn1", "trn2", "trn3"});
 }
 
 TEST_CASE("config: every preset loads and sets every runtime field", "[config]") {
-  for (const auto& name : neuronsim::sim::target_names()) {
+  for (const auto& name : neuronsim::config::target_names()) {
     INFO("preset " << name);
     const TargetConfig t = load_target(name);
     CHECK(t.name == name);
@@ -191,7 +191,7 @@ TEST_CASE("config: the presets need no files at run time", "[config]") {
 }
 
 TEST_CASE("config: the embedded presets are the files in config/targets", "[config]") {
-  namespace embedded = neuronsim::sim::embedded;
+  namespace embedded = neuronsim::config::embedded;
   REQUIRE(embedded::kTargetFileCount == 3);
   for (std::size_t i = 0; i < embedded::kTargetFileCount; ++i) {
     const auto& file = embedded::kTargetFiles[i];
@@ -209,9 +209,9 @@ TEST_CASE("config: every parameter has a unit, a doc and an entry in docs/config
   std::stringstream docs;
   docs << in.rdbuf();
   REQUIRE_FALSE(docs.str().empty());
-  for (const auto& name : neuronsim::sim::target_names()) {
-    const auto dump = neuronsim::sim::dump_target(name);
-    for (const auto& p : neuronsim::sim::config_schema::params()) {
+  for (const auto& name : neuronsim::config::target_names()) {
+    const auto dump = neuronsim::config::dump_target(name);
+    for (const auto& p : neuronsim::config::schema::params()) {
       const std::string section(p.section), key(p.key);
       INFO(name << " " << section << "." << key);
       REQUIRE(dump.contains(section));

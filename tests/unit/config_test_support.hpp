@@ -17,7 +17,7 @@ namespace config_test {
 using Field = std::pair<std::string, double>;
 
 // Every number of TargetConfig (nested structs included), as double: all are exact.
-inline std::vector<Field> numeric_fields(const neuronsim::sim::TargetConfig& t) {
+inline std::vector<Field> numeric_fields(const neuronsim::config::TargetConfig& t) {
   const auto& l = t.limits;
   const auto& c = t.cost;
   const auto& d = t.dma;
@@ -104,7 +104,7 @@ inline std::vector<Field> numeric_fields(const neuronsim::sim::TargetConfig& t) 
 }
 
 inline std::vector<std::pair<std::string, bool>> flag_fields(
-    const neuronsim::sim::TargetConfig& t) {
+    const neuronsim::config::TargetConfig& t) {
   return {
       {"vector_gpsimd_share_sbuf_port", t.vector_gpsimd_share_sbuf_port},
       {"vector_scalar_share_psum_port", t.vector_scalar_share_psum_port},

@@ -13,7 +13,7 @@
 
 using neuronsim::isa::DType;
 using neuronsim::isa::HbmTensor;
-using namespace neuronsim::sim;
+using namespace neuronsim::io;
 namespace isa = neuronsim::isa;
 
 namespace {

@@ -10,7 +10,7 @@
 
 using neuronsim::Error;
 using neuronsim::isa::DType;
-using namespace neuronsim::sim;
+using namespace neuronsim::io;
 using npy_test::f32_bytes;
 using npy_test::npy_file;
 

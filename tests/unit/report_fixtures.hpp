@@ -24,7 +24,7 @@ inline isa::Kernel named_kernel(const std::string& name, const std::string& in,
 inline void write_profile(const std::string& dir, const isa::Kernel& k) {
   const auto bytes = neff::write(k);
   const TraceData t = fixture_trace(neff::read(bytes, "fixture").header.hash);
-  write_ntff(sim::prepare_profile(dir, bytes, t.info), t);
+  write_ntff(profile::prepare_profile(dir, bytes, t.info), t);
 }
 
 // Two launches x -> t -> y, each 400 ns on the device after 5 us of framework dispatch

@@ -16,8 +16,8 @@ namespace {
 std::vector<report::Run> fixture_runs(const TempDir& dir) {
   write_sequence(dir.file("seq"));
   write_profile(dir.file("single"), fixture_kernel());
-  return {neuronsim::sim::load_report_run(dir.file("seq")),
-          neuronsim::sim::load_report_run(dir.file("single"))};
+  return {neuronsim::profile::load_report_run(dir.file("seq")),
+          neuronsim::profile::load_report_run(dir.file("single"))};
 }
 
 // A run shaped like an eager 4096x4096 RMSNorm sequence, but far longer: `launches`
