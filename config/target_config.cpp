@@ -2,6 +2,8 @@
 // TargetConfig through the parameter table (config/schema.hpp).
 #include "config/target_config.hpp"
 
+#include <algorithm>
+
 #include "config/resolve.hpp"
 #include "config/schema.hpp"
 
@@ -35,6 +37,10 @@ TargetConfig load_target(const std::string& name_or_path,
   // One core's HBM bandwidth: its share of the chip's (reference section 1; the share is
   // a chosen parameter, docs/config.md).
   t.dma.hbm_bytes_per_ns = t.hbm_chip_bytes_per_ns * t.hbm_core_share;
+  // Each DMA engine serves a fixed group of consecutive SBUF partitions: 128 / 16 = 8
+  // (nki/about/nki-dma-overview.rst, "Performance Considerations").
+  t.dma.partitions_per_engine =
+      std::max<std::uint32_t>(1, (t.limits.partitions + t.dma.engines - 1) / t.dma.engines);
   return t;
 }
 

@@ -4,7 +4,6 @@
 #include <iomanip>
 #include <sstream>
 
-#include "engines/sim_time.hpp"
 #include "engines/thread_stack.hpp"
 #include "isa/error.hpp"
 #include "memory/bandwidth_share.hpp"
@@ -38,13 +37,19 @@ void DmaEngine::reset() {
   busy_ = sc_core::SC_ZERO_TIME;
 }
 
-DmaPart* DmaEngine::next_part() {
+DmaPart* DmaEngine::next_part(sc_core::sc_time& earliest) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  earliest = sc_core::SC_ZERO_TIME;
   const std::size_t n = queues_.size();
   const std::size_t first = params_.strict_priority ? 0 : next_queue_;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t q = (first + k) % n;
     if (queues_[q].empty()) continue;
     DmaPart* part = queues_[q].front();
+    if (part->ready > now) {
+      if (earliest == sc_core::SC_ZERO_TIME || part->ready < earliest) earliest = part->ready;
+      continue;
+    }
     queues_[q].pop_front();
     next_queue_ = (q + 1) % n;
     return part;
@@ -92,15 +97,18 @@ void DmaEngine::move(DmaPart& part) {
 
 void DmaEngine::run() {
   for (;;) {
-    DmaPart* part = next_part();
+    sc_core::sc_time earliest;
+    DmaPart* part = next_part(earliest);
     if (!part) {
-      sc_core::wait(work_);
+      if (earliest == sc_core::SC_ZERO_TIME)
+        sc_core::wait(work_);
+      else
+        sc_core::wait(earliest - sc_core::sc_time_stamp(), work_);
       continue;
     }
     part->start = sc_core::sc_time_stamp();
     try {
       on_start_(*part);
-      sc_core::wait(from_ns(params_.descriptor_ns + params_.fixed_latency_ns));
       move(*part);
     } catch (const sc_core::sc_unwind_exception&) {
       throw;

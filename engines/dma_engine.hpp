@@ -1,10 +1,15 @@
 #pragma once
-// One DMA engine (reference section 4): queues_per_engine FIFO queues, served round-robin
-// (strict priority, lowest queue first, when the target says so), one part at a time.
-// A part costs descriptor_ns (descriptor generation) + fixed_latency_ns (first byte),
-// then moves its bytes at engine_bytes_per_ns x efficiency: a part that touches HBM as one
-// b_transport through the core's HBM link (the HBM model shares its bandwidth between
-// every transfer in flight), an SBUF-to-SBUF part on its own.
+// One DMA engine (reference section 4; nki/about/nki-dma-overview.rst): queues_per_engine
+// FIFO queues, in order within a queue, served round-robin (strict priority, lowest queue
+// first, when the target says so), moving one part's data at a time.
+// Fixed costs are latency, not occupancy: a part becomes ready fixed_latency_ns after its
+// descriptors reach the engine (DmaPart::ready), and that wait overlaps the data phase of
+// the parts ahead of it, so a stream of transfers keeps the engine moving bytes and the
+// latency shows once per dependency chain. Only queue heads that are ready compete; with
+// none ready the engine sleeps until the earliest is, or new work arrives (no ticking).
+// The data phase moves the part's bytes at engine_bytes_per_ns x efficiency: a part that
+// touches HBM as one b_transport through the core's HBM link (the HBM model shares its
+// bandwidth between every transfer in flight), an SBUF-to-SBUF part on its own.
 // The engine is the core's for its whole life; its thread serves every launch.
 #include <cstdint>
 #include <deque>
@@ -36,7 +41,9 @@ class DmaEngine : public sc_core::sc_module {
 
  private:
   void run();
-  DmaPart* next_part();
+  // The next ready queue head in service order, or null; `earliest` gets the soonest
+  // ready time of a queue head that is not ready yet (SC_ZERO_TIME: none waiting).
+  DmaPart* next_part(sc_core::sc_time& earliest);
   void move(DmaPart& part);  // the data phase
 
   std::uint32_t index_;

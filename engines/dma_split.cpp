@@ -10,27 +10,63 @@ std::uint64_t dma_transfer_bytes(const isa::DmaCopy& copy) {
   return std::max(memory::access_bytes(copy.src), memory::access_bytes(copy.dst));
 }
 
-std::vector<DmaPartPlan> split_transfer(const isa::DmaCopy& copy, const isa::DmaQueue& queue,
+namespace {
+
+// The side whose partitions pick the DMA engines: the on-chip one (the destination of a
+// load, the source of a store); null for HBM to HBM.
+const isa::AccessPattern* on_chip_side(const isa::DmaCopy& copy) {
+  if (copy.dst.space != isa::MemSpace::hbm) return &copy.dst;
+  if (copy.src.space != isa::MemSpace::hbm) return &copy.src;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy,
                                         const isa::DmaParams& p) {
   std::vector<DmaPartPlan> parts;
+  const isa::DmaQueue& queue = kernel.queues.at(copy.queue);
   const std::uint64_t total = dma_transfer_bytes(copy);
   const std::uint32_t rows = std::max<std::uint32_t>(1, copy.dst.partitions);
   const std::uint32_t engines = std::max<std::uint32_t>(1, p.engines);
-  const std::uint32_t used =
-      std::min<std::uint32_t>(std::max<std::uint8_t>(1, queue.engines), rows);
-  const std::uint32_t base = rows / used, extra = rows % used;
-  const std::uint32_t queues = std::max<std::uint32_t>(1, p.queues_per_engine);
-  std::uint32_t row = 0;
-  for (std::uint32_t j = 0; j < used; ++j) {
+  const std::uint32_t queue_engines = std::max<std::uint8_t>(1, queue.engines);
+  const std::uint8_t hw_queue =
+      static_cast<std::uint8_t>(copy.queue % std::max<std::uint32_t>(1, p.queues_per_engine));
+  auto add = [&](std::uint32_t engine, std::uint32_t first_row, std::uint32_t count) {
     DmaPartPlan part;
-    part.dma_engine = static_cast<std::uint8_t>((queue.first_engine + j) % engines);
-    part.hw_queue = static_cast<std::uint8_t>(copy.queue % queues);
-    part.first_row = row;
-    part.rows = base + (j < extra ? 1 : 0);
+    part.dma_engine = static_cast<std::uint8_t>(engine % engines);
+    part.hw_queue = hw_queue;
+    part.first_row = first_row;
+    part.rows = count;
     // Exact integer shares that sum to the total.
-    part.bytes = total * (row + part.rows) / rows - total * row / rows;
-    row += part.rows;
+    part.bytes = total * (first_row + count) / rows - total * first_row / rows;
     parts.push_back(part);
+  };
+
+  const isa::AccessPattern* chip = on_chip_side(copy);
+  if (!chip) {
+    const std::uint32_t used = std::min(queue_engines, rows);
+    const std::uint32_t base = rows / used, extra = rows % used;
+    std::uint32_t row = 0;
+    for (std::uint32_t j = 0; j < used; ++j) {
+      const std::uint32_t count = base + (j < extra ? 1 : 0);
+      add(queue.first_engine + j, row, count);
+      row += count;
+    }
+    return parts;
+  }
+  const std::uint32_t per_engine = std::max<std::uint32_t>(1, p.partitions_per_engine);
+  const std::uint32_t first_partition =
+      kernel.allocations.at(chip->buffer).start_partition + chip->start_partition;
+  auto engine_of = [&](std::uint32_t row) {
+    const std::uint32_t group = (first_partition + row) / per_engine;
+    return queue.first_engine + group % queue_engines;
+  };
+  std::uint32_t first = 0;
+  for (std::uint32_t row = 1; row <= rows; ++row) {
+    if (row < rows && engine_of(row) == engine_of(first)) continue;
+    add(engine_of(first), first, row - first);
+    first = row;
   }
   return parts;
 }

@@ -20,10 +20,18 @@ struct DmaPartPlan {
 // moves a different number of bytes on each side; the wider side limits).
 std::uint64_t dma_transfer_bytes(const isa::DmaCopy& copy);
 
-// Splits by partition rows, as evenly as possible, across the queue's DMA engines
-// (first_engine, first_engine+1, ... modulo the engine count); never more parts than
-// rows. A kernel queue q uses FIFO q % queues_per_engine on each of its DMA engines.
-std::vector<DmaPartPlan> split_transfer(const isa::DmaCopy& copy, const isa::DmaQueue& queue,
+// Cuts a transfer into per-DMA-engine parts the way the hardware maps partitions to
+// engines (nki/about/nki-dma-overview.rst, "Performance Considerations"; trainium2_arch.rst,
+// DMA transpose): DMA engine e serves the partitions_per_engine consecutive SBUF
+// partitions from e x partitions_per_engine (128 / 16 = 8), so a transfer's parts follow
+// its SBUF side's partitions: [4, 4096] rows on partitions 0-3 are one part on engine 0,
+// [128, F] is 16 parts of 8 rows. A queue restricted to `engines` engines from
+// `first_engine` folds the engine groups onto those (group g on first_engine + g % engines).
+// A transfer with no SBUF or PSUM side (HBM to HBM) is split by rows, as evenly as
+// possible, across the queue's engines. A part is a run of consecutive rows on one engine;
+// never more parts than rows. Kernel queue q uses FIFO q % queues_per_engine on each DMA engine (a
+// queue ID is the same on every engine, nki-dma-overview.rst "DMA Queues").
+std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy,
                                         const isa::DmaParams& p);
 
 // Fraction of the engine's bandwidth a transfer reaches: linear in the contiguous bytes

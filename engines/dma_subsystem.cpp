@@ -39,6 +39,7 @@ void DmaSubsystem::begin(LaunchContext& launch, const std::vector<std::uint64_t>
   queues_.resize(launch.kernel.queues.size());
   next_id_ = 0;
   counters_ = DmaCounters{};
+  dge_free_.assign(params_.dge_instances, sc_core::SC_ZERO_TIME);
   for (auto& e : engines_)
     e->reset();
 }
@@ -83,7 +84,7 @@ void DmaSubsystem::place(DmaPart& part, const isa::DmaCopy& copy) const {
                      static_cast<std::uint64_t>(std::clamp<std::int64_t>(offset, 0, last));
 }
 
-void DmaSubsystem::issue(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index) {
+void DmaSubsystem::claim(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index) {
   const auto& copy = std::get<isa::DmaCopy>(instr.op);
   if (copy.queue >= queues_.size())
     throw Error(std::string(isa::engine_name(issuer)) + "[" + std::to_string(index) +
@@ -91,28 +92,49 @@ void DmaSubsystem::issue(const isa::Instruction& instr, isa::Engine issuer, std:
   QueueState& q = queues_[copy.queue];
   while (params_.queue_depth > 0 && q.outstanding >= params_.queue_depth)
     sc_core::wait(*q.freed);
+  if (q.outstanding++ == 0) q.busy_since = sc_core::sc_time_stamp();
+}
 
+sc_core::sc_time DmaSubsystem::issuer_time(isa::Engine issuer) const {
+  if (descriptor_source(issuer, params_) != DescriptorSource::software_dge)
+    return sc_core::SC_ZERO_TIME;
+  return from_ns(params_.swdge_descriptor_ns);
+}
+
+void DmaSubsystem::submit(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index) {
+  const auto& copy = std::get<isa::DmaCopy>(instr.op);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
   auto t = std::make_unique<DmaTransfer>();
   t->id = next_id_++;
   t->instruction = &instr;
   t->copy = &copy;
   t->issuer = issuer;
   t->issuer_index = index;
-  t->queued = sc_core::sc_time_stamp();
+  t->queued = now;
+
+  // The descriptors reach the DMA engines when a hardware DGE block has made them (the
+  // block free soonest; blocks serve transfers in issue order), else at once.
+  sc_core::sc_time descriptors = now;
+  if (descriptor_source(issuer, params_) == DescriptorSource::hardware_dge && !dge_free_.empty()) {
+    auto block = std::min_element(dge_free_.begin(), dge_free_.end());
+    descriptors = std::max(now, *block) + from_ns(params_.descriptor_ns);
+    *block = descriptors;
+  }
+  const sc_core::sc_time ready = descriptors + from_ns(params_.fixed_latency_ns);
+
   const double efficiency = dma_efficiency(copy, params_);
   const bool hbm = copy.src.space == isa::MemSpace::hbm || copy.dst.space == isa::MemSpace::hbm;
-  const auto& queue = launch_->kernel.queues[copy.queue];
-  for (const auto& plan : split_transfer(copy, queue, params_)) {
+  for (const auto& plan : split_transfer(launch_->kernel, copy, params_)) {
     auto part = std::make_unique<DmaPart>();
     part->transfer = t.get();
     part->plan = plan;
     part->efficiency = efficiency;
     part->touches_hbm = hbm;
+    part->ready = ready;
     if (hbm) place(*part, copy);
     t->parts.push_back(std::move(part));
   }
   t->parts_left = t->parts.size();
-  if (q.outstanding++ == 0) q.busy_since = sc_core::sc_time_stamp();
   DmaTransfer& ref = *t;
   transfers_.emplace(t->id, std::move(t));
   if (ref.parts.empty()) {

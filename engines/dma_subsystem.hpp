@@ -1,8 +1,11 @@
 #pragma once
-// The DMA subsystem of one NeuronCore: the DMA engines and, per launch, the kernel's
-// queues (reference sections 1 and 4). An engine hands it a dma_copy and moves on (it
-// pays nothing), unless the kernel queue already holds queue_depth transfers, in which
-// case the issuing engine waits for one to complete.
+// The DMA subsystem of one NeuronCore: the DMA engines, the hardware descriptor
+// generators (DGE) and, per launch, the kernel's queues (reference sections 1 and 4;
+// docs/simulation.md "DMA"). An engine hands it a dma_copy and moves on, unless the kernel
+// queue already holds queue_depth transfers (the issuer waits for one to complete) or the
+// issuer is GpSimd, which makes the descriptors itself (software DGE). A hardware DGE
+// block takes descriptor_ns per dma_copy beside the engines; its parts then queue on the
+// DMA engines that serve their partitions.
 // When every part of a transfer has completed, its data moves (isa::execute, in one go at
 // completion time) and its semaphore signals are applied once. The hardware has each DMA
 // engine increment a completion semaphore, so waiters wait for the count of engines used
@@ -16,6 +19,7 @@
 
 #include <systemc>
 
+#include "engines/dma_descriptors.hpp"
 #include "engines/dma_engine.hpp"
 #include "engines/dma_transfer.hpp"
 #include "engines/hbm_link.hpp"
@@ -45,8 +49,14 @@ class DmaSubsystem : public sc_core::sc_module {
   void abort();
   sc_core::sc_event drained;
 
-  // Called by an engine's SystemC thread; returns once the transfer is queued.
-  void issue(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index);
+  // Issuing a dma_copy, from the issuing engine's SystemC thread, in three steps:
+  // claim() waits until the kernel queue has room and takes a place in it;
+  // issuer_time() is how long the issuer itself works on the descriptors (software DGE);
+  // submit() then hands the transfer over: its descriptors are made (a hardware DGE block,
+  // or none to make) and its parts queue on their DMA engines. submit() never waits.
+  void claim(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index);
+  sc_core::sc_time issuer_time(isa::Engine issuer) const;
+  void submit(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index);
 
   std::size_t outstanding() const { return transfers_.size(); }
   const DmaCounters& counters() const { return counters_; }
@@ -75,6 +85,7 @@ class DmaSubsystem : public sc_core::sc_module {
   bool aborted_ = false;
   std::vector<std::unique_ptr<DmaEngine>> engines_;
   std::vector<QueueState> queues_;
+  std::vector<sc_core::sc_time> dge_free_;  // when each hardware DGE block is next free
   std::map<std::uint32_t, std::unique_ptr<DmaTransfer>> transfers_;  // in flight, by id
   std::uint32_t next_id_ = 0;
   DmaCounters counters_;

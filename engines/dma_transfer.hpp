@@ -20,7 +20,8 @@ struct DmaPart {
   bool touches_hbm = false;
   bool reads_hbm = false;         // HBM is the source (else the destination)
   std::uint64_t hbm_address = 0;  // the part's first HBM byte in device HBM
-  sc_core::sc_time start;         // picked up by its DMA engine
+  sc_core::sc_time ready;         // earliest first byte: descriptors at the engine + latency
+  sc_core::sc_time start;         // its first byte moved (the data phase began)
 };
 
 struct DmaTransfer {

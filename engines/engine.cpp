@@ -119,20 +119,33 @@ void Engine::wait_semaphores(const isa::Instruction& instr, InstructionRecord* r
 }
 
 void Engine::issue_dma(std::size_t index, InstructionRecord* rec) {
-  // The issuing engine pays nothing for a dma_copy: the DMA subsystem does the work and
+  // The issuing engine waits only for room in the kernel queue, and, on GpSimd, makes the
+  // descriptors itself (software DGE, busy time); the DMA subsystem does the rest and
   // applies the instruction's semaphore updates when the transfer completes.
+  const isa::Instruction& instr = stream_[index];
+  const auto i = static_cast<std::uint32_t>(index);
   const sc_core::sc_time asked = sc_core::sc_time_stamp();
   state_ = EngineState::waiting_dma_queue;
-  ctx_.dma.issue(stream_[index], kind_, static_cast<std::uint32_t>(index));
+  ctx_.dma.claim(instr, kind_, i);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   counters_.dma_queue_wait += now - asked;
+  const sc_core::sc_time generating = ctx_.dma.issuer_time(kind_);
+  const std::uint64_t cycles = to_cycles(generating, clock_ghz_);
   if (rec) {
     rec->dma_queue_wait_ps = to_ps(now - asked);
     rec->start_ps = to_ps(now - ctx_.origin);
     rec->start_cycle = to_cycles(now - ctx_.origin, clock_ghz_);
+    rec->busy_cycles = cycles;
     for (auto* o : ctx_.observers)
       o->on_instruction_start(*rec);
   }
+  if (generating > sc_core::SC_ZERO_TIME) {
+    state_ = EngineState::busy;
+    sc_core::wait(generating);
+    counters_.busy += generating;
+    counters_.busy_cycles += cycles;
+  }
+  ctx_.dma.submit(instr, kind_, i);
   finish(index, rec);
 }
 

@@ -73,7 +73,7 @@ struct DmaRecord {
   isa::Engine issuer = isa::Engine::sync;  // the instruction that issued it
   std::uint32_t issuer_index = 0;
   std::uint64_t queued_ps = 0;  // issued by the engine
-  std::uint64_t start_ps = 0;   // the DMA engine picked it up (descriptor processing starts)
+  std::uint64_t start_ps = 0;   // its first byte moved (descriptors made, latency elapsed)
   std::uint64_t end_ps = 0;     // last byte written (end event only)
 };
 

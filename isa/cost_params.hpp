@@ -41,8 +41,13 @@ struct DmaParams {
   std::uint32_t queues_per_engine = 0;        // FIFO queues per DMA engine
   double engine_bytes_per_ns = 0;             // achievable bandwidth of one DMA engine
   double hbm_bytes_per_ns = 0;                // HBM bandwidth shared by all DMA traffic
-  double fixed_latency_ns = 0;                // latency of a transfer, first byte
-  double descriptor_ns = 0;                   // descriptor generation per dma_copy
+  double fixed_latency_ns = 0;                // a part's latency to its first byte, from
+                                              // its descriptors' arrival (not occupancy)
+  double descriptor_ns = 0;                   // hardware DGE: descriptors of one dma_copy
+  std::uint32_t dge_instances = 0;            // hardware DGE blocks (0: none, v2)
+  double swdge_descriptor_ns = 0;             // software DGE: GpSimd time per dma_copy
+  std::uint32_t partitions_per_engine = 0;    // SBUF partitions per DMA engine (derived:
+                                              // partitions / engines)
   std::uint32_t efficient_bytes_per_row = 0;  // rows this long or longer reach full rate
   double small_row_min_efficiency = 0;        // efficiency floor for tiny rows (0..1]
   bool strict_priority = false;               // queues by strict priority (v4) not RR

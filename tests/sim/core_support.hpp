@@ -26,6 +26,8 @@ inline config::TargetConfig target(const std::string& preset) {
   c.dma.engine_bytes_per_ns = 17;
   c.dma.hbm_bytes_per_ns = 410;
   c.dma.descriptor_ns = 50;
+  c.dma.dge_instances = 2;  // hardware DGE on every preset, so Sync's transfers pay 50 ns
+  c.dma.swdge_descriptor_ns = 300;
   c.dma.fixed_latency_ns = 1000;
   c.dma.efficient_bytes_per_row = 2048;
   c.dma.small_row_min_efficiency = 1.0 / 32;

@@ -103,7 +103,7 @@ TEST_CASE("compiler: fused RMSNorm is one kernel with the hand-fused instruction
     CHECK(t.role != TensorPlace::intermediate);
 }
 
-TEST_CASE("compiler: fused [4096, 4096] RMSNorm double-buffers 32 tiles and validates",
+TEST_CASE("compiler: fused [4096, 4096] RMSNorm triple-buffers 32 tiles and validates",
           "[compiler]") {
   for (const char* target : {"trn1", "trn2"}) {
     const auto cfg = config::load_target(target);
@@ -117,7 +117,8 @@ TEST_CASE("compiler: fused [4096, 4096] RMSNorm double-buffers 32 tiles and vali
     CHECK(k.stream(isa::Engine::vector).size() == 33);
     CHECK(k.stream(isa::Engine::sync).size() == 65);
     for (const auto& a : k.allocations)
-      if (a.name == "x_sb") CHECK(a.free_shape == std::vector<std::uint32_t>{2, 4096});
+      // Three slots of 8 KiB per partition for x and y fit easily (docs/compiler.md).
+      if (a.name == "x_sb") CHECK(a.free_shape == std::vector<std::uint32_t>{3, 4096});
   }
 }
 

@@ -1,0 +1,144 @@
+// How a dma_copy is cut into per-DMA-engine parts (engines/dma_split.cpp) and who makes its
+// descriptors (engines/dma_descriptors.cpp): plain functions, no SystemC.
+#include <catch2/catch.hpp>
+
+#include "config/target_config.hpp"
+#include "engines/dma_descriptors.hpp"
+#include "engines/dma_split.hpp"
+
+using namespace neuronsim;
+using engines::DescriptorSource;
+
+namespace {
+
+struct Load {
+  isa::Kernel kernel;
+  isa::DmaCopy copy;
+};
+
+// HBM [rows, cols] of `dt` into an SBUF tile on partitions [first, first + rows), on a queue
+// of `engines` DMA engines from `first_engine`.
+Load load(std::uint32_t first, std::uint32_t rows, std::uint32_t cols, isa::DType dt,
+          std::uint8_t first_engine = 0, std::uint8_t engines = 16) {
+  Load l;
+  isa::HbmTensor t;
+  t.name = "t";
+  t.dtype = dt;
+  t.shape = {rows, cols};
+  l.kernel.tensors.push_back(t);
+  isa::Allocation a;
+  a.name = "a";
+  a.dtype = dt;
+  a.start_partition = first;
+  a.partitions = rows;
+  a.free_shape = {cols};
+  l.kernel.allocations.push_back(a);
+  l.kernel.queues.push_back({"q", first_engine, engines});
+  isa::AccessPattern hbm;
+  hbm.space = isa::MemSpace::hbm;
+  hbm.dtype = dt;
+  hbm.partitions = rows;
+  hbm.partition_stride = cols;
+  hbm.dims[0] = {1, cols};
+  isa::AccessPattern sbuf = hbm;
+  sbuf.space = isa::MemSpace::sbuf;
+  sbuf.partition_stride = 0;
+  l.copy = isa::DmaCopy{sbuf, hbm, 0};
+  return l;
+}
+
+const isa::DmaParams& trn2() {
+  static const config::TargetConfig c = config::load_target("trn2");
+  return c.dma;
+}
+
+}  // namespace
+
+TEST_CASE("dma split: 8 partitions per DMA engine, as the NKI DMA overview's examples", "[dma]") {
+  REQUIRE(trn2().partitions_per_engine == 8);  // 128 partitions / 16 engines
+  // nki-dma-overview.rst example 1: A[4, 4096] bf16 onto partitions 0-3 is one transfer
+  // of 32 KiB on one DMA engine.
+  const Load a = load(0, 4, 4096, isa::DType::bf16);
+  const auto one = engines::split_transfer(a.kernel, a.copy, trn2());
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].dma_engine == 0);
+  CHECK(one[0].rows == 4);
+  CHECK(one[0].bytes == 32768);
+  // Example 2: A[128, 128] bf16 is 16 parts of 8 rows x 128 x 2 B = 2 KiB, one per engine.
+  const Load b = load(0, 128, 128, isa::DType::bf16);
+  const auto sixteen = engines::split_transfer(b.kernel, b.copy, trn2());
+  REQUIRE(sixteen.size() == 16);
+  for (std::uint32_t e = 0; e < 16; ++e) {
+    CHECK(sixteen[e].dma_engine == e);
+    CHECK(sixteen[e].first_row == 8 * e);
+    CHECK(sixteen[e].rows == 8);
+    CHECK(sixteen[e].bytes == 2048);
+  }
+}
+
+TEST_CASE("dma split: the SBUF partitions pick the engines, wherever the tile starts", "[dma]") {
+  // Partitions 36-47: rows 0-3 on engine 4 (partitions 32-39), rows 4-11 on engine 5.
+  const Load l = load(36, 12, 256, isa::DType::fp32);
+  const auto parts = engines::split_transfer(l.kernel, l.copy, trn2());
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[0].dma_engine == 4);
+  CHECK(parts[0].rows == 4);
+  CHECK(parts[0].bytes == 4 * 1024);
+  CHECK(parts[1].dma_engine == 5);
+  CHECK(parts[1].first_row == 4);
+  CHECK(parts[1].bytes == 8 * 1024);
+  // A store (SBUF source) splits by the source's partitions the same way.
+  isa::DmaCopy store{l.copy.src, l.copy.dst, 0};
+  const auto back = engines::split_transfer(l.kernel, store, trn2());
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].dma_engine == 4);
+  CHECK(back[1].dma_engine == 5);
+}
+
+TEST_CASE("dma split: a queue of fewer engines folds the partition groups onto them", "[dma]") {
+  // Queue on engines 2-3: groups 0..3 (rows 0-31) go to 2, 3, 2, 3: four parts.
+  const Load l = load(0, 32, 512, isa::DType::fp32, 2, 2);
+  const auto parts = engines::split_transfer(l.kernel, l.copy, trn2());
+  REQUIRE(parts.size() == 4);
+  CHECK(parts[0].dma_engine == 2);
+  CHECK(parts[1].dma_engine == 3);
+  CHECK(parts[2].dma_engine == 2);
+  CHECK(parts[3].dma_engine == 3);
+  for (const auto& p : parts)
+    CHECK(p.bytes == 8 * 2048);
+  // A queue of one engine takes every group: consecutive rows on one engine are one part.
+  const Load one = load(0, 128, 512, isa::DType::fp32, 0, 1);
+  const auto all = engines::split_transfer(one.kernel, one.copy, trn2());
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].dma_engine == 0);
+  CHECK(all[0].bytes == 128 * 2048);
+}
+
+TEST_CASE("dma split: HBM to HBM splits rows evenly over the queue's engines", "[dma]") {
+  Load l = load(0, 10, 64, isa::DType::fp32, 0, 4);
+  l.copy.dst = l.copy.src;  // HBM to HBM
+  const auto parts = engines::split_transfer(l.kernel, l.copy, trn2());
+  REQUIRE(parts.size() == 4);
+  // 10 rows over 4 engines: 3, 3, 2, 2 rows; bytes are exact shares of 2560.
+  CHECK(parts[0].rows == 3);
+  CHECK(parts[3].rows == 2);
+  std::uint64_t total = 0;
+  for (const auto& p : parts)
+    total += p.bytes;
+  CHECK(total == 10 * 64 * 4);
+}
+
+TEST_CASE("dma descriptors: hardware DGE for Sync and Scalar where it exists", "[dma]") {
+  const auto t1 = config::load_target("trn1").dma;
+  const auto t2 = config::load_target("trn2").dma;
+  // trainium2_arch.rst: two DGE instances per NeuronCore-v3, commanded by Sync or Scalar;
+  // none before v3 (descriptors prebuilt by the host); GpSimd runs software DGE.
+  CHECK(t2.dge_instances == 2);
+  CHECK(t1.dge_instances == 0);
+  CHECK(engines::descriptor_source(isa::Engine::sync, t2) == DescriptorSource::hardware_dge);
+  CHECK(engines::descriptor_source(isa::Engine::scalar, t2) == DescriptorSource::hardware_dge);
+  CHECK(engines::descriptor_source(isa::Engine::gpsimd, t2) == DescriptorSource::software_dge);
+  CHECK(engines::descriptor_source(isa::Engine::vector, t2) == DescriptorSource::prebuilt);
+  CHECK(engines::descriptor_source(isa::Engine::sync, t1) == DescriptorSource::prebuilt);
+  CHECK(engines::descriptor_source(isa::Engine::gpsimd, t1) == DescriptorSource::software_dge);
+}
