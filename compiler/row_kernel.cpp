@@ -454,10 +454,10 @@ Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name
                        const std::string& source) {
   const RowProgram p = plan_tiling(program, limits);
   // Three buffers per stage keep the DMA engines streaming (fewer if they do not fit):
-  // with two, a tile's chain (descriptors and DMA latency, ~1.6 us on trn2, the load,
+  // with two, a tile's chain (descriptors and DMA latency, ~1.3 us on trn2, the load,
   // Scalar, Vector) is longer than two tiles' worth of HBM time, so HBM idles between
-  // tiles (a [4096, 4096] RMSNorm on trn2: 74% of the per-core HBM bound with two
-  // buffers, 95% with three; docs/compiler.md).
+  // tiles (a [4096, 4096] RMSNorm on trn2: 75% of the per-core HBM bound with two
+  // buffers, 96% with three; docs/compiler.md).
   std::uint32_t nbuf = 3;
   while (nbuf > 1 && row_sbuf_bytes(p, nbuf) > limits.sbuf_bytes_per_partition)
     --nbuf;

@@ -162,10 +162,13 @@ const Registrar dma_issue_interval("dma_issue_interval", [](Bench& bench, const 
   Stream st = stream_args(s);
   st.rows = 1;
   const RunPtr run = bench.run(s.target, dma_stream(s, st));
-  return [run] {
+  // args.instances units working side by side (e.g. a core's DGE blocks) each take
+  // `instances` intervals per transfer.
+  const double instances = arg_double(s, "instances", 1);
+  return [run, instances] {
     const auto t = completions(*run);
     if (t.size() < 2) throw std::runtime_error("fewer than two transfers completed");
-    return (t.back() - t.front()) / double(t.size() - 1);
+    return instances * (t.back() - t.front()) / double(t.size() - 1);
   };
 });
 
