@@ -18,9 +18,9 @@ double TargetConfig::clock_ghz(isa::Engine e) const {
     case isa::Engine::gpsimd:
       return gpsimd_ghz;
     case isa::Engine::sync:
-      return sync_ghz;
+      return gpsimd_ghz;
   }
-  return sync_ghz;  // unreachable: every engine is handled above
+  return gpsimd_ghz;  // unreachable: every engine is handled above
 }
 
 TargetConfig load_target(const std::string& name_or_path,
@@ -35,6 +35,9 @@ TargetConfig load_target(const std::string& name_or_path,
   // One core's HBM bandwidth: its share of the chip's (reference section 1; the share is
   // a chosen parameter, docs/config.md).
   t.dma.hbm_bytes_per_ns = t.hbm_chip_bytes_per_ns * t.hbm_core_share;
+  // PSUM per partition is its banks (reference section 1: 8 x 2 KiB = 16 KiB); resolve.cpp
+  // checks the product fits 32 bits.
+  t.limits.psum_bytes_per_partition = t.psum_banks * t.limits.psum_bank_bytes;
   return t;
 }
 
