@@ -40,10 +40,16 @@ int main() {
   limits.max_psum_free_elems = 4 * 1024;
   limits.matmul_max_k = limits.matmul_max_m = 128;
   limits.matmul_max_n = 512;
+  limits.tensor_transpose_max = 128;
   limits.vector_transpose_max = 32;
   limits.bn_stats_max_free = 512;
   limits.semaphores = 32;
   limits.dma_engines = limits.dma_queues_per_engine = 16;
+  limits.partition_start_granule = 32;
+  limits.ap_max_free_dims = 4;
+  limits.dma_max_free_dims = 4;
+  limits.ap_max_dim_size = 65535;
+  limits.ap_max_stride = 32767;
 
   Kernel k;
   k.allocations = {alloc("x", MemSpace::sbuf, 0), alloc("y", MemSpace::sbuf, 2048),

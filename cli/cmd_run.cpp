@@ -383,7 +383,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--timing-only", args->timing_only,
                 "compute nothing, only time the kernel (same timing, no outputs)");
   cmd->add_flag("--fill-uninit", args->fill_uninit,
-                "never-written memory reads as NaN (0xFF bytes) instead of 0");
+                "never-written memory reads as NaN (floats) or the target's "
+                "sbuf.uninitialised_int_fill (integers) instead of 0");
   cmd->add_option("--stats-json", args->stats_json, "write every statistic to this JSON file");
   cmd->add_option("--profile-dir", args->profile_dir,
                   "record a profile here: neff_<N>.neff and <N>_instid_0_vnc_0.ntff");

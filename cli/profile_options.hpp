@@ -6,16 +6,17 @@
 #include "config/target_config.hpp"
 #include "isa/error.hpp"
 #include "profile/directory.hpp"
+#include "profile/peak_flops.hpp"
 #include "traces/summary.hpp"
 
 namespace neuronsim::cli {
 
-// Peak dense bf16 flops/s of the kernel's target (reference section 1, via the target
-// config), or `override_tflops` when positive; 0 when the target is unknown.
+// Peak flops/s of the kernel on its target (profile/peak_flops.hpp: the TFLOPS of its
+// matmuls' dtypes), or `override_tflops` when positive; 0 when the target is unknown.
 inline double peak_flops(const isa::Kernel& k, double override_tflops) {
   if (override_tflops > 0) return override_tflops * 1e12;
   try {
-    return config::load_target(k.target).tensor_tflops_bf16 * 1e12;
+    return profile::peak_flops_per_s(config::load_target(k.target), k);
   } catch (const Error&) {
     return 0;
   }

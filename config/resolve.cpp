@@ -2,6 +2,7 @@
 #include "config/resolve.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <utility>
 
@@ -176,9 +177,6 @@ json read_json_file(const std::string& path) {
 std::uint64_t u(const ResolvedTarget& r, const char* section, const char* key) {
   return r.at(section, key).value.get<std::uint64_t>();
 }
-double d(const ResolvedTarget& r, const char* section, const char* key) {
-  return r.at(section, key).value.get<double>();
-}
 
 using Keys = std::initializer_list<std::pair<const char*, const char*>>;
 
@@ -194,37 +192,35 @@ using Keys = std::initializer_list<std::pair<const char*, const char*>>;
 
 void check_consistency(const ResolvedTarget& r) {
   const std::uint64_t partitions = u(r, "sbuf", "partitions");
-  if (u(r, "sbuf", "total_bytes") != partitions * u(r, "sbuf", "bytes_per_partition"))
-    inconsistent(
-        r, "sbuf.total_bytes must equal sbuf.partitions * sbuf.bytes_per_partition",
-        {{"sbuf", "total_bytes"}, {"sbuf", "partitions"}, {"sbuf", "bytes_per_partition"}});
-  if (u(r, "psum", "total_bytes") != partitions * u(r, "psum", "bytes_per_partition"))
-    inconsistent(
-        r, "psum.total_bytes must equal sbuf.partitions * psum.bytes_per_partition",
-        {{"psum", "total_bytes"}, {"sbuf", "partitions"}, {"psum", "bytes_per_partition"}});
-  if (u(r, "psum", "banks") * u(r, "psum", "bank_bytes") != u(r, "psum", "bytes_per_partition"))
-    inconsistent(r, "psum.banks * psum.bank_bytes must equal psum.bytes_per_partition",
-                 {{"psum", "banks"}, {"psum", "bank_bytes"}, {"psum", "bytes_per_partition"}});
+  // PSUM per partition is banks x bank_bytes (target_config.cpp), a 32-bit runtime field.
+  const std::uint64_t psum_bytes = u(r, "psum", "banks") * u(r, "psum", "bank_bytes");
+  if (psum_bytes > UINT32_MAX)
+    inconsistent(r, "psum.banks * psum.bank_bytes (PSUM bytes per partition) must fit 32 bits",
+                 {{"psum", "banks"}, {"psum", "bank_bytes"}});
   // Even 1-byte elements must fit one partition of SBUF; PSUM holds fp32 (4 bytes).
   if (u(r, "limits", "max_sbuf_free_elems") > u(r, "sbuf", "bytes_per_partition"))
     inconsistent(r, "limits.max_sbuf_free_elems is beyond the memory (1-byte elements)",
                  {{"limits", "max_sbuf_free_elems"}, {"sbuf", "bytes_per_partition"}});
-  if (u(r, "limits", "max_psum_free_elems") * 4 > u(r, "psum", "bytes_per_partition"))
-    inconsistent(r, "limits.max_psum_free_elems is beyond the memory (4-byte fp32 elements)",
-                 {{"limits", "max_psum_free_elems"}, {"psum", "bytes_per_partition"}});
+  if (u(r, "limits", "max_psum_free_elems") * 4 > psum_bytes)
+    inconsistent(r,
+                 "limits.max_psum_free_elems is beyond the memory (4-byte fp32 elements in "
+                 "psum.banks * psum.bank_bytes)",
+                 {{"limits", "max_psum_free_elems"}, {"psum", "banks"}, {"psum", "bank_bytes"}});
   // A matmul result (fp32) fits one PSUM bank per partition (reference section 2).
   if (u(r, "tensor", "matmul_max_n") * 4 > u(r, "psum", "bank_bytes"))
     inconsistent(r, "tensor.matmul_max_n fp32 results (4 bytes each) must fit one PSUM bank",
                  {{"tensor", "matmul_max_n"}, {"psum", "bank_bytes"}});
-  if (u(r, "tensor", "matmul_max_k") > std::min(partitions, u(r, "tensor", "array_rows")))
-    inconsistent(r, "tensor.matmul_max_k must fit the partitions and the array rows",
-                 {{"tensor", "matmul_max_k"}, {"sbuf", "partitions"}, {"tensor", "array_rows"}});
-  if (u(r, "tensor", "matmul_max_m") > u(r, "tensor", "array_cols"))
-    inconsistent(r, "tensor.matmul_max_m must fit the array columns",
-                 {{"tensor", "matmul_max_m"}, {"tensor", "array_cols"}});
-  if (u(r, "tensor", "transpose_max") > std::min(partitions, u(r, "tensor", "array_rows")))
-    inconsistent(r, "tensor.transpose_max must fit the partitions and the array rows",
-                 {{"tensor", "transpose_max"}, {"sbuf", "partitions"}, {"tensor", "array_rows"}});
+  // The contraction runs over partitions, a matmul result has M partitions, and a
+  // transpose's result has its source's free size as partitions.
+  if (u(r, "tensor", "matmul_max_k") > partitions)
+    inconsistent(r, "tensor.matmul_max_k must fit the partitions",
+                 {{"tensor", "matmul_max_k"}, {"sbuf", "partitions"}});
+  if (u(r, "tensor", "matmul_max_m") > partitions)
+    inconsistent(r, "tensor.matmul_max_m must fit the partitions",
+                 {{"tensor", "matmul_max_m"}, {"sbuf", "partitions"}});
+  if (u(r, "tensor", "transpose_max") > partitions)
+    inconsistent(r, "tensor.transpose_max must fit the partitions",
+                 {{"tensor", "transpose_max"}, {"sbuf", "partitions"}});
   if (u(r, "vector", "transpose_max") > partitions)
     inconsistent(r, "vector.transpose_max must fit the partitions",
                  {{"vector", "transpose_max"}, {"sbuf", "partitions"}});
@@ -234,12 +230,6 @@ void check_consistency(const ResolvedTarget& r) {
   if (partitions % u(r, "limits", "partition_start_granule") != 0)
     inconsistent(r, "limits.partition_start_granule must divide sbuf.partitions",
                  {{"limits", "partition_start_granule"}, {"sbuf", "partitions"}});
-  if (u(r, "gpsimd", "cores") * u(r, "gpsimd", "partitions_per_core") != partitions)
-    inconsistent(r, "gpsimd.cores * gpsimd.partitions_per_core must equal sbuf.partitions",
-                 {{"gpsimd", "cores"}, {"gpsimd", "partitions_per_core"}, {"sbuf", "partitions"}});
-  if (d(r, "dma", "engine_bytes_per_ns") > d(r, "dma", "theoretical_gbps"))
-    inconsistent(r, "dma.engine_bytes_per_ns (achievable) must not exceed dma.theoretical_gbps",
-                 {{"dma", "engine_bytes_per_ns"}, {"dma", "theoretical_gbps"}});
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-// The parameter table of a target config; see config_schema.hpp.
+// The parameter table of a target config; see config/schema.hpp.
 #include "config/schema.hpp"
 
 #include <cmath>
 #include <limits>
+
+#include "isa/access_pattern.hpp"
 
 namespace neuronsim::config::schema {
 namespace {
@@ -11,6 +13,8 @@ using nlohmann::json;
 
 constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t kI32 = std::numeric_limits<std::int32_t>::max();
+constexpr std::uint64_t kU16 = std::numeric_limits<std::uint16_t>::max();
+constexpr std::uint64_t kI8 = std::numeric_limits<std::int8_t>::max();
 constexpr std::uint64_t kU64 = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint64_t kNone = 0;  // max_int of a non-integer parameter
 
@@ -43,22 +47,15 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.scalar_ghz = real(v); }},
     {"clocks", "gpsimd_ghz", "GHz", K::positive_real, kNone,
      [](T& t, const json& v) { t.gpsimd_ghz = real(v); }},
-    {"clocks", "sync_ghz", "GHz", K::positive_real, kNone,
-     [](T& t, const json& v) { t.sync_ghz = real(v); }},
 
     {"sbuf", "partitions", "count", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.partitions = u32(v); }},
     {"sbuf", "bytes_per_partition", "bytes", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.sbuf_bytes_per_partition = u32(v); }},
-    {"sbuf", "total_bytes", "bytes", K::positive_int, kU64,
-     [](T& t, const json& v) { t.sbuf_total_bytes = u64(v); }},
-    {"sbuf", "uninitialised_int_fill", "value", K::counter_int, kI32,
+    // At most int8's largest value, so every integer dtype holds the fill as it is.
+    {"sbuf", "uninitialised_int_fill", "value", K::counter_int, kI8,
      [](T& t, const json& v) { t.uninitialised_int_fill = v.get<std::int32_t>(); }},
 
-    {"psum", "bytes_per_partition", "bytes", K::positive_int, kU32,
-     [](T& t, const json& v) { t.limits.psum_bytes_per_partition = u32(v); }},
-    {"psum", "total_bytes", "bytes", K::positive_int, kU64,
-     [](T& t, const json& v) { t.psum_total_bytes = u64(v); }},
     {"psum", "banks", "count", K::positive_int, kU32,
      [](T& t, const json& v) { t.psum_banks = u32(v); }},
     {"psum", "bank_bytes", "bytes", K::positive_int, kU32,
@@ -69,18 +66,16 @@ const std::vector<Param> kParams = {
     {"limits", "max_psum_free_elems", "elements", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.max_psum_free_elems = u32(v); }},
     {"limits", "partition_start_granule", "partitions", K::positive_int, kU32,
-     [](T& t, const json& v) { t.partition_start_granule = u32(v); }},
-    {"limits", "ap_max_free_dims", "count", K::positive_int, kU32,
-     [](T& t, const json& v) { t.ap_max_free_dims = u32(v); }},
-    {"limits", "ap_max_dim_size", "elements", K::positive_int, kU32,
-     [](T& t, const json& v) { t.ap_max_dim_size = u32(v); }},
-    {"limits", "ap_max_stride", "elements", K::positive_int, kU32,
-     [](T& t, const json& v) { t.ap_max_stride = u32(v); }},
+     [](T& t, const json& v) { t.limits.partition_start_granule = u32(v); }},
+    // An access pattern holds kMaxFreeDims dims; 4 sizes of at most 65535 multiply to less
+    // than 2^64, the width of a free size; a stride is an int32.
+    {"limits", "ap_max_free_dims", "count", K::positive_int, isa::kMaxFreeDims,
+     [](T& t, const json& v) { t.limits.ap_max_free_dims = u32(v); }},
+    {"limits", "ap_max_dim_size", "elements", K::positive_int, kU16,
+     [](T& t, const json& v) { t.limits.ap_max_dim_size = u32(v); }},
+    {"limits", "ap_max_stride", "elements", K::positive_int, kI32,
+     [](T& t, const json& v) { t.limits.ap_max_stride = u32(v); }},
 
-    {"tensor", "array_rows", "PEs", K::positive_int, kU32,
-     [](T& t, const json& v) { t.tensor_array_rows = u32(v); }},
-    {"tensor", "array_cols", "PEs", K::positive_int, kU32,
-     [](T& t, const json& v) { t.tensor_array_cols = u32(v); }},
     {"tensor", "matmul_max_k", "partitions", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.matmul_max_k = u32(v); }},
     {"tensor", "matmul_max_m", "elements", K::positive_int, kU32,
@@ -88,13 +83,7 @@ const std::vector<Param> kParams = {
     {"tensor", "matmul_max_n", "elements", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.matmul_max_n = u32(v); }},
     {"tensor", "transpose_max", "elements", K::positive_int, kU32,
-     [](T& t, const json& v) { t.tensor_transpose_max = u32(v); }},
-    {"tensor", "input_elems_per_cycle", "elements/cycle", K::positive_int, kU32,
-     [](T& t, const json& v) { t.tensor_input_elems_per_cycle = u32(v); }},
-    {"tensor", "fp8_input_elems_per_cycle", "elements/cycle", K::positive_int, kU32,
-     [](T& t, const json& v) { t.tensor_fp8_input_elems_per_cycle = u32(v); }},
-    {"tensor", "output_elems_per_cycle", "elements/cycle", K::positive_int, kU32,
-     [](T& t, const json& v) { t.tensor_output_elems_per_cycle = u32(v); }},
+     [](T& t, const json& v) { t.limits.tensor_transpose_max = u32(v); }},
     {"tensor", "mm_init_latency", "cycles", K::counter_int, kU32,
      [](T& t, const json& v) { t.cost.mm_init_latency = u32(v); }},
     {"tensor", "fp32_matmul_factor", "ratio", K::positive_int, kU32,
@@ -135,8 +124,6 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.limits.vector_transpose_max = u32(v); }},
     {"vector", "bn_stats_max_free", "elements", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.bn_stats_max_free = u32(v); }},
-    {"vector", "max8_values", "count", K::positive_int, kU32,
-     [](T& t, const json& v) { t.vector_max8_values = u32(v); }},
 
     {"scalar", "elems_per_cycle_16bit", "elements/cycle", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.scalar_elems_per_cycle_16bit = u32(v); }},
@@ -145,20 +132,10 @@ const std::vector<Param> kParams = {
     {"scalar", "accumulator_read", "cycles", K::counter_int, kU32,
      [](T& t, const json& v) { t.cost.accumulator_read = u32(v); }},
 
-    {"gpsimd", "cores", "count", K::positive_int, kU32,
-     [](T& t, const json& v) { t.gpsimd_cores = u32(v); }},
-    {"gpsimd", "simd_bits", "bits", K::positive_int, kU32,
-     [](T& t, const json& v) { t.gpsimd_simd_bits = u32(v); }},
-    {"gpsimd", "local_memory_bytes", "bytes", K::positive_int, kU32,
-     [](T& t, const json& v) { t.gpsimd_local_memory_bytes = u32(v); }},
-    {"gpsimd", "partitions_per_core", "partitions", K::positive_int, kU32,
-     [](T& t, const json& v) { t.gpsimd_partitions_per_core = u32(v); }},
     {"gpsimd", "elems_per_cycle", "elements/cycle", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.gpsimd_elems_per_cycle = u32(v); }},
     {"gpsimd", "fixed_cycles", "cycles", K::counter_int, kU32,
      [](T& t, const json& v) { t.cost.gpsimd_fixed = u32(v); }},
-    {"gpsimd", "dma_per_core", "flag", K::flag, kNone,
-     [](T& t, const json& v) { t.gpsimd_dma_per_core = flag(v); }},
 
     {"ports", "vector_gpsimd_share_sbuf", "flag", K::flag, kNone,
      [](T& t, const json& v) { t.vector_gpsimd_share_sbuf_port = flag(v); }},
@@ -166,8 +143,6 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.vector_scalar_share_psum_port = flag(v); }},
     {"ports", "psum_same_bank_conflicts", "flag", K::flag, kNone,
      [](T& t, const json& v) { t.psum_same_bank_conflicts = flag(v); }},
-    {"ports", "access_start_cycles", "cycles", K::counter_int, kU32,
-     [](T& t, const json& v) { t.cost.access_start_cycles = u32(v); }},
     {"ports", "stride_penalty_bytes", "bytes", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.stride_penalty_bytes = u32(v); }},
     {"ports", "stride_penalty_factor", "ratio", K::positive_int, kU32,
@@ -181,8 +156,6 @@ const std::vector<Param> kParams = {
         const json& v) { t.dma.queues_per_engine = t.limits.dma_queues_per_engine = u32(v); }},
     {"dma", "queue_depth", "count", K::positive_int, kU32,
      [](T& t, const json& v) { t.dma.queue_depth = u32(v); }},
-    {"dma", "theoretical_gbps", "GB/s", K::positive_real, kNone,
-     [](T& t, const json& v) { t.dma_engine_theoretical_bytes_per_ns = real(v); }},
     {"dma", "engine_bytes_per_ns", "B/ns", K::positive_real, kNone,
      [](T& t, const json& v) { t.dma.engine_bytes_per_ns = real(v); }},
     {"dma", "fixed_latency_ns", "ns", K::latency_real, kNone,
@@ -199,8 +172,8 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.dma.small_row_min_efficiency = real(v); }},
     {"dma", "strict_priority", "flag", K::flag, kNone,
      [](T& t, const json& v) { t.dma.strict_priority = flag(v); }},
-    {"dma", "max_pattern_dims", "count", K::positive_int, kU32,
-     [](T& t, const json& v) { t.dma_max_pattern_dims = u32(v); }},
+    {"dma", "max_pattern_dims", "count", K::positive_int, isa::kMaxFreeDims,
+     [](T& t, const json& v) { t.limits.dma_max_free_dims = u32(v); }},
 
     {"hbm", "capacity_bytes", "bytes", K::positive_int, kU64,
      [](T& t, const json& v) { t.hbm_bytes = u64(v); }},

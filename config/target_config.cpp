@@ -20,9 +20,9 @@ double TargetConfig::clock_ghz(isa::Engine e) const {
     case isa::Engine::gpsimd:
       return gpsimd_ghz;
     case isa::Engine::sync:
-      return sync_ghz;
+      return gpsimd_ghz;
   }
-  return sync_ghz;  // unreachable: every engine is handled above
+  return gpsimd_ghz;  // unreachable: every engine is handled above
 }
 
 TargetConfig load_target(const std::string& name_or_path,
@@ -41,6 +41,9 @@ TargetConfig load_target(const std::string& name_or_path,
   // (nki/about/nki-dma-overview.rst, "Performance Considerations").
   t.dma.partitions_per_engine =
       std::max<std::uint32_t>(1, (t.limits.partitions + t.dma.engines - 1) / t.dma.engines);
+  // PSUM per partition is its banks (reference section 1: 8 x 2 KiB = 16 KiB); resolve.cpp
+  // checks the product fits 32 bits.
+  t.limits.psum_bytes_per_partition = t.psum_banks * t.limits.psum_bank_bytes;
   return t;
 }
 

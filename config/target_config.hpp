@@ -31,9 +31,9 @@ struct HostParams {
 struct TargetConfig {
   std::string name;        // "trn1", "trn2", "trn3"
   std::string generation;  // "NeuronCore-v2", ...
-  // Engine clocks in GHz (reference section 1). The Sync engine and the DMA subsystem's
-  // sequencing run on sync_ghz.
-  double tensor_ghz = 0, vector_ghz = 0, scalar_ghz = 0, gpsimd_ghz = 0, sync_ghz = 0;
+  // Engine clocks in GHz (reference section 1). The Sync engine has no clock of its own:
+  // nothing it runs takes cycles (see clock_ghz).
+  double tensor_ghz = 0, vector_ghz = 0, scalar_ghz = 0, gpsimd_ghz = 0;
   isa::TargetLimits limits;
   isa::CostParams cost;
   isa::DmaParams dma;
@@ -43,44 +43,28 @@ struct TargetConfig {
   bool psum_same_bank_conflicts = false;       // v3+: only same-bank PSUM accesses conflict
   std::uint32_t psum_banks = 0;                // accumulation banks per partition
   std::uint64_t hbm_bytes = 0;                 // HBM capacity per chip, bytes
-  double tensor_tflops_bf16 = 0;               // peak, for MFU estimates
+
+  // Peak Tensor engine TFLOPS per core by matmul input dtype (reference section 1): the
+  // denominators of MFU (profile/peak_flops.hpp).
+  double tensor_tflops_bf16 = 0;  // bf16, fp16, tf32
+  double tensor_tflops_fp8 = 0;   // both inputs fp8
+  double tensor_tflops_fp32 = 0;  // fp32
 
   // --- Further numbers of reference sections 1-3 (JSON section.key in comments).
   std::string description;                  // one line, for `neuronsim config --list`
   std::uint32_t cores_per_chip = 0;         // chip.neuron_cores
-  std::uint64_t sbuf_total_bytes = 0;       // sbuf.total_bytes (all partitions)
-  std::uint64_t psum_total_bytes = 0;       // psum.total_bytes (all partitions)
   std::int32_t uninitialised_int_fill = 0;  // sbuf.uninitialised_int_fill (floats read NaN)
-  // Access patterns and tile placement (section 2).
-  std::uint32_t partition_start_granule = 0;  // limits.partition_start_granule (32)
-  std::uint32_t ap_max_free_dims = 0;         // limits.ap_max_free_dims (4)
-  std::uint32_t ap_max_dim_size = 0;          // limits.ap_max_dim_size, elements (uint16)
-  std::uint32_t ap_max_stride = 0;            // limits.ap_max_stride, elements (int16)
-  // Tensor engine (sections 1, 3).
-  std::uint32_t tensor_array_rows = 0;                 // tensor.array_rows, PEs
-  std::uint32_t tensor_array_cols = 0;                 // tensor.array_cols, PEs
-  std::uint32_t tensor_transpose_max = 0;              // tensor.transpose_max, elements
-  std::uint32_t tensor_input_elems_per_cycle = 0;      // dense (bf16/fp16) input rate
-  std::uint32_t tensor_fp8_input_elems_per_cycle = 0;  // fp8 input rate
-  std::uint32_t tensor_output_elems_per_cycle = 0;     // output rate
-  double tensor_tflops_fp8 = 0;                        // peak, per core
-  double tensor_tflops_fp32 = 0;                       // peak, per core
-  std::uint32_t vector_max8_values = 0;                // values max8 finds per partition
-  // GpSimd (section 1).
-  std::uint32_t gpsimd_cores = 0;
-  std::uint32_t gpsimd_simd_bits = 0;            // SIMD width of one core, bits
-  std::uint32_t gpsimd_local_memory_bytes = 0;   // per core
-  std::uint32_t gpsimd_partitions_per_core = 0;  // cores * this = partitions
-  bool gpsimd_dma_per_core = false;              // v3+: each core has its own DMA
   // DMA and HBM (sections 1, 3). dma.hbm_bytes_per_ns = hbm_chip_bytes_per_ns * share.
-  double dma_engine_theoretical_bytes_per_ns = 0;  // dma.theoretical_gbps (GB/s = B/ns)
-  std::uint32_t dma_max_pattern_dims = 0;          // dims of a DMA access pattern
-  double hbm_chip_bytes_per_ns = 0;                // hbm.chip_bandwidth_gbps
-  double hbm_core_share = 0;                       // hbm.core_share, (0, 1]
+  double hbm_chip_bytes_per_ns = 0;  // hbm.chip_bandwidth_gbps
+  double hbm_core_share = 0;         // hbm.core_share, (0, 1]
 
   // --- The host and runtime around a launch (JSON section "host"; docs/host-model.md).
   HostParams host;
 
+  // An engine's clock. The Sync engine's is not published (reference section 1) and nothing
+  // it runs takes cycles (a dma_copy's time is the DMA model's, a nop is a synchronisation
+  // point), so it is no parameter: its times are counted in cycles of the GpSimd clock, a
+  // sequencer like it, for traces and statistics only.
   double clock_ghz(isa::Engine e) const;
 };
 

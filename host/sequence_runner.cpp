@@ -83,13 +83,19 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
   NeuronCore core("core", config, core_options);
   core.hbm.bind(hbm.socket);
   if (!options.timing_only) {
-    const std::uint8_t fill = options.fill_uninitialised ? memory::kPoisonByte : 0;
+    const memory::UninitFill fill =
+        options.fill_uninitialised ? memory::UninitFill::poison : memory::UninitFill::zero;
     for (const auto& t : seq.tensors) {
       auto given = result.tensors.find(t.name);
-      std::vector<std::uint8_t> bytes =
-          given != result.tensors.end()
-              ? given->second
-              : std::vector<std::uint8_t>(t.as_hbm_tensor().bytes(), fill);
+      std::vector<std::uint8_t> bytes;
+      if (given != result.tensors.end()) {
+        bytes = given->second;
+      } else {
+        const isa::HbmTensor h = t.as_hbm_tensor();
+        bytes.resize(h.bytes());
+        memory::fill_uninitialised(bytes.data(), bytes.size(), h.dtype, fill,
+                                   config.uninitialised_int_fill);
+      }
       hbm.write(addresses.at(t.name), bytes.data(), bytes.size());
     }
   }

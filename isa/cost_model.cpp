@@ -85,9 +85,10 @@ struct StreamingCost {
     return std::max<std::uint64_t>(p.min_issue_interval, c);
   }
 
-  // max(MIN_II, N), + reduce_extra with a reduction (it includes reading the accumulator).
+  // max(MIN_II, N), + accumulator_read with a reduction: the published + MIN_II of an
+  // activation with reduce is its read-out of the Scalar accumulator (docs/cost-model.md).
   std::uint64_t operator()(const Activation& a) const {
-    return at_least_min_ii(stream()) + (a.reduce_dst ? p.reduce_extra : 0);
+    return at_least_min_ii(stream()) + (a.reduce_dst ? p.accumulator_read : 0);
   }
   // max(MIN_II, N) (+ reduce_extra); a reciprocal on Vector is max(MIN_II, 8N).
   std::uint64_t operator()(const TensorScalar& ts) const {

@@ -1,6 +1,6 @@
 #pragma once
 // The numbers the cost model (cost_model.hpp) and the DMA model use. Filled from the
-// target config (sim/targets/*.json), which documents each with its unit and source;
+// target config (config/targets/*.json), which documents each with its unit and source;
 // isa/ keeps no hardware numbers of its own, so every field starts at zero here.
 #include <cstdint>
 
@@ -8,12 +8,12 @@ namespace neuronsim::isa {
 
 struct CostParams {
   // --- Vector / Scalar / GpSimd (cycles of the engine's own clock), reference section 4
-  std::uint32_t min_issue_interval = 0;        // MIN_II, ~64 cycles
-  std::uint32_t reduce_extra = 0;              // extra cycles of activation/tensor_scalar reduce
-  std::uint32_t dependent_overhead = 0;        // static overhead of a dependent tiny instruction
-  std::uint32_t tiny_instruction_elems = 0;    // N at or below which an instruction is "tiny"
-  std::uint32_t accumulator_read = 0;          // reading the Scalar reduction accumulator
-  std::uint32_t gpsimd_fixed = 0;              // fixed part of iota / affine_select (150 + N)
+  std::uint32_t min_issue_interval = 0;      // MIN_II, ~64 cycles
+  std::uint32_t reduce_extra = 0;            // extra cycles of tensor_scalar with reduce
+  std::uint32_t dependent_overhead = 0;      // static overhead of a dependent tiny instruction
+  std::uint32_t tiny_instruction_elems = 0;  // N at or below which an instruction is "tiny"
+  std::uint32_t accumulator_read = 0;        // activation with reduce reads the Scalar accumulator
+  std::uint32_t gpsimd_fixed = 0;            // fixed part of iota / affine_select (150 + N)
   std::uint32_t vector_reciprocal_factor = 0;  // reciprocal on Vector: max(MIN_II, f*N)
   std::uint32_t bn_aggr_numerator = 0;         // bn_aggr: max(MIN_II, num*N/den)
   std::uint32_t bn_aggr_denominator = 0;
@@ -30,7 +30,6 @@ struct CostParams {
   std::uint32_t load_stationary_speedup = 0;  // LoadStationary is up to f times faster
   std::uint32_t fp8_matmul_speedup = 0;       // fp8 "double row" rate multiplier (1 on v2)
   // --- SBUF / PSUM access (reference section 2)
-  std::uint32_t access_start_cycles = 0;    // fixed cost of starting an SBUF/PSUM access
   std::uint32_t stride_penalty_bytes = 0;   // innermost stride above this many bytes...
   std::uint32_t stride_penalty_factor = 0;  // ...divides the bandwidth by this factor
 };

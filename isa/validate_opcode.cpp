@@ -64,12 +64,13 @@ class OpcodeChecker {
 
   void operator()(const Transpose& t) {
     if (engine_ == Engine::tensor) {
-      // Through the systolic array: K rows by M columns (reference section 3).
+      // Through the systolic array, up to tensor_transpose_max square (reference section 3).
       in_space("src", t.src, MemSpace::sbuf);
       in_space("dst", t.dst, MemSpace::psum);
-      if (t.src.partitions > limits_.matmul_max_k || t.src.free_elems() > limits_.matmul_max_m)
-        problem("src " + fmt_shape(t.src) + " exceeds the tensor engine's " +
-                num(limits_.matmul_max_k) + "x" + num(limits_.matmul_max_m) + " transpose");
+      const std::uint64_t edge = limits_.tensor_transpose_max;
+      if (t.src.partitions > edge || t.src.free_elems() > edge)
+        problem("src " + fmt_shape(t.src) + " exceeds the tensor engine's " + num(edge) + "x" +
+                num(edge) + " transpose (tensor_transpose_max)");
     } else if (engine_ == Engine::vector) {
       const std::uint64_t edge = limits_.vector_transpose_max;
       if (t.src.partitions > edge || t.src.free_elems() > edge)

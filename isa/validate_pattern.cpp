@@ -40,16 +40,32 @@ Extent free_extent(const AccessPattern& ap) {
   return e;
 }
 
-// Reference section 2: > 64 partitions start at 0; 33-64 at 0 or 64; <= 32 at 0/32/64/96.
-bool start_partition_allowed(std::uint64_t start, std::uint32_t count) {
-  if (count > 64) return start == 0;
-  if (count > 32) return start == 0 || start == 64;
-  return start % 32 == 0 && start <= 96;
+// Reference section 2, with g = partition_start_granule (32): a tile of more than 2g
+// partitions starts at 0, of g+1..2g at a multiple of 2g that leaves 2g partitions (0 or
+// 64 of 128), of at most g at a multiple of g that leaves g (0, 32, 64 or 96).
+std::uint64_t start_step(std::uint32_t count, std::uint32_t granule) {
+  if (count > 2 * std::uint64_t{granule}) return 0;
+  return count > granule ? 2 * std::uint64_t{granule} : granule;
 }
-const char* start_partition_rule(std::uint32_t count) {
-  if (count > 64) return "a tile of more than 64 partitions must start at partition 0";
-  if (count > 32) return "a tile of 33-64 partitions must start at partition 0 or 64";
-  return "a tile of 32 or fewer partitions must start at partition 0, 32, 64 or 96";
+bool start_partition_allowed(std::uint64_t start, std::uint32_t count, const TargetLimits& l) {
+  const std::uint64_t step = start_step(count, l.partition_start_granule);
+  if (step == 0) return start == 0;
+  return start % step == 0 && start + step <= l.partitions;
+}
+// "a tile of 32 or fewer partitions must start at partition 0, 32, 64 or 96".
+std::string start_partition_rule(std::uint32_t count, const TargetLimits& l) {
+  const std::uint64_t g = l.partition_start_granule;
+  const std::uint64_t step = start_step(count, l.partition_start_granule);
+  if (step == 0)
+    return "a tile of more than " + std::to_string(2 * g) + " partitions must start at partition 0";
+  std::string starts;
+  for (std::uint64_t s = 0; s + step <= l.partitions; s += step) {
+    const bool last = s + 2 * step > l.partitions;
+    starts += (s == 0 ? "" : last ? " or " : ", ") + std::to_string(s);
+  }
+  const std::string tile = step == g ? std::to_string(g) + " or fewer"
+                                     : std::to_string(g + 1) + "-" + std::to_string(2 * g);
+  return "a tile of " + tile + " partitions must start at partition " + starts;
 }
 
 std::string alloc_name(const Kernel& k, std::uint32_t index) {
@@ -77,9 +93,16 @@ class PatternChecker {
       return fail("unknown dtype " + std::to_string(static_cast<int>(ap_.dtype)));
     if (ap_.space != MemSpace::hbm && ap_.space != MemSpace::sbuf && ap_.space != MemSpace::psum)
       return fail("unknown memory space " + std::to_string(static_cast<int>(ap_.space)));
-    if (ap_.ndims < 1 || ap_.ndims > kMaxFreeDims)
+    // The target's limit (at most kMaxFreeDims, the dims a pattern holds: config/schema.cpp):
+    // a DMA descriptor's (dma.max_pattern_dims, reference section 3) for a dma_copy's
+    // operands, the engines' access patterns' (limits.ap_max_free_dims) for the rest.
+    const std::uint32_t max_dims = std::min<std::uint32_t>(
+        instr_.opcode() == Opcode::dma_copy ? limits_.dma_max_free_dims : limits_.ap_max_free_dims,
+        kMaxFreeDims);
+    if (ap_.ndims < 1 || ap_.ndims > max_dims)
       return fail("ndims " + std::to_string(ap_.ndims) + " is not in 1.." +
-                  std::to_string(kMaxFreeDims));
+                  std::to_string(max_dims) +
+                  (instr_.opcode() == Opcode::dma_copy ? " (a DMA pattern)" : ""));
     bool sound = check_dims();
     if (ap_.partitions == 0 || ap_.partitions > limits_.partitions)
       sound = fail("partition count " + std::to_string(ap_.partitions) + " is not in 1.." +
@@ -103,17 +126,21 @@ class PatternChecker {
     return false;
   }
 
-  // Reference section 2: sizes fit uint16, strides fit int16.
+  // Reference section 2: sizes fit uint16 (ap_max_dim_size 65535), strides int16
+  // (ap_max_stride 32767: -32768..32767).
   bool check_dims() {
     bool ok = true;
+    const std::int64_t max_stride = limits_.ap_max_stride;
     for (int i = 0; i < ap_.ndims; ++i) {
       const Dim& d = ap_.dims[i];
-      if (d.size < 1 || d.size > UINT16_MAX)
-        ok = fail("dim " + std::to_string(i) + " size " + std::to_string(d.size) +
-                  " is not in 1..65535 (uint16)");
-      if (d.stride < INT16_MIN || d.stride > INT16_MAX)
+      if (d.size < 1 || d.size > limits_.ap_max_dim_size)
+        ok =
+            fail("dim " + std::to_string(i) + " size " + std::to_string(d.size) + " is not in 1.." +
+                 std::to_string(limits_.ap_max_dim_size) + " (ap_max_dim_size)");
+      if (d.stride < -max_stride - 1 || d.stride > max_stride)
         ok = fail("dim " + std::to_string(i) + " stride " + std::to_string(d.stride) +
-                  " does not fit int16");
+                  " is not in " + std::to_string(-max_stride - 1) + ".." +
+                  std::to_string(max_stride) + " (ap_max_stride)");
     }
     return ok;
   }
@@ -163,10 +190,10 @@ class PatternChecker {
     if (!sound) return;
     check_free_size(space);
     const std::uint64_t start = std::uint64_t{a.start_partition} + ap_.start_partition;
-    if (!start_partition_allowed(start, ap_.partitions))
+    if (!start_partition_allowed(start, ap_.partitions, limits_))
       problem("starts at partition " + std::to_string(start) + " (allocation " +
               std::to_string(a.start_partition) + " + " + std::to_string(ap_.start_partition) +
-              "): " + start_partition_rule(ap_.partitions));
+              "): " + start_partition_rule(ap_.partitions, limits_));
     const std::uint64_t p_end = std::uint64_t{ap_.start_partition} + ap_.partitions;
     if (p_end > a.partitions)
       problem("partitions " + range(ap_.start_partition, p_end) + " fall outside allocation " +

@@ -1,21 +1,64 @@
 #include "memory/memory_image.hpp"
 
+#include <cstring>
 #include <string>
 
 #include "isa/error.hpp"
 
 namespace neuronsim::memory {
 
-MemoryImage::MemoryImage(const isa::TargetLimits& limits)
-    : partitions_(limits.partitions),
-      sbuf_row_bytes_(limits.sbuf_bytes_per_partition),
-      psum_row_bytes_(limits.psum_bytes_per_partition) {}
+namespace {
 
-void MemoryImage::begin_launch(std::vector<std::uint8_t*> tensors, UninitFill fill) {
+void check_int_fill(std::int32_t int_fill) {
+  if (int_fill < 0 || int_fill > 127)
+    throw Error("memory: the uninitialised integer fill " + std::to_string(int_fill) +
+                " is not in 0..127");
+}
+
+}  // namespace
+
+void fill_uninitialised(std::uint8_t* data, std::uint64_t bytes, isa::DType t, UninitFill fill,
+                        std::int32_t int_fill) {
+  if (fill == UninitFill::zero || !isa::is_integer(t)) {
+    std::memset(data, fill_byte(fill), bytes);
+    return;
+  }
+  check_int_fill(int_fill);
+  // Little-endian and non-negative: the value in the first byte, zeros above it.
+  const std::size_t elem = isa::dtype_size(t);
+  std::memset(data, 0, bytes);
+  for (std::uint64_t i = 0; i + elem <= bytes; i += elem)
+    data[i] = static_cast<std::uint8_t>(int_fill);
+}
+
+MemoryImage::MemoryImage(const isa::TargetLimits& limits, std::int32_t int_fill)
+    : partitions_(limits.partitions),
+      int_fill_(int_fill),
+      sbuf_row_bytes_(limits.sbuf_bytes_per_partition),
+      psum_row_bytes_(limits.psum_bytes_per_partition) {
+  check_int_fill(int_fill);
+}
+
+void MemoryImage::begin_launch(const isa::Kernel& k, std::vector<std::uint8_t*> tensors,
+                               UninitFill fill) {
   const std::uint8_t byte = fill_byte(fill);
   sbuf_.assign(static_cast<std::size_t>(partitions_) * sbuf_row_bytes_, byte);
   psum_.assign(static_cast<std::size_t>(partitions_) * psum_row_bytes_, byte);
   hbm_ = std::move(tensors);
+  if (fill != UninitFill::poison) return;
+  // Integer allocations read int_fill_. Validation has checked that every allocation fits;
+  // one that does not is skipped rather than written past its memory.
+  for (const isa::Allocation& a : k.allocations) {
+    const std::uint64_t row_bytes =
+        a.space == isa::MemSpace::sbuf ? sbuf_row_bytes_ : psum_row_bytes_;
+    if (!isa::is_integer(a.dtype) || a.space == isa::MemSpace::hbm ||
+        std::uint64_t{a.start_partition} + a.partitions > partitions_ ||
+        std::uint64_t{a.byte_offset} + a.bytes_per_partition() > row_bytes)
+      continue;
+    for (std::uint32_t p = a.start_partition; p < a.start_partition + a.partitions; ++p)
+      fill_uninitialised(row(a.space, p) + a.byte_offset, a.bytes_per_partition(), a.dtype, fill,
+                         int_fill_);
+  }
 }
 
 std::uint8_t* MemoryImage::row(isa::MemSpace space, std::uint32_t partition) {

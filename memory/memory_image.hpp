@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "isa/kernel.hpp"
 #include "isa/semantics.hpp"
 #include "isa/target_limits.hpp"
 
@@ -15,23 +16,31 @@ namespace neuronsim::memory {
 // What memory nobody has written yet holds.
 enum class UninitFill : std::uint8_t {
   zero,  // all bytes 0x00
-  // All bytes 0xFF: NaN in every float format (fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2),
-  // so a read of uninitialised data shows up in the outputs. Integers read all-ones:
-  // -1 for int8/int16/int32, the maximum (255, 65535, 4294967295) for unsigned types.
+  // As NKI's simulator poisons it (reference section 2): floats read NaN and integers the
+  // target's sbuf.uninitialised_int_fill (4), so a read of uninitialised data shows up in
+  // the outputs. Memory is typed by what it was declared as: an allocation's or an HBM
+  // tensor's dtype; bytes outside every declaration are 0xFF.
   poison,
 };
+// 0xFF bytes are NaN in every float format (fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2).
 inline constexpr std::uint8_t kPoisonByte = 0xFF;
 inline std::uint8_t fill_byte(UninitFill fill) {
   return fill == UninitFill::poison ? kPoisonByte : 0;
 }
+// Fills `bytes` bytes at `data`, elements of dtype `t`, as never-written memory reads: all
+// zero, or poisoned (integers `int_fill`, in 0..127 so every integer dtype holds it as is).
+void fill_uninitialised(std::uint8_t* data, std::uint64_t bytes, isa::DType t, UninitFill fill,
+                        std::int32_t int_fill);
 
 class MemoryImage : public isa::MemoryView {
  public:
-  explicit MemoryImage(const isa::TargetLimits& limits);
+  // `int_fill`: what poisoned integer elements read (sbuf.uninitialised_int_fill).
+  MemoryImage(const isa::TargetLimits& limits, std::int32_t int_fill);
 
-  // A launch begins: SBUF and PSUM start as `fill` (allocated on first use), and HBM
-  // tensor i of the kernel is the memory at tensors[i].
-  void begin_launch(std::vector<std::uint8_t*> tensors, UninitFill fill);
+  // A launch of `k` begins: SBUF and PSUM start as `fill` (allocated on first use), each of
+  // k's allocations as its dtype (in declaration order, so of two overlapping allocations
+  // the later one's dtype wins), and HBM tensor i of the kernel is the memory at tensors[i].
+  void begin_launch(const isa::Kernel& k, std::vector<std::uint8_t*> tensors, UninitFill fill);
 
   std::uint8_t* row(isa::MemSpace space, std::uint32_t partition) override;
   std::uint8_t* hbm_tensor(std::uint32_t tensor) override;
@@ -42,6 +51,7 @@ class MemoryImage : public isa::MemoryView {
 
  private:
   std::uint32_t partitions_;
+  std::int32_t int_fill_;
   std::uint64_t sbuf_row_bytes_;
   std::uint64_t psum_row_bytes_;
   std::vector<std::uint8_t> sbuf_;

@@ -12,6 +12,7 @@
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 #include "profile/directory.hpp"
+#include "profile/peak_flops.hpp"
 #include "report/lanes.hpp"
 #include "report/summary_sum.hpp"
 #include "traces/ntff.hpp"
@@ -23,11 +24,11 @@ using nlohmann::ordered_json;
 
 namespace {
 
-// Peak dense bf16 flops/s of the target (reference section 1, via the target config);
-// 0 when the target is unknown, and MFU is then not shown.
-double peak_flops(const std::string& target) {
+// Peak flops/s of the kernel on its target (profile/peak_flops.hpp); 0 when the target is
+// unknown, and MFU is then not shown.
+double peak_flops(const isa::Kernel& k) {
   try {
-    return config::load_target(target).tensor_tflops_bf16 * 1e12;
+    return peak_flops_per_s(config::load_target(k.target), k);
   } catch (const Error&) {
     return 0;
   }
@@ -45,7 +46,7 @@ KernelProfile load_kernel(const std::string& path, std::vector<report::Lane>& de
   const traces::TraceData trace = traces::read_ntff(k.profile.ntff_path);
   traces::SummaryOptions options;
   options.kernel = &k.profile.neff.kernel;
-  options.peak_flops_per_s = peak_flops(k.profile.neff.kernel.target);
+  options.peak_flops_per_s = peak_flops(k.profile.neff.kernel);
   k.summary = traces::summarize(trace, options);
   std::vector<std::string> queues;
   for (const isa::DmaQueue& q : k.profile.neff.kernel.queues)

@@ -263,7 +263,8 @@ void CoreState::load_tensors(LaunchState& s) {
   TensorPlacement& p = s.tensors;
   const memory::UninitFill fill =
       req.fill_uninitialised ? memory::UninitFill::poison : memory::UninitFill::zero;
-  if (!memory) memory = std::make_unique<memory::MemoryImage>(config.limits);
+  if (!memory)
+    memory = std::make_unique<memory::MemoryImage>(config.limits, config.uninitialised_int_fill);
   p.pointers.assign(tensors.size(), nullptr);
   p.staging.assign(tensors.size(), {});
   for (std::size_t i = 0; i < tensors.size(); ++i) {
@@ -283,13 +284,13 @@ void CoreState::load_tensors(LaunchState& s) {
     else if (input != req.inputs.end())
       std::memcpy(ptr, input->second.data(), bytes);
     else if (p.placed[i])
-      std::memset(ptr, memory::fill_byte(fill), bytes);
+      memory::fill_uninitialised(ptr, bytes, t.dtype, fill, config.uninitialised_int_fill);
     else
       changed = false;
     if (staged && changed) debug_write(p.addresses[i], ptr, bytes);
     p.pointers[i] = ptr;
   }
-  memory->begin_launch(p.pointers, fill);
+  memory->begin_launch(*req.kernel, p.pointers, fill);
 }
 
 void CoreState::start_engines(LaunchState& s) {

@@ -33,12 +33,14 @@ struct LaunchRequest {
   // the launch neither fills them nor copies them back unless they are named in `inputs`
   // or are outputs and `collect_outputs` is set. Every other tensor is placed in the core's
   // own HBM window when the launch starts: constants get the NEFF's data, inputs the bytes
-  // of `inputs`, the rest the fill (zero, or 0xFF with fill_uninitialised).
+  // of `inputs`, the rest the fill (zero, or poisoned with fill_uninitialised).
   std::map<std::string, std::uint64_t> tensor_addresses;
-  TensorBytes inputs;                // copied into the input tensors when the launch starts
-  bool collect_outputs = true;       // copy every output tensor into LaunchResult::outputs
-  bool timing_only = false;          // no data moves and nothing computes; timing is identical
-  bool fill_uninitialised = false;   // SBUF, PSUM and placed tensors start as 0xFF (NaN)
+  TensorBytes inputs;           // copied into the input tensors when the launch starts
+  bool collect_outputs = true;  // copy every output tensor into LaunchResult::outputs
+  bool timing_only = false;     // no data moves and nothing computes; timing is identical
+  // SBUF, PSUM and placed tensors start poisoned: floats NaN, integers the target's
+  // sbuf.uninitialised_int_fill (docs/simulation.md).
+  bool fill_uninitialised = false;
   std::vector<Observer*> observers;  // must outlive the launch
   // Called inside the simulation when the launch is done (after `done` is notified).
   std::function<void(const LaunchResult&)> on_done;

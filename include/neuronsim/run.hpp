@@ -20,7 +20,8 @@ struct RunOptions {
   // Timing only: no memory is allocated and no instruction computes anything; inputs are
   // not needed and no outputs are returned. Timing is identical to a full run.
   bool timing_only = false;
-  // Fill never-written memory with 0xFF bytes (NaN in every float format) instead of 0.
+  // Poison never-written memory instead of zeroing it: floats read NaN, integers the
+  // target's sbuf.uninitialised_int_fill (docs/simulation.md).
   bool fill_uninitialised = false;
   InputGenerator generate_missing;   // empty: a missing input is an error
   std::vector<Observer*> observers;  // see the events of the run (e.g. a trace writer)

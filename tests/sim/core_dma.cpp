@@ -198,3 +198,36 @@ TEST_CASE("core: never-written memory reads as NaN with the uninitialised fill",
   }
   CHECK(nans == 128 * 8);
 }
+
+TEST_CASE("core: never-written integer memory reads the target's uninitialised_int_fill",
+          "[core]") {
+  // Integer allocations and integer tensors the launch places read the fill (NKI's 4, ref
+  // section 2; 7 here, to see that it is the target's), whatever their width.
+  auto k = kernel("uninit_int");
+  const auto out32 = tensor(k, "out32", isa::TensorRole::output, DType::int32, 128, 8);
+  const auto out8 = tensor(k, "out8", isa::TensorRole::output, DType::uint8, 128, 8);
+  tensor(k, "never", isa::TensorRole::output, DType::int16, 4, 4);
+  const auto u = alloc(k, "u", MemSpace::sbuf, DType::int32, 128, 8, 0);
+  const auto v = alloc(k, "v", MemSpace::sbuf, DType::uint8, 128, 8, 64);
+  const auto q = queue(k, "q0", 0, 16);
+  k.stream(Engine::sync).push_back(op(isa::DmaCopy{rows_of(k, out32), tile(k, u), q}));
+  k.stream(Engine::sync).push_back(op(isa::DmaCopy{rows_of(k, out8), tile(k, v), q}));
+  auto cfg = target("trn1");
+  cfg.uninitialised_int_fill = 7;
+  RunOptions opt;
+  opt.fill_uninitialised = true;
+  const auto r = run_kernel(k, cfg, {}, opt);
+  auto values = [&](const std::string& name, std::size_t width) {
+    const auto& bytes = r.outputs.at(name);
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < bytes.size(); i += width) {
+      std::int64_t x = 0;
+      std::memcpy(&x, &bytes[i], width);  // little-endian, non-negative
+      out.push_back(x);
+    }
+    return out;
+  };
+  CHECK(values("out32", 4) == std::vector<std::int64_t>(128 * 8, 7));
+  CHECK(values("out8", 1) == std::vector<std::int64_t>(128 * 8, 7));
+  CHECK(values("never", 2) == std::vector<std::int64_t>(16, 7));
+}

@@ -134,23 +134,30 @@ TEST_CASE("config: out-of-range values are errors naming key, value and reason",
 }
 
 TEST_CASE("config: inconsistent values are errors naming every key involved", "[config]") {
-  // 3 x 2048 != 16384.
+  // PSUM is banks x bank_bytes: 3 x 2048 = 6144 bytes hold fewer than 4096 fp32.
   check_override_error(
       R"({"psum": {"banks": 3}})",
-      {"psum.banks * psum.bank_bytes must equal psum.bytes_per_partition", "psum.banks = 3",
-       "psum.bank_bytes = 2048", "psum.bytes_per_partition = 16384", "config/targets/trn2.json"});
+      {"limits.max_psum_free_elems is beyond the memory", "psum.banks = 3",
+       "psum.bank_bytes = 2048", "limits.max_psum_free_elems = 4096", "config/targets/trn2.json"});
+  check_override_error(R"({"psum": {"banks": 4194304}})",
+                       {"must fit 32 bits", "psum.banks = 4194304"});
   check_override_error(R"({"limits": {"max_sbuf_free_elems": 300000}})",
                        {"limits.max_sbuf_free_elems = 300000", "beyond the memory"});
   check_override_error(R"({"limits": {"max_psum_free_elems": 8192}})",
                        {"limits.max_psum_free_elems = 8192", "beyond the memory"});
   check_override_error(R"({"tensor": {"matmul_max_n": 1024}})",
                        {"tensor.matmul_max_n = 1024", "one PSUM bank"});
-  check_override_error(R"({"sbuf": {"bytes_per_partition": 100000}})",
-                       {"sbuf.total_bytes must equal", "sbuf.bytes_per_partition = 100000"});
-  check_override_error(R"({"gpsimd": {"cores": 4}})",
-                       {"gpsimd.cores * gpsimd.partitions_per_core", "gpsimd.cores = 4"});
-  check_override_error(R"({"dma": {"engine_bytes_per_ns": 30}})",
-                       {"dma.engine_bytes_per_ns = 30.0", "dma.theoretical_gbps = 27.2"});
+  check_override_error(
+      R"({"sbuf": {"bytes_per_partition": 60000}})",
+      {"limits.max_sbuf_free_elems is beyond the memory", "sbuf.bytes_per_partition = 60000"});
+  check_override_error(R"({"tensor": {"matmul_max_m": 256}})",
+                       {"tensor.matmul_max_m must fit the partitions", "sbuf.partitions = 128"});
+  check_override_error(R"({"sbuf": {"uninitialised_int_fill": 128}})",
+                       {"sbuf.uninitialised_int_fill = 128", "too large (at most 127)"});
+  check_override_error(R"({"limits": {"ap_max_free_dims": 5}})",
+                       {"limits.ap_max_free_dims = 5", "too large (at most 4)"});
+  check_override_error(R"({"dma": {"max_pattern_dims": 5}})",
+                       {"dma.max_pattern_dims = 5", "too large (at most 4)"});
 }
 
 TEST_CASE("config: bad files and names are errors naming them", "[config]") {

@@ -32,7 +32,6 @@ inline CostParams v2_params() {
   p.fp32_matmul_factor = 4;
   p.load_stationary_speedup = 4;
   p.fp8_matmul_speedup = 1;
-  p.access_start_cycles = 60;
   p.stride_penalty_bytes = 16;
   p.stride_penalty_factor = 2;
   return p;

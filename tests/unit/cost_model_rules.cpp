@@ -165,10 +165,6 @@ TEST_CASE("cost: instructions the table does not list", "[cost]") {
     CHECK(busy_cycles(dma, e, p) == 0);
     CHECK(busy_cycles(Nop{}, e, p) == 0);
   }
-  // access_start_cycles is inside MIN_II: changing it changes nothing (512)
-  CostParams q = p;
-  q.access_start_cycles = 1000;
-  CHECK(busy_cycles(copy_op(DType::fp32, 512), Engine::vector, q) == 512);
 }
 
 TEST_CASE("cost: bad engine or unset parameters raise neuronsim::Error", "[cost]") {

@@ -34,7 +34,8 @@ TEST_CASE("cost: activation, tensor_scalar, tensor_copy cost max(MIN_II, N)", "[
   CHECK(busy_cycles(copy_op(DType::bf16, 2000), Engine::vector, p) == 2000);
 }
 
-TEST_CASE("cost: activation and tensor_scalar with reduce add reduce_extra", "[cost]") {
+TEST_CASE("cost: activation with reduce adds accumulator_read, tensor_scalar reduce_extra",
+          "[cost]") {
   const CostParams p = v2_params();
   Activation act;
   act.src = tile(DType::fp32, 512);
@@ -52,6 +53,18 @@ TEST_CASE("cost: activation and tensor_scalar with reduce add reduce_extra", "[c
   ts.reduce_dst = column();
   // N = 512: max(64, 512) + 64 = 576
   CHECK(busy_cycles(ts, Engine::vector, p) == 576);
+
+  // Each reads its own parameter: the Scalar accumulator's read-out, the Vector reduce.
+  CostParams q = p;
+  q.accumulator_read = 10;
+  // N = 10: max(64, 10) + 10 = 74; tensor_scalar keeps reduce_extra: 576
+  CHECK(busy_cycles(act, Engine::scalar, q) == 74);
+  CHECK(busy_cycles(ts, Engine::vector, q) == 576);
+  q = p;
+  q.reduce_extra = 10;
+  // max(64, 10) + 64 = 128; max(64, 512) + 10 = 522
+  CHECK(busy_cycles(act, Engine::scalar, q) == 128);
+  CHECK(busy_cycles(ts, Engine::vector, q) == 522);
 }
 
 TEST_CASE("cost: tensor_tensor with one input in PSUM costs max(MIN_II, N)", "[cost]") {

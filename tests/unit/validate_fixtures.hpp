@@ -25,11 +25,17 @@ inline TargetLimits trn1_limits() {
   l.matmul_max_k = 128;
   l.matmul_max_m = 128;
   l.matmul_max_n = 512;
+  l.tensor_transpose_max = 128;
   l.vector_transpose_max = 32;
   l.bn_stats_max_free = 512;
   l.semaphores = 32;
   l.dma_engines = 16;
   l.dma_queues_per_engine = 16;
+  l.partition_start_granule = 32;
+  l.ap_max_free_dims = 4;
+  l.dma_max_free_dims = 4;
+  l.ap_max_dim_size = 65535;
+  l.ap_max_stride = 32767;
   return l;
 }
 

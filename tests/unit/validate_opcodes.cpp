@@ -109,11 +109,15 @@ TEST_CASE("validate: tensor-engine transpose", "[validate]") {
   REQUIRE(d.size() == 2);
   CHECK_THAT(d[0].reason, Catch::Contains("src must be in sbuf, not psum"));
   CHECK_THAT(d[1].reason, Catch::Contains("dst must be in psum, not sbuf"));
+  // The edge is tensor_transpose_max, not the matmul limits.
   auto limits = trn1_limits();
-  limits.matmul_max_k = 64;
+  limits.tensor_transpose_max = 64;
   t = Transpose{psum(kPs, 64, 128), sbuf(kX, 128, 64)};
-  expect_one(with(Engine::tensor, t), "src [128,64] exceeds the tensor engine's 64x128 transpose",
+  expect_one(with(Engine::tensor, t), "src [128,64] exceeds the tensor engine's 64x64 transpose",
              limits);
+  limits = trn1_limits();
+  limits.matmul_max_k = limits.matmul_max_m = 64;
+  expect_none(with(Engine::tensor, t), limits);
 }
 
 TEST_CASE("validate: vector-engine transpose", "[validate]") {

@@ -82,9 +82,31 @@ TEST_CASE("validate: dim sizes must be 1..65535", "[validate]") {
 TEST_CASE("validate: strides must fit int16", "[validate]") {
   auto op = copy_x_to_y(128, 2);
   op.src.dims[0] = {40000, 2};
-  expect_one(with(Engine::vector, op), "src: dim 0 stride 40000 does not fit int16");
+  expect_one(with(Engine::vector, op), "src: dim 0 stride 40000 is not in -32768..32767");
   op.src.dims[0] = {-32769, 2};
-  expect_one(with(Engine::vector, op), "src: dim 0 stride -32769 does not fit int16");
+  expect_one(with(Engine::vector, op), "src: dim 0 stride -32769 is not in -32768..32767");
+}
+
+TEST_CASE("validate: pattern limits are the target's", "[validate]") {
+  // ap_max_free_dims, ap_max_dim_size and ap_max_stride replace the reference's 4, uint16
+  // and int16 (trn1_limits() holds those values).
+  auto op = copy_x_to_y(128, 512);
+  op.dst.ndims = 2;
+  op.dst.dims[0] = {256, 2};
+  op.dst.dims[1] = {1, 256};
+  expect_none(with(Engine::vector, op));
+  auto limits = trn1_limits();
+  limits.ap_max_free_dims = 1;
+  expect_one(with(Engine::vector, op), "dst: ndims 2 is not in 1..1", limits);
+  limits = trn1_limits();
+  limits.ap_max_stride = 2;
+  expect_one(with(Engine::vector, op), "dst: dim 0 stride 256 is not in -3..2", limits);
+  limits = trn1_limits();
+  limits.ap_max_dim_size = 256;
+  const auto d = check(with(Engine::vector, copy_x_to_y(128, 512)), limits);
+  INFO(listing(d));
+  REQUIRE(d.size() == 2);
+  CHECK_THAT(d[0].reason, Catch::Contains("dim 0 size 512 is not in 1..256"));
 }
 
 TEST_CASE("validate: partition count must be 1..128", "[validate]") {
@@ -139,6 +161,37 @@ TEST_CASE("validate: start partition rule on the absolute start", "[validate]") 
   CHECK_THAT(d[0].reason, Catch::Contains("starts at partition 48 (allocation 32 + 16)") &&
                               Catch::Contains("32 or fewer partitions must start at partition 0, "
                                               "32, 64 or 96"));
+}
+
+TEST_CASE("validate: the start partition rule follows partition_start_granule", "[validate]") {
+  Kernel k = base_kernel();
+  k.allocations.push_back(alloc("q1", MemSpace::sbuf, DType::fp32, 16, 8192, 32, 32));
+  auto limits = trn1_limits();
+  limits.partition_start_granule = 16;
+  auto run = [&](AccessPattern dst, const TargetLimits& l) {
+    Kernel kk = k;
+    kk.stream(Engine::vector).push_back(instr(Memset{dst, 0.0}));
+    return check(kk, l);
+  };
+  // 16 partitions at 32 + 16 = 48: a multiple of 16, not of 32.
+  auto p = sbuf(7, 16, 16);
+  p.start_partition = 16;
+  CHECK(run(p, limits).empty());
+  CHECK(run(p, trn1_limits()).size() == 1);
+  // 17-32 partitions at a multiple of 32; more than 32 at 0.
+  auto d = run(sbuf(kX, 24, 16), limits);
+  CHECK(d.empty());
+  auto q = sbuf(kX, 24, 16);
+  q.start_partition = 16;
+  d = run(q, limits);
+  REQUIRE(d.size() == 1);
+  CHECK_THAT(d[0].reason, Catch::Contains("17-32 partitions must start at partition 0, 32, 64 "
+                                          "or 96"));
+  q = sbuf(kX, 33, 16);
+  q.start_partition = 32;
+  d = run(q, limits);
+  REQUIRE(!d.empty());
+  CHECK_THAT(d[0].reason, Catch::Contains("more than 32 partitions must start at partition 0"));
 }
 
 TEST_CASE("validate: pattern partitions outside the allocation", "[validate]") {
