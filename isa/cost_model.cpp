@@ -126,10 +126,8 @@ struct StreamingCost {
     const bool zero16 = is_positive_zero(m.value) && dtype_size(m.dst.dtype) == 2;
     return at_least_min_ii(zero16 ? stream(1, 2) : stream());
   }
-  // GpSimd: gpsimd_fixed + N. On Vector (not in the table): a fill, max(MIN_II, N).
-  std::uint64_t operator()(const Iota&) const {
-    return engine == Engine::gpsimd ? p.gpsimd_fixed + stream() : at_least_min_ii(stream());
-  }
+  // GpSimd (the only engine that runs them): gpsimd_fixed + N.
+  std::uint64_t operator()(const Iota&) const { return p.gpsimd_fixed + stream(); }
   std::uint64_t operator()(const AffineSelect&) const { return p.gpsimd_fixed + stream(); }
   // Not in the table: priced like NKI tensor_copy_predicated, max(MIN_II, N) with an input
   // in PSUM (the two memories feed in parallel), else max(MIN_II, 2N).

@@ -90,53 +90,82 @@ constexpr std::uint32_t kAll = (1u << kEngineCount) - 1;
 constexpr std::uint32_t kTensor = bit(Engine::tensor), kVector = bit(Engine::vector),
                         kScalar = bit(Engine::scalar), kGpSimd = bit(Engine::gpsimd);
 
-// Which engines run each opcode (reference section 3). One overload per operand struct
-// and no fallback: an opcode added without its engines does not compile.
+// Which engines run each opcode: the NKI ISA reference, one nki.isa.* page per opcode
+// (docs/isa-audit.md has the audit). One overload per operand struct and no fallback: an
+// opcode added without its engines does not compile. What an engine may do beyond its
+// opcode (bitvec ops on Vector only, the Scalar engine's
+// tensor_scalar operator pairs, no PSUM on GpSimd) is validation's (validate_opcode.cpp).
+//
+// NKI/ below stands for
+// https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/
+
+// NKI/nki.isa.nc_matmul.html: "using Tensor Engine".
 constexpr std::uint32_t of(const Matmul*) {
   return kTensor;
 }
+// NKI/nki.isa.nc_transpose.html: "using Tensor or Vector Engine".
 constexpr std::uint32_t of(const Transpose*) {
   return kTensor | kVector;
 }
+// NKI/nki.isa.activation.html: "using Scalar Engine".
 constexpr std::uint32_t of(const Activation*) {
   return kScalar;
 }
+// NKI/nki.isa.tensor_tensor.html: "using Vector Engine or GpSimd Engine".
 constexpr std::uint32_t of(const TensorTensor*) {
   return kVector | kGpSimd;
 }
+// NKI/nki.isa.tensor_scalar.html: "using Vector or Scalar or GpSimd Engine", but the
+// GpSimd engine only for rsqrt, an operator neuronsim's AluOp does not have.
 constexpr std::uint32_t of(const TensorScalar*) {
-  return kVector | kGpSimd;
+  return kVector | kScalar;
 }
+// NKI/nki.isa.scalar_tensor_tensor.html: "using Vector Engine".
 constexpr std::uint32_t of(const ScalarTensorTensor*) {
-  return kVector | kGpSimd;
+  return kVector;
 }
+// NKI/nki.isa.tensor_reduce.html: "using Vector Engine" (partition-axis reductions on
+// GpSimd are nki.isa.tensor_partition_reduce, another instruction).
 constexpr std::uint32_t of(const TensorReduce*) {
-  return kVector | kGpSimd;
+  return kVector;
 }
+// NKI/nki.isa.tensor_copy.html: "using Vector, Scalar or GpSimd Engine".
 constexpr std::uint32_t of(const TensorCopy*) {
   return kVector | kScalar | kGpSimd;
 }
+// NKI/nki.isa.memset.html: "using Vector or GpSimd Engine".
 constexpr std::uint32_t of(const Memset*) {
-  return kVector | kScalar | kGpSimd;
-}
-constexpr std::uint32_t of(const Iota*) {
-  return kGpSimd | kVector;
-}
-constexpr std::uint32_t of(const Select*) {
   return kVector | kGpSimd;
 }
+// NKI/nki.isa.iota.html: "using GpSimd Engine".
+constexpr std::uint32_t of(const Iota*) {
+  return kGpSimd;
+}
+// neuronsim's select (a full-tile on_false) has no page of its own; its NKI relatives
+// NKI/nki.isa.select_reduce.html and NKI/nki.isa.tensor_copy_predicated.html run on the
+// Vector Engine only.
+constexpr std::uint32_t of(const Select*) {
+  return kVector;
+}
+// NKI/nki.isa.affine_select.html: "using GpSimd Engine".
 constexpr std::uint32_t of(const AffineSelect*) {
   return kGpSimd;
 }
+// NKI/nki.isa.bn_stats.html and NKI/nki.isa.bn_aggr.html: "using Vector Engine".
 constexpr std::uint32_t of(const BnStats*) {
   return kVector;
 }
 constexpr std::uint32_t of(const BnAggr*) {
   return kVector;
 }
+// NKI/nki.isa.dma_copy.html names no engine: descriptors come from the runtime, the
+// GpSimd engine (software DGE) or the Sync/Scalar sequencers (hardware DGE, v3+), and any
+// engine's stream may start a queue (reference section 4).
 constexpr std::uint32_t of(const DmaCopy*) {
   return kAll;
 }
+// neuronsim's semaphore-only instruction (reference section 5): every sequencer waits and
+// signals.
 constexpr std::uint32_t of(const Nop*) {
   return kAll;
 }
