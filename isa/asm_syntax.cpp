@@ -1,95 +1,82 @@
 #include "isa/asm_syntax.hpp"
 
 #include <array>
+#include <cstdint>
+#include <optional>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace neuronsim::isa::asm_detail {
 
 namespace {
 
-// Pointer to member `m` of the operation's struct T, for the table below.
-#define NS_FIELD(T, m) [](Operation& o) -> void* { return &std::get<T>(o).m; }
-
 using K = FieldKind;
 
-Field pos(std::string_view key, void* (*get)(Operation&)) {
-  return Field{key, K::pattern, true, true, {}, get};
-}
-Field req(std::string_view key, K kind, void* (*get)(Operation&)) {
-  return Field{key, kind, false, true, {}, get};
-}
-Field opt(std::string_view key, K kind, void* (*get)(Operation&), std::string_view dep = {}) {
-  return Field{key, kind, false, false, dep, get};
-}
-
-std::array<std::vector<Field>, kOpcodeCount> make_table() {
-  std::array<std::vector<Field>, kOpcodeCount> t;
-  auto at = [&](Opcode op) -> std::vector<Field>& { return t[static_cast<int>(op)]; };
-  at(Opcode::matmul) = {
-      pos("dst", NS_FIELD(Matmul, dst)), pos("stationary", NS_FIELD(Matmul, stationary)),
-      pos("moving", NS_FIELD(Matmul, moving)), opt("acc", K::acc, NS_FIELD(Matmul, acc))};
-  at(Opcode::transpose) = {pos("dst", NS_FIELD(Transpose, dst)),
-                           pos("src", NS_FIELD(Transpose, src))};
-  at(Opcode::activation) = {pos("dst", NS_FIELD(Activation, dst)),
-                            pos("src", NS_FIELD(Activation, src)),
-                            req("func", K::act, NS_FIELD(Activation, func)),
-                            opt("scale", K::scalar, NS_FIELD(Activation, scale)),
-                            opt("bias", K::opt_pattern, NS_FIELD(Activation, bias)),
-                            opt("reduce", K::opt_pattern, NS_FIELD(Activation, reduce_dst))};
-  at(Opcode::tensor_tensor) = {
-      pos("dst", NS_FIELD(TensorTensor, dst)), pos("a", NS_FIELD(TensorTensor, a)),
-      pos("b", NS_FIELD(TensorTensor, b)), req("op", K::alu, NS_FIELD(TensorTensor, op))};
-  at(Opcode::tensor_scalar) = {
-      pos("dst", NS_FIELD(TensorScalar, dst)),
-      pos("src", NS_FIELD(TensorScalar, src)),
-      req("op0", K::alu, NS_FIELD(TensorScalar, op0)),
-      req("arg0", K::scalar, NS_FIELD(TensorScalar, arg0)),
-      opt("reverse0", K::boolean, NS_FIELD(TensorScalar, reverse0)),
-      opt("op1", K::opt_alu, NS_FIELD(TensorScalar, op1)),
-      opt("arg1", K::scalar, NS_FIELD(TensorScalar, arg1), "op1"),
-      opt("reverse1", K::boolean, NS_FIELD(TensorScalar, reverse1), "op1"),
-      opt("reduce", K::opt_pattern, NS_FIELD(TensorScalar, reduce_dst)),
-      opt("reduce_op", K::alu, NS_FIELD(TensorScalar, reduce_op), "reduce")};
-  at(Opcode::scalar_tensor_tensor) = {
-      pos("dst", NS_FIELD(ScalarTensorTensor, dst)),
-      pos("a", NS_FIELD(ScalarTensorTensor, a)),
-      pos("b", NS_FIELD(ScalarTensorTensor, b)),
-      req("scalar", K::scalar, NS_FIELD(ScalarTensorTensor, scalar)),
-      req("op0", K::alu, NS_FIELD(ScalarTensorTensor, op0)),
-      req("op1", K::alu, NS_FIELD(ScalarTensorTensor, op1))};
-  at(Opcode::tensor_reduce) = {pos("dst", NS_FIELD(TensorReduce, dst)),
-                               pos("src", NS_FIELD(TensorReduce, src)),
-                               req("op", K::alu, NS_FIELD(TensorReduce, op)),
-                               opt("axes", K::u8, NS_FIELD(TensorReduce, axes)),
-                               opt("negate", K::boolean, NS_FIELD(TensorReduce, negate))};
-  at(Opcode::tensor_copy) = {pos("dst", NS_FIELD(TensorCopy, dst)),
-                             pos("src", NS_FIELD(TensorCopy, src))};
-  at(Opcode::memset) = {pos("dst", NS_FIELD(Memset, dst)),
-                        req("value", K::f64, NS_FIELD(Memset, value))};
-  at(Opcode::iota) = {pos("dst", NS_FIELD(Iota, dst)), opt("base", K::i32, NS_FIELD(Iota, base)),
-                      opt("partition_step", K::i32, NS_FIELD(Iota, partition_step)),
-                      opt("steps", K::steps, NS_FIELD(Iota, steps))};
-  at(Opcode::select) = {
-      pos("dst", NS_FIELD(Select, dst)), pos("predicate", NS_FIELD(Select, predicate)),
-      pos("on_true", NS_FIELD(Select, on_true)), pos("on_false", NS_FIELD(Select, on_false))};
-  at(Opcode::affine_select) = {
-      pos("dst", NS_FIELD(AffineSelect, dst)),
-      pos("src", NS_FIELD(AffineSelect, src)),
-      req("cmp", K::alu, NS_FIELD(AffineSelect, cmp)),
-      opt("offset", K::i32, NS_FIELD(AffineSelect, offset)),
-      opt("partition_step", K::i32, NS_FIELD(AffineSelect, partition_step)),
-      opt("steps", K::steps, NS_FIELD(AffineSelect, steps)),
-      opt("fill", K::f32, NS_FIELD(AffineSelect, fill))};
-  at(Opcode::bn_stats) = {pos("dst", NS_FIELD(BnStats, dst)), pos("src", NS_FIELD(BnStats, src))};
-  at(Opcode::bn_aggr) = {pos("dst", NS_FIELD(BnAggr, dst)), pos("src", NS_FIELD(BnAggr, src))};
-  at(Opcode::dma_copy) = {pos("dst", NS_FIELD(DmaCopy, dst)), pos("src", NS_FIELD(DmaCopy, src)),
-                          req("queue", K::queue, NS_FIELD(DmaCopy, queue)),
-                          opt("accumulate", K::boolean, NS_FIELD(DmaCopy, accumulate))};
-  at(Opcode::nop) = {};
-  return t;
+// The assembly kind of a field's C++ type; a type without one does not compile.
+template <typename T>
+constexpr FieldKind kind_of() {
+  if constexpr (std::is_same_v<T, AccessPattern>) {
+    return K::pattern;
+  } else if constexpr (std::is_same_v<T, std::optional<AccessPattern>>) {
+    return K::opt_pattern;
+  } else if constexpr (std::is_same_v<T, ScalarArg>) {
+    return K::scalar;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return K::f32;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return K::f64;
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {
+    return K::i32;
+  } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+    return K::u8;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return K::boolean;
+  } else if constexpr (std::is_same_v<T, AluOp>) {
+    return K::alu;
+  } else if constexpr (std::is_same_v<T, std::optional<AluOp>>) {
+    return K::opt_alu;
+  } else if constexpr (std::is_same_v<T, ActFunc>) {
+    return K::act;
+  } else if constexpr (std::is_same_v<T, AccumulateFlag>) {
+    return K::acc;
+  } else if constexpr (std::is_same_v<T, std::uint16_t>) {
+    return K::queue;
+  } else if constexpr (std::is_same_v<T, std::array<std::int32_t, kMaxFreeDims>>) {
+    return K::steps;
+  } else {
+    static_assert(sizeof(T) == 0, "no assembly syntax for this field type");
+  }
 }
 
-#undef NS_FIELD
+// The address of field J of operation struct Op, inside an Operation holding an Op.
+template <typename Op, std::size_t J>
+void* field_address(Operation& o) {
+  constexpr auto f = std::get<J>(Op::fields());
+  return &(std::get<Op>(o).*(f.member));
+}
+
+template <typename Op, std::size_t... J>
+std::vector<Field> fields_of(std::index_sequence<J...>) {
+  [[maybe_unused]] constexpr auto all = Op::fields();
+  [[maybe_unused]] auto one = [](const auto& f, void* (*get)(Operation&)) {
+    using V = typename std::decay_t<decltype(f)>::Value;
+    return Field{f.key,
+                 kind_of<V>(),
+                 f.syntax == FieldSyntax::operand,
+                 f.syntax == FieldSyntax::required,
+                 f.depends_on,
+                 get};
+  };
+  return {one(std::get<J>(all), &field_address<Op, J>)...};
+}
+
+template <std::size_t... I>
+std::array<std::vector<Field>, kOpcodeCount> make_table(std::index_sequence<I...>) {
+  return {fields_of<std::variant_alternative_t<I, Operation>>(
+      std::make_index_sequence<
+          std::tuple_size_v<decltype(std::variant_alternative_t<I, Operation>::fields())>>{})...};
+}
 
 template <std::size_t... I>
 Operation make_default(std::size_t index, std::index_sequence<I...>) {
@@ -101,7 +88,7 @@ Operation make_default(std::size_t index, std::index_sequence<I...>) {
 }  // namespace
 
 const std::vector<Field>& fields(Opcode op) {
-  static const auto table = make_table();
+  static const auto table = make_table(std::make_index_sequence<kOpcodeCount>{});
   return table[static_cast<int>(op)];
 }
 

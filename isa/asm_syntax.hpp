@@ -1,7 +1,8 @@
 #pragma once
 // The operands and options of every opcode in the assembly language, as one table read by
-// both the assembler and the printer, so the two cannot disagree. Positional operands are
-// access patterns; everything else is a `key=value` option.
+// both the assembler and the printer, so the two cannot disagree. Generated from each
+// operand struct's fields() (instruction.hpp): positional operands are access patterns;
+// everything else is a `key=value` option.
 #include <string_view>
 #include <vector>
 

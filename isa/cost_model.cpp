@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <type_traits>
 
 #include "isa/cost_operands.hpp"
 #include "isa/cost_rate.hpp"
@@ -128,10 +127,8 @@ struct StreamingCost {
     const bool zero16 = is_positive_zero(m.value) && dtype_size(m.dst.dtype) == 2;
     return at_least_min_ii(zero16 ? stream(1, 2) : stream());
   }
-  // GpSimd: gpsimd_fixed + N. On Vector (not in the table): a fill, max(MIN_II, N).
-  std::uint64_t operator()(const Iota&) const {
-    return engine == Engine::gpsimd ? p.gpsimd_fixed + stream() : at_least_min_ii(stream());
-  }
+  // GpSimd (the only engine that runs them): gpsimd_fixed + N.
+  std::uint64_t operator()(const Iota&) const { return p.gpsimd_fixed + stream(); }
   std::uint64_t operator()(const AffineSelect&) const { return p.gpsimd_fixed + stream(); }
   // Not in the table: priced like NKI tensor_copy_predicated, max(MIN_II, N) with an input
   // in PSUM (the two memories feed in parallel), else max(MIN_II, 2N).
@@ -149,11 +146,8 @@ struct StreamingCost {
   }
   // Vector transpose, not in the table: NKI nc_transpose on Vector, max(MIN_II, N).
   std::uint64_t operator()(const Transpose&) const { return at_least_min_ii(stream()); }
-  // Matmul, DmaCopy and Nop never reach here (see cycles()).
-  template <typename Other>
-  std::uint64_t operator()(const Other&) const {
-    return 0;
-  }
+  // No overload for Matmul, DmaCopy or Nop (InstructionCost prices those) and no
+  // fallback: a streaming opcode added without its formula does not compile.
 };
 
 }  // namespace
@@ -177,6 +171,76 @@ std::uint64_t load_stationary_cycles(const Matmul& mm, const CostParams& p) {
   return std::max<std::uint64_t>(1, matmul_dtype_scaled(mm, p, m, speedup));
 }
 
+namespace {
+
+// One overload per opcode on the engines that run it, no fallback: every opcode is
+// priced, and an opcode added without a price does not compile.
+struct InstructionCost {
+  const Instruction& instr;
+  Engine engine;
+  const CostParams& p;
+  const CostContext& ctx;
+
+  std::uint64_t operator()(const Matmul& mm) const { return multiply_moving_cycles(mm, p); }
+  std::uint64_t operator()(const Transpose& t) const {
+    return engine == Engine::tensor ? tensor_transpose_cycles(t, p) : streamed(t);
+  }
+  // dma_copy: descriptor and transfer time belong to the DMA model. nop: a pure
+  // synchronisation point, handled by the sequencer between instructions.
+  std::uint64_t operator()(const DmaCopy&) const { return 0; }
+  std::uint64_t operator()(const Nop&) const { return 0; }
+  // Everything else streams through a Vector / Scalar / GpSimd datapath: StreamingCost
+  // has one formula per opcode and no fallback.
+  template <typename Op>
+  std::uint64_t operator()(const Op& op) const {
+    return streamed(op);
+  }
+
+  template <typename Op>
+  std::uint64_t streamed(const Op& op) const {
+    const std::uint64_t n = cost::elems_per_partition(instr);
+    std::uint64_t c = StreamingCost{p, engine, cost::stream_rate(instr, engine, p), n}(op);
+    // Reference section 4: a tiny instruction that depends on the one before it pays a
+    // static overhead (Vector / Scalar / GpSimd; matmul accumulation chains are pipelined).
+    if (ctx.depends_on_previous && n <= p.tiny_instruction_elems) c += p.dependent_overhead;
+    return c;
+  }
+};
+
+// Floating-point operations, one overload per opcode and no fallback.
+struct Flops {
+  // 2*K*M*N: K contraction partitions, M stationary columns, N moving columns.
+  std::uint64_t operator()(const Matmul& x) const {
+    return 2 * std::uint64_t{x.moving.partitions} * x.stationary.free_elems() *
+           x.moving.free_elems();
+  }
+  // One per output element, plus one per element for the optional reduction.
+  std::uint64_t operator()(const Activation& x) const {
+    return x.dst.elems() * (x.reduce_dst ? 2 : 1);
+  }
+  std::uint64_t operator()(const TensorScalar& x) const {
+    return x.dst.elems() * (x.reduce_dst ? 2 : 1);
+  }
+  // Elementwise: one per output element.
+  std::uint64_t operator()(const TensorTensor& x) const { return x.dst.elems(); }
+  std::uint64_t operator()(const ScalarTensorTensor& x) const { return x.dst.elems(); }
+  std::uint64_t operator()(const Select& x) const { return x.dst.elems(); }
+  std::uint64_t operator()(const AffineSelect& x) const { return x.dst.elems(); }
+  // Reductions: one per element consumed.
+  std::uint64_t operator()(const TensorReduce& x) const { return x.src.elems(); }
+  std::uint64_t operator()(const BnStats& x) const { return x.src.elems(); }
+  std::uint64_t operator()(const BnAggr& x) const { return x.src.elems(); }
+  // Data movement and synchronisation compute nothing.
+  std::uint64_t operator()(const Transpose&) const { return 0; }
+  std::uint64_t operator()(const TensorCopy&) const { return 0; }
+  std::uint64_t operator()(const Memset&) const { return 0; }
+  std::uint64_t operator()(const Iota&) const { return 0; }
+  std::uint64_t operator()(const DmaCopy&) const { return 0; }
+  std::uint64_t operator()(const Nop&) const { return 0; }
+};
+
+}  // namespace
+
 std::uint64_t cycles(const Kernel& /*k: operands carry their own dtype and memory*/,
                      const Instruction& instr, Engine engine, const CostParams& p,
                      const CostContext& ctx) {
@@ -184,45 +248,11 @@ std::uint64_t cycles(const Kernel& /*k: operands carry their own dtype and memor
   if ((allowed_engines(op) & (1u << static_cast<int>(engine))) == 0)
     throw Error("cost model: " + std::string(opcode_name(op)) + " cannot run on the " +
                 std::string(engine_name(engine)) + " engine");
-  // dma_copy: descriptor and transfer time belong to the DMA model. nop: a pure
-  // synchronisation point, handled by the sequencer between instructions.
-  if (op == Opcode::dma_copy || op == Opcode::nop) return 0;
-  if (engine == Engine::tensor) {
-    if (const auto* mm = std::get_if<Matmul>(&instr.op)) return multiply_moving_cycles(*mm, p);
-    return tensor_transpose_cycles(std::get<Transpose>(instr.op), p);
-  }
-  const std::uint64_t n = cost::elems_per_partition(instr);
-  std::uint64_t c =
-      std::visit(StreamingCost{p, engine, cost::stream_rate(instr, engine, p), n}, instr.op);
-  // Reference section 4: a tiny instruction that depends on the one before it pays a static
-  // overhead (Vector / Scalar / GpSimd; matmul accumulation chains are pipelined).
-  if (ctx.depends_on_previous && n <= p.tiny_instruction_elems) c += p.dependent_overhead;
-  return c;
+  return std::visit(InstructionCost{instr, engine, p, ctx}, instr.op);
 }
 
 std::uint64_t flops(const Instruction& instr) {
-  return std::visit(
-      [](const auto& x) -> std::uint64_t {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, Matmul>) {
-          // 2*K*M*N: K contraction partitions, M stationary columns, N moving columns.
-          return 2 * std::uint64_t{x.moving.partitions} * x.stationary.free_elems() *
-                 x.moving.free_elems();
-        } else if constexpr (std::is_same_v<T, Activation> || std::is_same_v<T, TensorScalar>) {
-          // One per output element, plus one per element for the optional reduction.
-          return x.dst.elems() * (x.reduce_dst ? 2 : 1);
-        } else if constexpr (std::is_same_v<T, TensorTensor> ||
-                             std::is_same_v<T, ScalarTensorTensor> || std::is_same_v<T, Select> ||
-                             std::is_same_v<T, AffineSelect>) {
-          return x.dst.elems();
-        } else if constexpr (std::is_same_v<T, TensorReduce> || std::is_same_v<T, BnStats> ||
-                             std::is_same_v<T, BnAggr>) {
-          return x.src.elems();  // reductions: one per element consumed
-        } else {
-          return 0;  // data movement: transpose, copy, memset, iota, dma, nop
-        }
-      },
-      instr.op);
+  return std::visit(Flops{}, instr.op);
 }
 
 }  // namespace neuronsim::isa

@@ -1,54 +1,35 @@
 #include "isa/cost_operands.hpp"
 
 #include <cstdlib>
-#include <type_traits>
+
+#include "isa/for_each_field.hpp"
 
 namespace neuronsim::isa::cost {
 
 std::uint64_t elems_per_partition(const Instruction& instr) {
+  // The field marked sets_n() (every instruction with operands has exactly one,
+  // for_each_field.hpp checks it); an instruction without operands (nop) has N = 0.
   return std::visit(
-      [](const auto& x) -> std::uint64_t {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, Matmul>) {
-          return x.moving.free_elems();
-        } else if constexpr (std::is_same_v<T, TensorTensor> ||
-                             std::is_same_v<T, ScalarTensorTensor>) {
-          return x.a.free_elems();
-        } else if constexpr (std::is_same_v<T, Select>) {
-          return x.on_true.free_elems();
-        } else if constexpr (std::is_same_v<T, Memset> || std::is_same_v<T, Iota>) {
-          return x.dst.free_elems();
-        } else if constexpr (std::is_same_v<T, Nop>) {
-          return 0;
-        } else {
-          // Transpose, Activation, TensorScalar, TensorReduce, TensorCopy, AffineSelect,
-          // BnStats, BnAggr, DmaCopy: N counts the input ("data") elements.
-          return x.src.free_elems();
-        }
+      [](const auto& op) {
+        std::uint64_t n = 0;
+        for_each_pattern(op, [&](const auto& f, const AccessPattern& ap) {
+          if (f.is_n) n = ap.free_elems();
+        });
+        return n;
       },
       instr.op);
 }
 
 std::vector<const AccessPattern*> streamed_operands(const Instruction& instr) {
-  return std::visit(
-      [](const auto& x) -> std::vector<const AccessPattern*> {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, Matmul>) {
-          return {&x.stationary, &x.moving, &x.dst};
-        } else if constexpr (std::is_same_v<T, TensorTensor> ||
-                             std::is_same_v<T, ScalarTensorTensor>) {
-          return {&x.a, &x.b, &x.dst};
-        } else if constexpr (std::is_same_v<T, Select>) {
-          return {&x.predicate, &x.on_true, &x.on_false, &x.dst};
-        } else if constexpr (std::is_same_v<T, Memset> || std::is_same_v<T, Iota>) {
-          return {&x.dst};
-        } else if constexpr (std::is_same_v<T, Nop>) {
-          return {};
-        } else {
-          return {&x.src, &x.dst};
-        }
+  std::vector<const AccessPattern*> out;
+  std::visit(
+      [&](const auto& op) {
+        for_each_pattern(op, [&](const auto& f, const AccessPattern& ap) {
+          if (f.use == FieldUse::read || f.use == FieldUse::write) out.push_back(&ap);
+        });
       },
       instr.op);
+  return out;
 }
 
 bool is_narrow_float(DType t) {

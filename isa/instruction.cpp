@@ -1,51 +1,31 @@
 #include "isa/instruction.hpp"
 
+#include <array>
+#include <utility>
+
+#include "isa/for_each_field.hpp"
 #include "isa/names.hpp"
 
 namespace neuronsim::isa {
 
 namespace {
 
-const detail::NameTable<AluOp, kAluOpCount> kAluOps{{"bypass",
-                                                     "add",
-                                                     "subtract",
-                                                     "multiply",
-                                                     "divide",
-                                                     "max",
-                                                     "min",
-                                                     "pow",
-                                                     "abs_max",
-                                                     "is_equal",
-                                                     "not_equal",
-                                                     "is_ge",
-                                                     "is_gt",
-                                                     "is_le",
-                                                     "is_lt",
-                                                     "bitwise_and",
-                                                     "bitwise_or",
-                                                     "bitwise_xor",
-                                                     "logical_shift_left",
-                                                     "logical_shift_right"}};
+constexpr auto kAluOps = detail::make_name_table<AluOp, kAluOpCount>(
+    "bypass", "add", "subtract", "multiply", "divide", "max", "min", "pow", "abs_max", "is_equal",
+    "not_equal", "is_ge", "is_gt", "is_le", "is_lt", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "logical_shift_left", "logical_shift_right");
 
-const detail::NameTable<ActFunc, kActFuncCount> kActFuncs{
-    {"copy", "square", "exp", "log", "sqrt", "rsqrt", "reciprocal", "relu", "sigmoid", "tanh",
-     "gelu", "gelu_apprx_tanh", "silu", "softplus", "erf", "sin", "sign", "abs"}};
+constexpr auto kActFuncs = detail::make_name_table<ActFunc, kActFuncCount>(
+    "copy", "square", "exp", "log", "sqrt", "rsqrt", "reciprocal", "relu", "sigmoid", "tanh",
+    "gelu", "gelu_apprx_tanh", "silu", "softplus", "erf", "sin", "sign", "abs");
 
-const detail::NameTable<AccumulateFlag, 4> kAccFlags{{"single", "first", "middle", "last"}};
+constexpr auto kAccFlags = detail::make_name_table<AccumulateFlag, kAccumulateFlagCount>(
+    "single", "first", "middle", "last");
 
-const detail::NameTable<Opcode, kOpcodeCount> kOpcodes{
-    {"matmul", "transpose", "activation", "tensor_tensor", "tensor_scalar", "scalar_tensor_tensor",
-     "tensor_reduce", "tensor_copy", "memset", "iota", "select", "affine_select", "bn_stats",
-     "bn_aggr", "dma_copy", "nop"}};
-
-constexpr std::uint32_t bit(Engine e) {
-  return 1u << static_cast<int>(e);
-}
-constexpr std::uint32_t kAllEngines = (1u << kEngineCount) - 1;
-
-bool same_scalar(const ScalarArg& a, const ScalarArg& b) {
-  return a == b;
-}
+constexpr auto kOpcodes = detail::make_name_table<Opcode, kOpcodeCount>(
+    "matmul", "transpose", "activation", "tensor_tensor", "tensor_scalar", "scalar_tensor_tensor",
+    "tensor_reduce", "tensor_copy", "memset", "iota", "select", "affine_select", "bn_stats",
+    "bn_aggr", "dma_copy", "nop");
 
 }  // namespace
 
@@ -101,161 +81,138 @@ std::optional<Opcode> parse_opcode(std::string_view s) {
   return kOpcodes.parse(s);
 }
 
+namespace engine_sets {
+
+constexpr std::uint32_t bit(Engine e) {
+  return 1u << static_cast<int>(e);
+}
+constexpr std::uint32_t kAll = (1u << kEngineCount) - 1;
+constexpr std::uint32_t kTensor = bit(Engine::tensor), kVector = bit(Engine::vector),
+                        kScalar = bit(Engine::scalar), kGpSimd = bit(Engine::gpsimd);
+
+// Which engines run each opcode: the NKI ISA reference, one nki.isa.* page per opcode
+// (docs/isa-audit.md has the audit). One overload per operand struct and no fallback: an
+// opcode added without its engines does not compile. What an engine may do beyond its
+// opcode (bitvec ops on Vector only, the Scalar engine's
+// tensor_scalar operator pairs, no PSUM on GpSimd) is validation's (validate_opcode.cpp).
+//
+// NKI/ below stands for
+// https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/
+
+// NKI/nki.isa.nc_matmul.html: "using Tensor Engine".
+constexpr std::uint32_t of(const Matmul*) {
+  return kTensor;
+}
+// NKI/nki.isa.nc_transpose.html: "using Tensor or Vector Engine".
+constexpr std::uint32_t of(const Transpose*) {
+  return kTensor | kVector;
+}
+// NKI/nki.isa.activation.html: "using Scalar Engine".
+constexpr std::uint32_t of(const Activation*) {
+  return kScalar;
+}
+// NKI/nki.isa.tensor_tensor.html: "using Vector Engine or GpSimd Engine".
+constexpr std::uint32_t of(const TensorTensor*) {
+  return kVector | kGpSimd;
+}
+// NKI/nki.isa.tensor_scalar.html: "using Vector or Scalar or GpSimd Engine", but the
+// GpSimd engine only for rsqrt, an operator neuronsim's AluOp does not have.
+constexpr std::uint32_t of(const TensorScalar*) {
+  return kVector | kScalar;
+}
+// NKI/nki.isa.scalar_tensor_tensor.html: "using Vector Engine".
+constexpr std::uint32_t of(const ScalarTensorTensor*) {
+  return kVector;
+}
+// NKI/nki.isa.tensor_reduce.html: "using Vector Engine" (partition-axis reductions on
+// GpSimd are nki.isa.tensor_partition_reduce, another instruction).
+constexpr std::uint32_t of(const TensorReduce*) {
+  return kVector;
+}
+// NKI/nki.isa.tensor_copy.html: "using Vector, Scalar or GpSimd Engine".
+constexpr std::uint32_t of(const TensorCopy*) {
+  return kVector | kScalar | kGpSimd;
+}
+// NKI/nki.isa.memset.html: "using Vector or GpSimd Engine".
+constexpr std::uint32_t of(const Memset*) {
+  return kVector | kGpSimd;
+}
+// NKI/nki.isa.iota.html: "using GpSimd Engine".
+constexpr std::uint32_t of(const Iota*) {
+  return kGpSimd;
+}
+// neuronsim's select (a full-tile on_false) has no page of its own; its NKI relatives
+// NKI/nki.isa.select_reduce.html and NKI/nki.isa.tensor_copy_predicated.html run on the
+// Vector Engine only.
+constexpr std::uint32_t of(const Select*) {
+  return kVector;
+}
+// NKI/nki.isa.affine_select.html: "using GpSimd Engine".
+constexpr std::uint32_t of(const AffineSelect*) {
+  return kGpSimd;
+}
+// NKI/nki.isa.bn_stats.html and NKI/nki.isa.bn_aggr.html: "using Vector Engine".
+constexpr std::uint32_t of(const BnStats*) {
+  return kVector;
+}
+constexpr std::uint32_t of(const BnAggr*) {
+  return kVector;
+}
+// NKI/nki.isa.dma_copy.html names no engine: descriptors come from the runtime, the
+// GpSimd engine (software DGE) or the Sync/Scalar sequencers (hardware DGE, v3+), and any
+// engine's stream may start a queue (reference section 4).
+constexpr std::uint32_t of(const DmaCopy*) {
+  return kAll;
+}
+// neuronsim's semaphore-only instruction (reference section 5): every sequencer waits and
+// signals.
+constexpr std::uint32_t of(const Nop*) {
+  return kAll;
+}
+
+template <std::size_t... I>
+constexpr std::array<std::uint32_t, kOpcodeCount> table(std::index_sequence<I...>) {
+  return {of(static_cast<const std::variant_alternative_t<I, Operation>*>(nullptr))...};
+}
+constexpr auto kTable = table(std::make_index_sequence<kOpcodeCount>{});
+
+}  // namespace engine_sets
+
 std::uint32_t allowed_engines(Opcode op) {
-  // Reference section 3: which engine runs which instruction.
-  switch (op) {
-    case Opcode::matmul:
-      return bit(Engine::tensor);
-    case Opcode::transpose:
-      return bit(Engine::tensor) | bit(Engine::vector);
-    case Opcode::activation:
-      return bit(Engine::scalar);
-    case Opcode::tensor_tensor:
-    case Opcode::tensor_scalar:
-    case Opcode::scalar_tensor_tensor:
-    case Opcode::tensor_reduce:
-    case Opcode::select:
-      return bit(Engine::vector) | bit(Engine::gpsimd);
-    case Opcode::tensor_copy:
-    case Opcode::memset:
-      return bit(Engine::vector) | bit(Engine::scalar) | bit(Engine::gpsimd);
-    case Opcode::iota:
-      return bit(Engine::gpsimd) | bit(Engine::vector);
-    case Opcode::affine_select:
-      return bit(Engine::gpsimd);
-    case Opcode::bn_stats:
-    case Opcode::bn_aggr:
-      return bit(Engine::vector);
-    case Opcode::dma_copy:
-    case Opcode::nop:
-      return kAllEngines;
-  }
-  return 0;
+  return engine_sets::kTable[static_cast<std::size_t>(op)];
 }
-
-namespace {
-
-// Field-by-field equality of the operand structs.
-struct OpEqual {
-  bool operator()(const Matmul& a, const Matmul& b) const {
-    return a.dst == b.dst && a.stationary == b.stationary && a.moving == b.moving && a.acc == b.acc;
-  }
-  bool operator()(const Transpose& a, const Transpose& b) const {
-    return a.dst == b.dst && a.src == b.src;
-  }
-  bool operator()(const Activation& a, const Activation& b) const {
-    return a.dst == b.dst && a.src == b.src && a.func == b.func && same_scalar(a.scale, b.scale) &&
-           a.bias == b.bias && a.reduce_dst == b.reduce_dst;
-  }
-  bool operator()(const TensorTensor& a, const TensorTensor& b) const {
-    return a.dst == b.dst && a.a == b.a && a.b == b.b && a.op == b.op;
-  }
-  bool operator()(const TensorScalar& a, const TensorScalar& b) const {
-    return a.dst == b.dst && a.src == b.src && a.op0 == b.op0 && same_scalar(a.arg0, b.arg0) &&
-           a.reverse0 == b.reverse0 && a.op1 == b.op1 &&
-           (!a.op1 || (same_scalar(a.arg1, b.arg1) && a.reverse1 == b.reverse1)) &&
-           a.reduce_dst == b.reduce_dst && (!a.reduce_dst || a.reduce_op == b.reduce_op);
-  }
-  bool operator()(const ScalarTensorTensor& a, const ScalarTensorTensor& b) const {
-    return a.dst == b.dst && a.a == b.a && a.b == b.b && same_scalar(a.scalar, b.scalar) &&
-           a.op0 == b.op0 && a.op1 == b.op1;
-  }
-  bool operator()(const TensorReduce& a, const TensorReduce& b) const {
-    return a.dst == b.dst && a.src == b.src && a.op == b.op && a.axes == b.axes &&
-           a.negate == b.negate;
-  }
-  bool operator()(const TensorCopy& a, const TensorCopy& b) const {
-    return a.dst == b.dst && a.src == b.src;
-  }
-  bool operator()(const Memset& a, const Memset& b) const {
-    return a.dst == b.dst && a.value == b.value;
-  }
-  bool operator()(const Iota& a, const Iota& b) const {
-    return a.dst == b.dst && a.base == b.base && a.partition_step == b.partition_step &&
-           a.steps == b.steps;
-  }
-  bool operator()(const Select& a, const Select& b) const {
-    return a.dst == b.dst && a.predicate == b.predicate && a.on_true == b.on_true &&
-           a.on_false == b.on_false;
-  }
-  bool operator()(const AffineSelect& a, const AffineSelect& b) const {
-    return a.dst == b.dst && a.src == b.src && a.offset == b.offset &&
-           a.partition_step == b.partition_step && a.steps == b.steps && a.cmp == b.cmp &&
-           a.fill == b.fill;
-  }
-  bool operator()(const BnStats& a, const BnStats& b) const {
-    return a.dst == b.dst && a.src == b.src;
-  }
-  bool operator()(const BnAggr& a, const BnAggr& b) const {
-    return a.dst == b.dst && a.src == b.src;
-  }
-  bool operator()(const DmaCopy& a, const DmaCopy& b) const {
-    return a.dst == b.dst && a.src == b.src && a.queue == b.queue && a.accumulate == b.accumulate;
-  }
-  bool operator()(const Nop&, const Nop&) const { return true; }
-  template <typename A, typename B>
-  bool operator()(const A&, const B&) const {
-    return false;
-  }
-};
-
-void add_scalar(std::vector<const AccessPattern*>& v, const ScalarArg& s) {
-  if (auto* ap = std::get_if<AccessPattern>(&s)) v.push_back(ap);
-}
-
-}  // namespace
 
 bool Instruction::operator==(const Instruction& o) const {
-  return std::visit(OpEqual{}, op, o.op) && waits == o.waits && signals == o.signals;
+  if (op.index() != o.op.index()) return false;
+  // Field by field, skipping what is not in effect (arg1 without op1 means nothing).
+  const bool same_op = std::visit(
+      [&](const auto& a) {
+        const auto& b = std::get<std::decay_t<decltype(a)>>(o.op);
+        bool same = true;
+        for_each_field(a, [&](const auto& f, const auto& value) {
+          if (same && in_effect(a, f)) same = value == b.*(f.member);
+        });
+        return same;
+      },
+      op);
+  return same_op && waits == o.waits && signals == o.signals;
 }
 
 Operands operands(const Instruction& instr) {
   Operands r;
-  auto& rd = r.reads;
-  auto& wr = r.writes;
   std::visit(
-      [&](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, Matmul>) {
-          rd = {&x.stationary, &x.moving};
-          wr = {&x.dst};
-          // Accumulating groups read the partial sums they add to.
-          if (x.acc == AccumulateFlag::middle || x.acc == AccumulateFlag::last)
-            rd.push_back(&x.dst);
-        } else if constexpr (std::is_same_v<T, Activation>) {
-          rd = {&x.src};
-          add_scalar(rd, x.scale);
-          if (x.bias) rd.push_back(&*x.bias);
-          wr = {&x.dst};
-          if (x.reduce_dst) wr.push_back(&*x.reduce_dst);
-        } else if constexpr (std::is_same_v<T, TensorTensor>) {
-          rd = {&x.a, &x.b};
-          wr = {&x.dst};
-        } else if constexpr (std::is_same_v<T, TensorScalar>) {
-          rd = {&x.src};
-          add_scalar(rd, x.arg0);
-          if (x.op1) add_scalar(rd, x.arg1);
-          wr = {&x.dst};
-          if (x.reduce_dst) wr.push_back(&*x.reduce_dst);
-        } else if constexpr (std::is_same_v<T, ScalarTensorTensor>) {
-          rd = {&x.a, &x.b};
-          add_scalar(rd, x.scalar);
-          wr = {&x.dst};
-        } else if constexpr (std::is_same_v<T, Memset> || std::is_same_v<T, Iota>) {
-          wr = {&x.dst};
-        } else if constexpr (std::is_same_v<T, Select>) {
-          rd = {&x.predicate, &x.on_true, &x.on_false};
-          wr = {&x.dst};
-        } else if constexpr (std::is_same_v<T, DmaCopy>) {
-          rd = {&x.src};
-          if (x.accumulate) rd.push_back(&x.dst);
-          wr = {&x.dst};
-        } else if constexpr (std::is_same_v<T, Nop>) {
-        } else {
-          // Transpose, TensorReduce, TensorCopy, AffineSelect, BnStats, BnAggr: dst <- src.
-          rd = {&x.src};
-          wr = {&x.dst};
-        }
+      [&](const auto& op) {
+        std::vector<const AccessPattern*> also_read;
+        for_each_pattern(op, [&](const auto& f, const AccessPattern& ap) {
+          if (f.use == FieldUse::write || f.use == FieldUse::write_column) {
+            r.writes.push_back(&ap);
+            // Accumulating into dst reads the values it adds to.
+            if (f.also_read && f.also_read(op)) also_read.push_back(&ap);
+          } else {
+            r.reads.push_back(&ap);
+          }
+        });
+        r.reads.insert(r.reads.end(), also_read.begin(), also_read.end());
       },
       instr.op);
   return r;

@@ -7,11 +7,14 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "isa/access_pattern.hpp"
 #include "isa/engine.hpp"
+#include "isa/operand_field.hpp"
 
 namespace neuronsim::isa {
 
@@ -73,20 +76,40 @@ std::optional<ActFunc> parse_act_func(std::string_view name);
 // Matmul accumulation into PSUM: `first` overwrites (starts a group), `middle` adds,
 // `last` adds and closes the group; `single` is first and last at once.
 enum class AccumulateFlag : std::uint8_t { single, first, middle, last };
+inline constexpr int kAccumulateFlagCount = 4;
 std::string_view accumulate_flag_name(AccumulateFlag f);
 std::optional<AccumulateFlag> parse_accumulate_flag(std::string_view name);
 
 // An operand that is either an fp32 immediate or a per-partition [P,1] vector.
 using ScalarArg = std::variant<float, AccessPattern>;
 
+// Each operand struct lists its fields once, in NEFF record order (docs/neff.md), in
+// fields(): see operand_field.hpp for what derives from the list. A member missing from
+// fields() is neither encoded, printed, compared nor validated.
+
 // dst[M,N] = stationary[K,M]^T @ moving[K,N]; K = partitions of the inputs.
 struct Matmul {
   AccessPattern dst, stationary, moving;
   AccumulateFlag acc = AccumulateFlag::single;
+
+  // middle and last add to the partial sums already in dst.
+  static bool accumulates(const Matmul& m) {
+    return m.acc == AccumulateFlag::middle || m.acc == AccumulateFlag::last;
+  }
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Matmul::dst).read_when(&Matmul::accumulates),
+                           field::in("stationary", &Matmul::stationary),
+                           field::in("moving", &Matmul::moving).sets_n(),
+                           field::setting("acc", &Matmul::acc));
+  }
 };
 // dst[F,P] = src[P,F]^T. Tensor engine (through the array, to PSUM) or Vector (<= 32x32).
 struct Transpose {
   AccessPattern dst, src;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Transpose::dst),
+                           field::in("src", &Transpose::src).sets_n());
+  }
 };
 // dst = func(src * scale + bias); optionally reduce_dst[P,1] = sum over free of dst values.
 struct Activation {
@@ -95,11 +118,23 @@ struct Activation {
   ScalarArg scale = 1.0f;
   std::optional<AccessPattern> bias;        // [P,1]
   std::optional<AccessPattern> reduce_dst;  // [P,1], add-reduction of the results
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field::out("dst", &Activation::dst), field::in("src", &Activation::src).sets_n(),
+        field::setting("func", &Activation::func).required(),
+        field::column("scale", &Activation::scale), field::column("bias", &Activation::bias),
+        field::column_out("reduce_dst", &Activation::reduce_dst).key_is("reduce"));
+  }
 };
 // dst = a op b, elementwise.
 struct TensorTensor {
   AccessPattern dst, a, b;
   AluOp op = AluOp::add;
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field::out("dst", &TensorTensor::dst), field::in("a", &TensorTensor::a).sets_n(),
+        field::in("b", &TensorTensor::b), field::setting("op", &TensorTensor::op).required());
+  }
 };
 // dst = (src op0 arg0) op1 arg1; with reverse, the operands of that op swap.
 // Optional reduce_dst[P,1] = reduce_op over free of the results.
@@ -113,6 +148,18 @@ struct TensorScalar {
   bool reverse1 = false;
   std::optional<AccessPattern> reduce_dst;
   AluOp reduce_op = AluOp::add;
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field::out("dst", &TensorScalar::dst), field::in("src", &TensorScalar::src).sets_n(),
+        field::setting("op0", &TensorScalar::op0).required(),
+        field::column("arg0", &TensorScalar::arg0).required(),
+        field::setting("reverse0", &TensorScalar::reverse0),
+        field::setting("op1", &TensorScalar::op1),
+        field::column("arg1", &TensorScalar::arg1).only_with("op1"),
+        field::setting("reverse1", &TensorScalar::reverse1).only_with("op1"),
+        field::column_out("reduce_dst", &TensorScalar::reduce_dst).key_is("reduce"),
+        field::setting("reduce_op", &TensorScalar::reduce_op).only_with("reduce"));
+  }
 };
 // dst = (a op0 scalar) op1 b.
 struct ScalarTensorTensor {
@@ -120,6 +167,14 @@ struct ScalarTensorTensor {
   ScalarArg scalar = 0.0f;
   AluOp op0 = AluOp::multiply;
   AluOp op1 = AluOp::add;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &ScalarTensorTensor::dst),
+                           field::in("a", &ScalarTensorTensor::a).sets_n(),
+                           field::in("b", &ScalarTensorTensor::b),
+                           field::column("scalar", &ScalarTensorTensor::scalar).required(),
+                           field::setting("op0", &ScalarTensorTensor::op0).required(),
+                           field::setting("op1", &ScalarTensorTensor::op1).required());
+  }
 };
 // Reduce the innermost `axes` free dims of src with op (add, max, min, multiply);
 // dst keeps the outer dims. negate flips the sign of the result.
@@ -128,13 +183,29 @@ struct TensorReduce {
   AluOp op = AluOp::add;
   std::uint8_t axes = 1;
   bool negate = false;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &TensorReduce::dst),
+                           field::in("src", &TensorReduce::src).sets_n(),
+                           field::setting("op", &TensorReduce::op).required(),
+                           field::setting("axes", &TensorReduce::axes),
+                           field::setting("negate", &TensorReduce::negate));
+  }
 };
 struct TensorCopy {
   AccessPattern dst, src;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &TensorCopy::dst),
+                           field::in("src", &TensorCopy::src).sets_n());
+  }
 };
 struct Memset {
   AccessPattern dst;
   double value = 0.0;  // double so that every int32/uint32 value is exact
+  // N of a fill is its output's free size.
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Memset::dst).sets_n(),
+                           field::setting("value", &Memset::value).required());
+  }
 };
 // dst[p, i0..i3] = base + p * partition_step + sum_k i_k * steps[k] (integer arithmetic).
 struct Iota {
@@ -142,10 +213,21 @@ struct Iota {
   std::int32_t base = 0;
   std::int32_t partition_step = 0;
   std::array<std::int32_t, kMaxFreeDims> steps{};
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Iota::dst).sets_n(),
+                           field::setting("base", &Iota::base),
+                           field::setting("partition_step", &Iota::partition_step),
+                           field::setting("steps", &Iota::steps));
+  }
 };
 // dst = predicate != 0 ? on_true : on_false, elementwise.
 struct Select {
   AccessPattern dst, predicate, on_true, on_false;
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field::out("dst", &Select::dst), field::in("predicate", &Select::predicate),
+        field::in("on_true", &Select::on_true).sets_n(), field::in("on_false", &Select::on_false));
+  }
 };
 // dst = (affine cmp 0) ? src : fill, affine = offset + p * partition_step + sum i_k*steps[k].
 // Builds masks such as causal (triangular) masks.
@@ -156,15 +238,32 @@ struct AffineSelect {
   std::array<std::int32_t, kMaxFreeDims> steps{};
   AluOp cmp = AluOp::is_ge;
   float fill = 0.0f;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &AffineSelect::dst),
+                           field::in("src", &AffineSelect::src).sets_n(),
+                           field::setting("offset", &AffineSelect::offset),
+                           field::setting("partition_step", &AffineSelect::partition_step),
+                           field::setting("steps", &AffineSelect::steps),
+                           field::setting("cmp", &AffineSelect::cmp).required(),
+                           field::setting("fill", &AffineSelect::fill));
+  }
 };
 // Per partition, statistics of src as NKI's bn_stats: dst holds 6 values per partition,
 // (count, mean, variance*count) of the even-indexed then of the odd-indexed elements.
 struct BnStats {
   AccessPattern dst, src;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &BnStats::dst),
+                           field::in("src", &BnStats::src).sets_n());
+  }
 };
 // Aggregates (count, mean, variance*count) triples in src into dst = (mean, variance).
 struct BnAggr {
   AccessPattern dst, src;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &BnAggr::dst),
+                           field::in("src", &BnAggr::src).sets_n());
+  }
 };
 // DMA transfer between HBM and SBUF (or SBUF and SBUF), casting through fp32 when the
 // dtypes differ; accumulate adds the source to the destination (read-add-write).
@@ -172,35 +271,77 @@ struct DmaCopy {
   AccessPattern dst, src;
   std::uint16_t queue = 0;  // index into Kernel::queues
   bool accumulate = false;
+
+  static bool read_add_write(const DmaCopy& d) { return d.accumulate; }
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &DmaCopy::dst).read_when(&DmaCopy::read_add_write),
+                           field::in("src", &DmaCopy::src).sets_n(),
+                           field::setting("queue", &DmaCopy::queue).required(),
+                           field::setting("accumulate", &DmaCopy::accumulate));
+  }
 };
 // Does nothing but wait and signal: a pure synchronisation point.
-struct Nop {};
+struct Nop {
+  static constexpr auto fields() { return std::tuple<>(); }
+};
 
 using Operation = std::variant<Matmul, Transpose, Activation, TensorTensor, TensorScalar,
                                ScalarTensorTensor, TensorReduce, TensorCopy, Memset, Iota, Select,
                                AffineSelect, BnStats, BnAggr, DmaCopy, Nop>;
 
-// Opcode numbers are the variant's indices, in the order above.
+// Opcode numbers are the variant's indices, in the order above. They are written into
+// NEFF instruction records and NTFF traces: never renumber; add new opcodes at the end
+// (tests/unit/isa_opcodes.cpp pins every number).
 enum class Opcode : std::uint8_t {
-  matmul,
-  transpose,
-  activation,
-  tensor_tensor,
-  tensor_scalar,
-  scalar_tensor_tensor,
-  tensor_reduce,
-  tensor_copy,
-  memset,
-  iota,
-  select,
-  affine_select,
-  bn_stats,
-  bn_aggr,
-  dma_copy,
-  nop,
+  matmul = 0,
+  transpose = 1,
+  activation = 2,
+  tensor_tensor = 3,
+  tensor_scalar = 4,
+  scalar_tensor_tensor = 5,
+  tensor_reduce = 6,
+  tensor_copy = 7,
+  memset = 8,
+  iota = 9,
+  select = 10,
+  affine_select = 11,
+  bn_stats = 12,
+  bn_aggr = 13,
+  dma_copy = 14,
+  nop = 15,
 };
 inline constexpr int kOpcodeCount = 16;
 static_assert(std::variant_size_v<Operation> == kOpcodeCount);
+static_assert(static_cast<int>(Opcode::nop) + 1 == kOpcodeCount, "Opcode ends with nop");
+
+// The opcode of an operand struct: its index in Operation.
+template <typename Op, std::size_t I = 0>
+constexpr Opcode opcode_of() {
+  static_assert(I < std::variant_size_v<Operation>, "not an alternative of Operation");
+  if constexpr (std::is_same_v<Op, std::variant_alternative_t<I, Operation>>) {
+    return static_cast<Opcode>(I);
+  } else {
+    return opcode_of<Op, I + 1>();
+  }
+}
+// Each enumerator names its struct: the enum and the variant cannot drift apart.
+static_assert(opcode_of<Matmul>() == Opcode::matmul);
+static_assert(opcode_of<Transpose>() == Opcode::transpose);
+static_assert(opcode_of<Activation>() == Opcode::activation);
+static_assert(opcode_of<TensorTensor>() == Opcode::tensor_tensor);
+static_assert(opcode_of<TensorScalar>() == Opcode::tensor_scalar);
+static_assert(opcode_of<ScalarTensorTensor>() == Opcode::scalar_tensor_tensor);
+static_assert(opcode_of<TensorReduce>() == Opcode::tensor_reduce);
+static_assert(opcode_of<TensorCopy>() == Opcode::tensor_copy);
+static_assert(opcode_of<Memset>() == Opcode::memset);
+static_assert(opcode_of<Iota>() == Opcode::iota);
+static_assert(opcode_of<Select>() == Opcode::select);
+static_assert(opcode_of<AffineSelect>() == Opcode::affine_select);
+static_assert(opcode_of<BnStats>() == Opcode::bn_stats);
+static_assert(opcode_of<BnAggr>() == Opcode::bn_aggr);
+static_assert(opcode_of<DmaCopy>() == Opcode::dma_copy);
+static_assert(opcode_of<Nop>() == Opcode::nop);
+
 std::string_view opcode_name(Opcode op);
 std::optional<Opcode> parse_opcode(std::string_view name);
 // The engines that may run an opcode (bit i set = Engine(i) may run it).

@@ -21,4 +21,12 @@ struct NameTable {
   }
 };
 
+// A table with exactly one name per enumerator: a name left out does not compile (an
+// std::array initialiser would silently leave it empty).
+template <typename Enum, std::size_t N, typename... Names>
+constexpr NameTable<Enum, N> make_name_table(Names... names) {
+  static_assert(sizeof...(Names) == N, "one name per enumerator");
+  return NameTable<Enum, N>{{std::string_view(names)...}};
+}
+
 }  // namespace neuronsim::isa::detail

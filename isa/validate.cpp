@@ -2,11 +2,15 @@
 // stream, collecting problems; validate() turns them into one neuronsim::Error.
 #include "isa/validate.hpp"
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "isa/error.hpp"
+#include "isa/for_each_field.hpp"
 #include "isa/validate_detail.hpp"
 
 namespace neuronsim::isa {
@@ -25,54 +29,33 @@ void InstrReporter::problem(std::string reason) {
 }
 
 namespace {
-void add_scalar(NamedOperands& ops, const char* role, const ScalarArg& arg) {
-  if (const auto* ap = std::get_if<AccessPattern>(&arg)) ops.add(role, *ap);
+
+template <typename Op>
+constexpr std::size_t pattern_fields() {
+  return std::apply(
+      [](const auto&... f) {
+        return (std::size_t{0} + ... +
+                (holds_pattern_v<typename std::decay_t<decltype(f)>::Value> ? 1 : 0));
+      },
+      Op::fields());
 }
+template <std::size_t... I>
+constexpr std::size_t max_pattern_fields(std::index_sequence<I...>) {
+  return std::max({pattern_fields<std::variant_alternative_t<I, Operation>>()...});
+}
+static_assert(max_pattern_fields(std::make_index_sequence<kOpcodeCount>{}) <=
+                  std::tuple_size_v<decltype(NamedOperands::items)>,
+              "NamedOperands holds every pattern of the largest instruction");
+
 }  // namespace
 
 NamedOperands named_operands(const Instruction& instr) {
   NamedOperands ops;
   std::visit(
-      [&](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, Matmul>) {
-          ops.add("dst", x.dst);
-          ops.add("stationary", x.stationary);
-          ops.add("moving", x.moving);
-        } else if constexpr (std::is_same_v<T, Activation>) {
-          ops.add("dst", x.dst);
-          ops.add("src", x.src);
-          add_scalar(ops, "scale", x.scale);
-          if (x.bias) ops.add("bias", *x.bias);
-          if (x.reduce_dst) ops.add("reduce_dst", *x.reduce_dst);
-        } else if constexpr (std::is_same_v<T, TensorTensor>) {
-          ops.add("dst", x.dst);
-          ops.add("a", x.a);
-          ops.add("b", x.b);
-        } else if constexpr (std::is_same_v<T, TensorScalar>) {
-          ops.add("dst", x.dst);
-          ops.add("src", x.src);
-          add_scalar(ops, "arg0", x.arg0);
-          if (x.op1) add_scalar(ops, "arg1", x.arg1);
-          if (x.reduce_dst) ops.add("reduce_dst", *x.reduce_dst);
-        } else if constexpr (std::is_same_v<T, ScalarTensorTensor>) {
-          ops.add("dst", x.dst);
-          ops.add("a", x.a);
-          ops.add("b", x.b);
-          add_scalar(ops, "scalar", x.scalar);
-        } else if constexpr (std::is_same_v<T, Memset> || std::is_same_v<T, Iota>) {
-          ops.add("dst", x.dst);
-        } else if constexpr (std::is_same_v<T, Select>) {
-          ops.add("dst", x.dst);
-          ops.add("predicate", x.predicate);
-          ops.add("on_true", x.on_true);
-          ops.add("on_false", x.on_false);
-        } else if constexpr (std::is_same_v<T, Nop>) {
-        } else {
-          // Transpose, TensorReduce, TensorCopy, AffineSelect, BnStats, BnAggr, DmaCopy.
-          ops.add("dst", x.dst);
-          ops.add("src", x.src);
-        }
+      [&](const auto& op) {
+        // Field names are string literals, so data() is null-terminated.
+        for_each_pattern(
+            op, [&](const auto& f, const AccessPattern& ap) { ops.add(f.name.data(), ap); });
       },
       instr.op);
   return ops;

@@ -1,5 +1,8 @@
-// Validation rules of each opcode (reference section 3): operand shapes, memory spaces and
-// dtypes. Runs only on operands whose structure check_pattern() accepted.
+// Validation rules of each opcode (reference section 3): operand shapes, memory spaces,
+// dtypes and what an engine may do, from the NKI ISA reference: "NKI/x" below stands for
+// https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.x.html
+// (docs/isa-audit.md has the audit). Runs only on operands whose structure
+// check_pattern() accepted.
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -14,10 +17,13 @@ namespace {
 bool is_reduction(AluOp op) {
   return op == AluOp::add || op == AluOp::max || op == AluOp::min || op == AluOp::multiply;
 }
-// Reference section 3: matmul inputs other than fp32.
-bool is_narrow_matmul_input(DType t) {
+// NKI/nc_matmul, "Data types": the input dtypes of a matmul.
+bool is_matmul_input(DType t) {
   return t == DType::fp8_e4m3 || t == DType::fp8_e5m2 || t == DType::bf16 || t == DType::fp16 ||
-         t == DType::tf32;
+         t == DType::tf32 || t == DType::fp32;
+}
+bool is_fp32_class(DType t) {
+  return t == DType::tf32 || t == DType::fp32;
 }
 
 std::string name(DType t) {
@@ -28,6 +34,9 @@ std::string name(AluOp op) {
 }
 std::string name(MemSpace s) {
   return std::string(mem_space_name(s));
+}
+std::string name(Engine e) {
+  return std::string(engine_name(e));
 }
 std::string num(std::uint64_t v) {
   return std::to_string(v);
@@ -79,13 +88,31 @@ class OpcodeChecker {
     }
     if (t.dst.partitions != t.src.free_elems() || t.dst.free_elems() != t.src.partitions)
       problem("dst " + fmt_shape(t.dst) + " is not src " + fmt_shape(t.src) + " transposed");
+    // NKI/nc_transpose, "Data types": dst has src's dtype. Through the array, a v2 result
+    // leaves the fp32 accumulator (bit-accurate transpose mode, which keeps the dtype, is
+    // v3+: nki/about/trainium2_arch.rst, "Built-in Transpose Support"), so fp32 is allowed
+    // there too.
+    const bool array_fp32 = engine_ == Engine::tensor && t.dst.dtype == DType::fp32;
+    if (t.dst.dtype != t.src.dtype && !array_fp32)
+      problem("dst is " + name(t.dst.dtype) + " but src is " + name(t.src.dtype) +
+              "; a transpose keeps the dtype" +
+              (engine_ == Engine::tensor ? " (or writes fp32 through the array)" : ""));
   }
 
   void operator()(const Activation& a) {
     same_shape("dst", a.dst, "src", a.src);
-    if (const auto* scale = std::get_if<AccessPattern>(&a.scale))
+    // NKI/activation, "Data types": a scale vector is fp32, a bias fp32, fp16 or bf16.
+    if (const auto* scale = std::get_if<AccessPattern>(&a.scale)) {
       per_partition("scale", *scale, a.src.partitions);
-    if (a.bias) per_partition("bias", *a.bias, a.src.partitions);
+      if (scale->dtype != DType::fp32)
+        problem("scale is " + name(scale->dtype) + "; an activation's scale vector is fp32");
+    }
+    if (a.bias) {
+      per_partition("bias", *a.bias, a.src.partitions);
+      const DType b = a.bias->dtype;
+      if (b != DType::fp32 && b != DType::fp16 && b != DType::bf16)
+        problem("bias is " + name(b) + "; an activation's bias is fp32, fp16 or bf16");
+    }
     if (a.reduce_dst) per_partition("reduce_dst", *a.reduce_dst, a.src.partitions);
   }
 
@@ -96,6 +123,12 @@ class OpcodeChecker {
     if (t.a.space == MemSpace::psum && t.b.space == MemSpace::psum)
       problem("a and b are both in psum; tensor_tensor reads at most one input from psum");
     integer_only(t.op, {{"dst", &t.dst}, {"a", &t.a}, {"b", &t.b}});
+    // NKI/tensor_tensor: power "runs on the GpSimd Engine", and the Vector Engine is the
+    // one that treats bitvec operands as bit patterns.
+    if (t.op == AluOp::pow && engine_ != Engine::gpsimd)
+      problem("op pow runs on the gpsimd engine, not the " + name(engine_) + " engine");
+    if (is_bitwise_op(t.op) && engine_ != Engine::vector)
+      problem("op " + name(t.op) + " is a bitvec operator, which only the vector engine runs");
   }
 
   void operator()(const TensorScalar& t) {
@@ -112,6 +145,39 @@ class OpcodeChecker {
       if (!is_reduction(t.reduce_op))
         problem("reduce_op " + name(t.reduce_op) + " is not a reduction (add, max, min, multiply)");
     }
+    tensor_scalar_engine_rules(t);
+  }
+
+  // NKI/tensor_scalar: op0 and op1 are both bitvec or both arithmetic, and bitvec
+  // operators run on the Vector Engine only; the Scalar Engine runs only the pairs
+  // (multiply, add), (multiply, none), (add, none). NKI/tensor_scalar_reduce: a reduction
+  // runs on the Vector Engine, with one arithmetic operator and no reverse0 yet.
+  void tensor_scalar_engine_rules(const TensorScalar& t) {
+    const bool bit0 = is_bitwise_op(t.op0), bit1 = t.op1 && is_bitwise_op(*t.op1);
+    const bool bypass = t.op0 == AluOp::bypass || t.op1 == AluOp::bypass;
+    if (t.op1 && bit0 != bit1 && !bypass)
+      problem("op0 " + name(t.op0) + " and op1 " + name(*t.op1) +
+              " mix a bitvec and an arithmetic operator; both must be of one kind");
+    if ((bit0 || bit1) && engine_ != Engine::vector)
+      problem("bitvec operators run on the vector engine only, not the " + name(engine_) +
+              " engine");
+    if (engine_ == Engine::scalar && !bit0 && !bit1) {
+      const bool pair_ok = (t.op0 == AluOp::multiply && (!t.op1 || *t.op1 == AluOp::add)) ||
+                           (t.op0 == AluOp::add && !t.op1);
+      if (!pair_ok)
+        problem("op0 " + name(t.op0) + ", op1 " + (t.op1 ? name(*t.op1) : "none") +
+                ": the scalar engine runs only (multiply, add), (multiply, none) and (add, none)");
+    }
+    if (t.reduce_dst) {
+      if (engine_ != Engine::vector)
+        problem("a tensor_scalar reduction runs on the vector engine, not the " + name(engine_) +
+                " engine");
+      if (t.op1) problem("a tensor_scalar with a reduction has one operator (op1 is given)");
+      if (bit0)
+        problem("op0 " + name(t.op0) + " is a bitvec operator; a reduction needs op0 arithmetic");
+      if (t.reverse0)
+        problem("reverse0 is not supported with a reduction (NKI tensor_scalar_reduce)");
+    }
   }
 
   void operator()(const ScalarTensorTensor& t) {
@@ -119,8 +185,14 @@ class OpcodeChecker {
     same_shape("dst", t.dst, "b", t.b);
     if (const auto* arg = std::get_if<AccessPattern>(&t.scalar))
       per_partition("scalar", *arg, t.a.partitions);
-    integer_only(t.op0, {{"dst", &t.dst}, {"a", &t.a}});
-    integer_only(t.op1, {{"dst", &t.dst}, {"a", &t.a}, {"b", &t.b}});
+    // NKI/scalar_tensor_tensor: "Bitvec operators are not supported", and data (a) and
+    // operand1 (b) "cannot both reside in PSUM".
+    for (auto [role, op] : {std::pair{"op0", t.op0}, std::pair{"op1", t.op1}})
+      if (is_bitwise_op(op))
+        problem(std::string(role) + " " + name(op) +
+                " is a bitvec operator; scalar_tensor_tensor takes arithmetic operators only");
+    if (t.a.space == MemSpace::psum && t.b.space == MemSpace::psum)
+      problem("a and b are both in psum; scalar_tensor_tensor reads at most one of them from psum");
   }
 
   void operator()(const TensorReduce& t) {
@@ -146,6 +218,10 @@ class OpcodeChecker {
     same_shape("dst", s.dst, "predicate", s.predicate);
     same_shape("dst", s.dst, "on_true", s.on_true);
     same_shape("dst", s.dst, "on_false", s.on_false);
+    // NKI/select_reduce and NKI/tensor_copy_predicated: the predicate and the selected
+    // data may not both be in PSUM.
+    if (s.predicate.space == MemSpace::psum && s.on_true.space == MemSpace::psum)
+      problem("predicate and on_true are both in psum; select reads at most one of them from psum");
   }
 
   void operator()(const AffineSelect& s) {
@@ -182,8 +258,8 @@ class OpcodeChecker {
     if (d.queue >= k_.queues.size())
       problem("queue index " + num(d.queue) + " is out of range (the kernel has " +
               num(k_.queues.size()) + " queues)");
-    if (d.accumulate && !is_float(d.dst.dtype))
-      problem("accumulate needs a float dst, got " + name(d.dst.dtype));
+    // NKI/dma_copy: any dtypes, also with dst_rmw_op (the add runs in fp32 and the result
+    // is cast to dst's dtype), so accumulate takes an integer dst too.
   }
 
   void operator()(const Nop&) {}
@@ -223,23 +299,20 @@ class OpcodeChecker {
                 name(x.ap->dtype));
   }
 
+  // NKI/nc_matmul, "Data types": the inputs may differ in dtype, except that a tf32 or
+  // fp32 input needs a tf32 or fp32 partner.
   void check_matmul_dtypes(DType s, DType m) {
-    if (s == DType::fp32 || m == DType::fp32) {
-      if (s != m)
-        problem("fp32 matmul inputs must both be fp32, got stationary " + name(s) + " and moving " +
-                name(m));
-      return;
-    }
     bool ok = true;
     for (auto [role, t] : {std::pair{"stationary", s}, std::pair{"moving", m}})
-      if (!is_narrow_matmul_input(t)) {
+      if (!is_matmul_input(t)) {
         problem(std::string(role) + " dtype " + name(t) +
                 " is not a matmul input (fp8_e4m3, fp8_e5m2, bf16, fp16, tf32, fp32)");
         ok = false;
       }
-    if (ok && dtype_size(s) != dtype_size(m))
+    if (ok && is_fp32_class(s) != is_fp32_class(m))
       problem("stationary " + name(s) + " and moving " + name(m) +
-              " differ in width; matmul inputs must match");
+              " mix a tf32/fp32 input with a narrower one; a tf32/fp32 input needs a tf32/fp32 "
+              "partner");
   }
 
   const Kernel& k_;

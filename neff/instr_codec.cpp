@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "isa/error.hpp"
+#include "isa/for_each_field.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/instr_codec_impl.hpp"
 
@@ -14,7 +15,6 @@ using namespace isa;
 
 constexpr std::uint8_t kStreamMagic[4] = {'N', 'S', 'I', 'S'};
 constexpr int kMemSpaceCount = 3;
-constexpr int kAccumulateFlagCount = 4;
 constexpr int kSemUpdateCount = 2;
 constexpr std::uint8_t kNoAluOp = 0xff;  // an absent optional AluOp
 constexpr std::size_t kWaitBytes = 8;
@@ -78,87 +78,48 @@ struct Context {
   }
 };
 
-// The operand fields of each opcode, in file order (docs/neff.md). One definition serves
-// both the Encoder (const operands) and the Decoder (mutable operands).
+// The operand fields of each opcode, in file order (docs/neff.md): the order of the
+// struct's fields() (instruction.hpp). One definition serves both the Encoder (const
+// operands) and the Decoder (mutable operands); every field type has one encoding and a
+// type without one does not compile.
 template <typename Codec, typename Op>
 void operand_fields(Codec& c, Op& x) {
-  using T = std::remove_const_t<Op>;
-  if constexpr (std::is_same_v<T, Matmul>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.stationary, "stationary");
-    c.ap(x.moving, "moving");
-    c.enumeration(x.acc, kAccumulateFlagCount, "acc");
-  } else if constexpr (std::is_same_v<T, Transpose> || std::is_same_v<T, TensorCopy> ||
-                       std::is_same_v<T, BnStats> || std::is_same_v<T, BnAggr>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.src, "src");
-  } else if constexpr (std::is_same_v<T, Activation>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.src, "src");
-    c.enumeration(x.func, kActFuncCount, "func");
-    c.scalar(x.scale, "scale");
-    c.optional_ap(x.bias, "bias");
-    c.optional_ap(x.reduce_dst, "reduce_dst");
-  } else if constexpr (std::is_same_v<T, TensorTensor>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.a, "a");
-    c.ap(x.b, "b");
-    c.enumeration(x.op, kAluOpCount, "op");
-  } else if constexpr (std::is_same_v<T, TensorScalar>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.src, "src");
-    c.enumeration(x.op0, kAluOpCount, "op0");
-    c.scalar(x.arg0, "arg0");
-    c.boolean(x.reverse0, "reverse0");
-    c.optional_alu_op(x.op1, "op1");
-    c.scalar(x.arg1, "arg1");
-    c.boolean(x.reverse1, "reverse1");
-    c.optional_ap(x.reduce_dst, "reduce_dst");
-    c.enumeration(x.reduce_op, kAluOpCount, "reduce_op");
-  } else if constexpr (std::is_same_v<T, ScalarTensorTensor>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.a, "a");
-    c.ap(x.b, "b");
-    c.scalar(x.scalar, "scalar");
-    c.enumeration(x.op0, kAluOpCount, "op0");
-    c.enumeration(x.op1, kAluOpCount, "op1");
-  } else if constexpr (std::is_same_v<T, TensorReduce>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.src, "src");
-    c.enumeration(x.op, kAluOpCount, "op");
-    c.axes(x.axes, "axes");
-    c.boolean(x.negate, "negate");
-  } else if constexpr (std::is_same_v<T, Memset>) {
-    c.ap(x.dst, "dst");
-    c.f64(x.value);
-  } else if constexpr (std::is_same_v<T, Iota>) {
-    c.ap(x.dst, "dst");
-    c.i32(x.base);
-    c.i32(x.partition_step);
-    for (auto& step : x.steps)
-      c.i32(step);
-  } else if constexpr (std::is_same_v<T, Select>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.predicate, "predicate");
-    c.ap(x.on_true, "on_true");
-    c.ap(x.on_false, "on_false");
-  } else if constexpr (std::is_same_v<T, AffineSelect>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.src, "src");
-    c.i32(x.offset);
-    c.i32(x.partition_step);
-    for (auto& step : x.steps)
-      c.i32(step);
-    c.enumeration(x.cmp, kAluOpCount, "cmp");
-    c.f32(x.fill);
-  } else if constexpr (std::is_same_v<T, DmaCopy>) {
-    c.ap(x.dst, "dst");
-    c.ap(x.src, "src");
-    c.queue(x.queue, "queue");
-    c.boolean(x.accumulate, "accumulate");
-  } else {
-    static_assert(std::is_same_v<T, Nop>, "every opcode needs a record layout");
-  }
+  for_each_field(x, [&](const auto& f, auto& v) {
+    using T = std::remove_const_t<std::remove_reference_t<decltype(v)>>;
+    const char* name = f.name.data();  // field names are string literals
+    if constexpr (std::is_same_v<T, AccessPattern>) {
+      c.ap(v, name);
+    } else if constexpr (std::is_same_v<T, std::optional<AccessPattern>>) {
+      c.optional_ap(v, name);
+    } else if constexpr (std::is_same_v<T, ScalarArg>) {
+      c.scalar(v, name);
+    } else if constexpr (std::is_same_v<T, AluOp>) {
+      c.enumeration(v, kAluOpCount, name);
+    } else if constexpr (std::is_same_v<T, ActFunc>) {
+      c.enumeration(v, kActFuncCount, name);
+    } else if constexpr (std::is_same_v<T, AccumulateFlag>) {
+      c.enumeration(v, kAccumulateFlagCount, name);
+    } else if constexpr (std::is_same_v<T, std::optional<AluOp>>) {
+      c.optional_alu_op(v, name);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      c.boolean(v, name);
+    } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+      c.axes(v, name);
+    } else if constexpr (std::is_same_v<T, std::uint16_t>) {
+      c.queue(v, name);
+    } else if constexpr (std::is_same_v<T, std::int32_t>) {
+      c.i32(v);
+    } else if constexpr (std::is_same_v<T, float>) {
+      c.f32(v);
+    } else if constexpr (std::is_same_v<T, double>) {
+      c.f64(v);
+    } else if constexpr (std::is_same_v<T, std::array<std::int32_t, kMaxFreeDims>>) {
+      for (auto& step : v)
+        c.i32(step);
+    } else {
+      static_assert(sizeof(T) == 0, "no NEFF encoding for this field type");
+    }
+  });
 }
 
 class Encoder {

@@ -139,6 +139,9 @@ TEST_CASE("config: trn2 holds the NeuronCore-v3 numbers of the reference", "[con
   CHECK(t.tensor_tflops_bf16 == 79);
   CHECK(t.tensor_tflops_fp8 == 158);
   CHECK(t.dma.descriptor_ns == 600);  // hardware DGE, section 4
+  // v3's own dependent overhead, not v2's 100: 266 ScalarE cycles between dependent
+  // one-element instructions (NKI performance guide, Opt #5a) - MIN_II 64.
+  CHECK(t.cost.dependent_overhead == 202);
   CHECK_FALSE(t.vector_gpsimd_share_sbuf_port);
   CHECK_FALSE(t.vector_scalar_share_psum_port);
   CHECK(t.psum_same_bank_conflicts);
@@ -160,6 +163,7 @@ TEST_CASE("config: trn3 holds the NeuronCore-v4 numbers of the reference", "[con
   CHECK(t.cost.gpsimd_elems_per_cycle == 128);
   CHECK(t.cost.fp8_matmul_speedup == 4);  // 8x128 mxfp8 / 2x128 dense
   CHECK(t.tensor_tflops_fp8 == 315);
+  CHECK(t.cost.dependent_overhead == 202);  // no v4 figure: v3's, not v2's
   CHECK(t.dma.strict_priority);
 }
 

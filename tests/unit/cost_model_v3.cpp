@@ -86,6 +86,22 @@ TEST_CASE("cost: v3 Scalar and GpSimd keep their widths", "[cost]") {
   CHECK(busy_cycles(act, Engine::scalar, p) == 2048);
 }
 
+TEST_CASE("cost: tensor_scalar on Scalar streams at the Scalar width", "[cost]") {
+  // NKI runs tensor_scalar on the Scalar engine too; there it uses Scalar's datapath, not
+  // Vector's performance modes. bf16 (multiply, add), N = 2048, all SBUF and contiguous:
+  CostParams p = v3_params();
+  TensorScalar ts = ts_op(DType::bf16, 2048, AluOp::multiply, 2.0f);
+  ts.op1 = AluOp::add;
+  // Vector full mode: 2048 * 128 / 512 = 512; Scalar 128 on v3: 2048
+  CHECK(busy_cycles(ts, Engine::vector, p) == 512);
+  CHECK(busy_cycles(ts, Engine::scalar, p) == 2048);
+  // v4 Scalar, 256 for 16-bit: 2048 * 128 / 256 = 1024
+  p.scalar_elems_per_cycle_16bit = 256;
+  CHECK(busy_cycles(ts, Engine::scalar, p) == 1024);
+  // N = 16 dependent on the previous instruction: max(64, 16) + dependent_overhead 100 = 164
+  CHECK(busy_cycles(ts_op(DType::fp32, 16, AluOp::add, 1.0f), Engine::scalar, p, true) == 164);
+}
+
 TEST_CASE("cost: v3 fp8 matmul runs fp8_matmul_speedup times faster", "[cost]") {
   const CostParams p = v3_params();
   // fp8 x fp8, N_moving = 512: max(64, 512) / 2 = 256

@@ -96,7 +96,14 @@ inline Kernel every_opcode_kernel() {
   scalar.push_back(instr(Activation{xt, acc, ActFunc::gelu_apprx_tanh, wt, wt, wt}));
   scalar.push_back(instr(Activation{xt, xt, ActFunc::rsqrt, 0.5f, std::nullopt, std::nullopt}));
   scalar.push_back(instr(TensorCopy{xt, acc}));
-  scalar.push_back(instr(Memset{xt, -3.25}, {}, {{1, SemUpdate::increment, 2}}));
+  TensorScalar ts_scalar;  // the Scalar engine's tensor_scalar: (multiply, add)
+  ts_scalar.dst = xt;
+  ts_scalar.src = acc;
+  ts_scalar.op0 = AluOp::multiply;
+  ts_scalar.arg0 = wt;
+  ts_scalar.op1 = AluOp::add;
+  ts_scalar.arg1 = -3.25f;
+  scalar.push_back(instr(ts_scalar, {}, {{1, SemUpdate::increment, 2}}));
 
   auto& vector = k.stream(Engine::vector);
   vector.push_back(instr(TensorTensor{xt, xt, acc, AluOp::subtract}));

@@ -27,21 +27,25 @@ TEST_CASE("validate: matmul accepted input dtypes", "[validate]") {
   expect_none(with(Engine::tensor, mm));
   mm.stationary.dtype = mm.moving.dtype = DType::fp32;
   expect_none(with(Engine::tensor, mm));
-  mm.stationary.dtype = DType::fp16;  // fp16 with bf16: both 2 bytes
+  mm.stationary.dtype = DType::fp16;  // fp16 with bf16
   mm.moving = sbuf(kW, 128, 512, DType::bf16);
+  expect_none(with(Engine::tensor, mm));
+  // NKI nc_matmul: the inputs "can have different data types": bf16 with fp8, tf32 with fp32.
+  mm = valid_matmul();
+  mm.moving.dtype = DType::fp8_e4m3;
+  expect_none(with(Engine::tensor, mm));
+  mm.stationary = sbuf(kX, 128, 128, DType::tf32);
+  mm.moving = sbuf(kY, 128, 512, DType::fp32);
   expect_none(with(Engine::tensor, mm));
 }
 
-TEST_CASE("validate: matmul fp32 only with fp32", "[validate]") {
+TEST_CASE("validate: matmul tf32/fp32 only with tf32/fp32", "[validate]") {
   auto mm = valid_matmul();
   mm.stationary = sbuf(kX, 128, 128, DType::fp32);
-  expect_one(with(Engine::tensor, mm), "fp32 matmul inputs must both be fp32");
-}
-
-TEST_CASE("validate: matmul input widths must match", "[validate]") {
-  auto mm = valid_matmul();
-  mm.moving.dtype = DType::fp8_e4m3;
-  expect_one(with(Engine::tensor, mm), "stationary bf16 and moving fp8_e4m3 differ in width");
+  expect_one(with(Engine::tensor, mm), "a tf32/fp32 input needs a tf32/fp32 partner");
+  mm = valid_matmul();
+  mm.moving = sbuf(kY, 128, 512, DType::tf32);
+  expect_one(with(Engine::tensor, mm), "stationary bf16 and moving tf32 mix");
 }
 
 TEST_CASE("validate: matmul integer inputs", "[validate]") {
@@ -166,23 +170,28 @@ TEST_CASE("validate: bitwise ops only on integer dtypes", "[validate]") {
   const auto d = check(with(Engine::vector, ts), trn1_limits());
   REQUIRE(d.size() == 2);  // dst and src
   CHECK_THAT(d[0].reason, Catch::Contains("op logical_shift_left needs integer dtypes"));
+}
+
+TEST_CASE("validate: scalar_tensor_tensor takes arithmetic operators only", "[validate]") {
+  // NKI scalar_tensor_tensor: "Bitvec operators are not supported".
   ScalarTensorTensor stt{sbuf(kInt, 128, 512, DType::int32),
                          sbuf(kInt, 128, 512, DType::int32),
-                         sbuf(kX, 128, 512),
+                         sbuf(kInt, 128, 512, DType::int32),
                          3.0f,
                          AluOp::bitwise_and,
                          AluOp::add};
-  expect_none(with(Engine::vector, stt));  // op1 = add may mix in fp32
+  expect_one(with(Engine::vector, stt), "op0 bitwise_and is a bitvec operator");
+  stt.op0 = AluOp::add;
   stt.op1 = AluOp::bitwise_or;
-  expect_one(with(Engine::vector, stt), "op bitwise_or needs integer dtypes, but b is fp32");
+  expect_one(with(Engine::vector, stt), "op1 bitwise_or is a bitvec operator");
+  stt.op1 = AluOp::max;
+  expect_none(with(Engine::vector, stt));
 }
 
 TEST_CASE("validate: tensor_scalar operands", "[validate]") {
   auto t = tensor_scalar(sbuf(kY, 128, 512), sbuf(kX, 128, 512), AluOp::multiply, vec());
   t.op1 = AluOp::add;
   t.arg1 = 2.0f;
-  t.reduce_dst = vec();
-  t.reduce_op = AluOp::max;
   expect_none(with(Engine::vector, t));
   auto bad = t;
   bad.arg0 = sbuf(kX, 128, 4);
@@ -190,6 +199,11 @@ TEST_CASE("validate: tensor_scalar operands", "[validate]") {
   bad = t;
   bad.arg1 = vec(32);
   expect_one(with(Engine::vector, bad), "arg1 [32,1] is not a [128,1]");
+  // With a reduction (NKI tensor_scalar_reduce): one operator.
+  t.op1.reset();
+  t.reduce_dst = vec();
+  t.reduce_op = AluOp::max;
+  expect_none(with(Engine::vector, t));
   bad = t;
   bad.reduce_op = AluOp::divide;
   expect_one(with(Engine::vector, bad), "reduce_op divide is not a reduction");
@@ -290,6 +304,7 @@ TEST_CASE("validate: dma_copy rules", "[validate]") {
   bad = d;
   bad.dst = sbuf(kInt, 128, 512, DType::int32);
   expect_none(with(Engine::sync, bad));  // casting copy
+  // NKI dma_copy: dst_rmw_op adds in fp32 and casts to dst's dtype, whatever it is.
   bad.accumulate = true;
-  expect_one(with(Engine::sync, bad), "accumulate needs a float dst, got int32");
+  expect_none(with(Engine::sync, bad));
 }
