@@ -114,6 +114,8 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.cost.vector_elems_per_cycle_16bit = u32(v); }},
     {"vector", "elems_per_cycle_other", "elements/cycle", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.vector_elems_per_cycle_other = u32(v); }},
+    {"vector", "fp8_at_16bit_width", "flag", K::flag, kNone,
+     [](T& t, const json& v) { t.cost.fp8_at_16bit_width = flag(v) ? 1 : 0; }},
     {"vector", "reciprocal_factor", "cycles/element", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.vector_reciprocal_factor = u32(v); }},
     {"vector", "bn_aggr_numerator", "ratio", K::positive_int, kU32,

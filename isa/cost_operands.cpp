@@ -32,8 +32,9 @@ std::vector<const AccessPattern*> streamed_operands(const Instruction& instr) {
   return out;
 }
 
-bool is_narrow_float(DType t) {
-  return t == DType::bf16 || t == DType::fp16 || t == DType::fp8_e4m3 || t == DType::fp8_e5m2;
+bool is_narrow_float(DType t, bool fp8_is_narrow) {
+  if (t == DType::fp8_e4m3 || t == DType::fp8_e5m2) return fp8_is_narrow;
+  return t == DType::bf16 || t == DType::fp16;
 }
 
 std::int64_t effective_inner_stride(const AccessPattern& ap) {

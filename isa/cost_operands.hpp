@@ -20,7 +20,8 @@ std::uint64_t elems_per_partition(const Instruction& instr);
 std::vector<const AccessPattern*> streamed_operands(const Instruction& instr);
 
 // bf16, fp16, fp8_e4m3, fp8_e5m2: the floats the wider 16-bit datapaths of v3/v4 serve.
-bool is_narrow_float(DType t);
+// bf16 / fp16, and fp8 where the target runs it at the 16-bit width (fp8_is_narrow).
+bool is_narrow_float(DType t, bool fp8_is_narrow);
 
 // Stride in elements of the innermost free dimension with more than one element; 1 when
 // every dimension has one element (a single element is trivially contiguous).

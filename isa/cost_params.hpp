@@ -24,6 +24,11 @@ struct CostParams {
   std::uint32_t scalar_elems_per_cycle_16bit = 0;
   std::uint32_t scalar_elems_per_cycle_other = 0;
   std::uint32_t gpsimd_elems_per_cycle = 0;
+  // 1: fp8 operands run at the 16-bit widths above (v4: Vector "512 BF16/FP16/FP8", Scalar
+  // "256 BF16/FP16/FP8", trainium3_arch.rst); 0: at the other-dtype widths (v3's Vector
+  // performance modes need BF16/FP16, trainium2_arch.rst). A flag kept as uint32 so the
+  // struct stays uniform (tests/unit/config_presets.cpp).
+  std::uint32_t fp8_at_16bit_width = 0;
   // --- Tensor engine
   std::uint32_t mm_init_latency = 0;          // MM_INIT_LATENCY, matmul fill latency
   std::uint32_t fp32_matmul_factor = 0;       // fp32 matmul runs at 1/f rate

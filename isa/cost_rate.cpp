@@ -14,9 +14,10 @@ std::uint64_t require_nonzero(std::uint64_t value, const char* field) {
   return value;
 }
 
-VectorMode vector_mode(const Instruction& instr) {
+VectorMode vector_mode(const Instruction& instr, const CostParams& p) {
   // The v3 performance modes (AWS trainium2 architecture guide, summarised in reference
-  // section 4): tensor_copy / tensor_scalar with all-16-bit float operands, all in SBUF and
+  // section 4): tensor_copy / tensor_scalar with all-16-bit float operands (BF16/FP16; fp8
+  // too where fp8_at_16bit_width, v4's "512 BF16/FP16/FP8"), all in SBUF and
   // contiguous, run 4x; the same with one of "in SBUF" / "contiguous" missing run 2x. Any
   // other instruction whose streamed operands are all in SBUF and contiguous runs at the
   // "other dtypes" width (reference section 1: 256 on v3), which for 16-bit tensor_tensor
@@ -24,7 +25,7 @@ VectorMode vector_mode(const Instruction& instr) {
   const auto ops = streamed_operands(instr);
   bool all_narrow = true, all_sbuf = true, all_contiguous = true;
   for (const AccessPattern* ap : ops) {
-    all_narrow = all_narrow && is_narrow_float(ap->dtype);
+    all_narrow = all_narrow && is_narrow_float(ap->dtype, p.fp8_at_16bit_width != 0);
     all_sbuf = all_sbuf && ap->space == MemSpace::sbuf;
     all_contiguous = all_contiguous && is_contiguous(*ap);
   }
@@ -55,7 +56,7 @@ StreamRate stream_rate(const Instruction& instr, Engine engine, const CostParams
   r.penalty = stride_penalty(streamed_operands(instr), p);
   switch (engine) {
     case Engine::vector:
-      switch (vector_mode(instr)) {
+      switch (vector_mode(instr, p)) {
         case VectorMode::full:
           r.width = require_nonzero(p.vector_elems_per_cycle_16bit, "vector_elems_per_cycle_16bit");
           break;
@@ -71,7 +72,7 @@ StreamRate stream_rate(const Instruction& instr, Engine engine, const CostParams
       // (reference section 1: v4 Scalar is 256 for 16-bit/fp8, 128 for other types).
       bool all_narrow = true;
       for (const AccessPattern* ap : streamed_operands(instr))
-        all_narrow = all_narrow && is_narrow_float(ap->dtype);
+        all_narrow = all_narrow && is_narrow_float(ap->dtype, p.fp8_at_16bit_width != 0);
       r.width =
           all_narrow
               ? require_nonzero(p.scalar_elems_per_cycle_16bit, "scalar_elems_per_cycle_16bit")

@@ -19,7 +19,7 @@ enum class VectorMode : std::uint8_t {
   half,  // vector_elems_per_cycle_other: 2x on v3
   base,  // baseline_elems_per_cycle: v2 rate
 };
-VectorMode vector_mode(const Instruction& instr);
+VectorMode vector_mode(const Instruction& instr, const CostParams& p);
 
 struct StreamRate {
   std::uint64_t baseline = 1;  // elems/cycle the published formulas assume

@@ -234,8 +234,9 @@ isa::Kernel cost_kernel() {
   const auto m32 = alloc(k, "m32", MemSpace::sbuf, DType::fp32, 128, 512, 46528);
   const auto ps = alloc(k, "ps", MemSpace::psum, DType::fp32, 128, 512, 0);
   auto& v = k.stream(Engine::vector);
-  v.push_back(op(isa::TensorCopy{part(k, fb, 0, 32), part(k, fa, 0, 32)}));   // MIN_II floor
-  v.push_back(op(isa::TensorCopy{tile(k, bf2), tile(k, bf)}));                // 16-bit width
+  v.push_back(op(isa::TensorCopy{part(k, fb, 0, 32), part(k, fa, 0, 32)}));  // MIN_II floor
+  v.push_back(op(isa::TensorCopy{tile(k, bf2), tile(k, bf)}));               // 16-bit width
+  v.push_back(op(isa::TensorCopy{tile(k, m8), tile(k, m8)}));  // fp8: 16-bit or other width
   v.push_back(op(isa::TensorTensor{tile(k, fc), tile(k, fa), tile(k, fb)}));  // other width
   v.push_back(op(tensor_scalar(tile(k, fb), tile(k, fa), isa::AluOp::divide, 1.0f, true)));
   auto reduce = tensor_scalar(tile(k, fa), tile(k, fc), isa::AluOp::multiply, 0.5f);

@@ -97,6 +97,7 @@ inline std::vector<std::pair<std::string, bool>> flag_fields(
       {"vector_scalar_share_psum_port", t.vector_scalar_share_psum_port},
       {"psum_same_bank_conflicts", t.psum_same_bank_conflicts},
       {"dma.strict_priority", t.dma.strict_priority},
+      {"cost.fp8_at_16bit_width", t.cost.fp8_at_16bit_width != 0},
   };
 }
 

@@ -14,7 +14,7 @@ TEST_CASE("cost: v3 Vector full mode for contiguous 16-bit SBUF copy/tensor_scal
   CHECK(busy_cycles(copy_op(DType::bf16, 2048), Engine::vector, p) == 512);
   Instruction copy;
   copy.op = copy_op(DType::bf16, 2048);
-  CHECK(cost::vector_mode(copy) == cost::VectorMode::full);
+  CHECK(cost::vector_mode(copy, p) == cost::VectorMode::full);
   // fp16 in, bf16 out still qualifies: 512
   CHECK(busy_cycles(copy_op(tile(DType::fp16, 2048), tile(DType::bf16, 2048)), Engine::vector, p) ==
         512);
