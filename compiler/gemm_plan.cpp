@@ -1,0 +1,116 @@
+// Tiling of the GEMM generator (docs/compiler.md, "Matmul"): the PSUM banks decide the
+// register block (row tiles x column chunks accumulated at once), the SBUF capacity how
+// many row tiles of A stay on chip and how deep the ring of B tiles is. Every size comes
+// from the target's limits.
+#include <algorithm>
+#include <string>
+
+#include "compiler/gemm.hpp"
+#include "isa/error.hpp"
+#include "isa/placement.hpp"
+
+namespace neuronsim::compiler {
+
+namespace {
+
+// Reference section 4: DMA rows of 2 KiB or more per partition reach the full rate
+// (docs/simulation.md, "Efficiency"), so B tiles and A loads are at least that wide.
+constexpr std::uint64_t kEfficientRowBytes = 2048;
+// B tiles in flight when pipelined. One load takes ~2.3 us from issue to last byte on trn2
+// (600 ns DGE + 1 us latency + 256 KiB at 16 x 23 B/ns, reference section 4) while one
+// K-step of a 4 x 2 register block multiplies for 8 x 213 ns = 1.7 us: three slots cover
+// the latency; eight also absorb the A loads that share the queue. Fewer when SBUF is
+// short, never fewer than three.
+constexpr std::uint32_t kMaxBSlots = 8, kMinBSlots = 3;
+// Output staging: one register block drains while the next one's results are copied in.
+constexpr std::uint32_t kOutSets = 2;
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return (a + b - 1) / b;
+}
+std::uint64_t granule(std::uint64_t bytes) {
+  return ceil_div(bytes, isa::kPlacementAlignment) * isa::kPlacementAlignment;
+}
+std::uint32_t u32(std::uint64_t v) {
+  return static_cast<std::uint32_t>(v);
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw Error("gemm: the target's limits give no " + what);
+}
+
+}  // namespace
+
+GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
+  if (s.m == 0 || s.n == 0 || s.k == 0)
+    throw Error("gemm: M, N and K must be positive, not " + std::to_string(s.m) + ", " +
+                std::to_string(s.n) + ", " + std::to_string(s.k));
+  require(l.partitions && l.sbuf_bytes_per_partition, "SBUF");
+  require(l.psum_bank_bytes && l.psum_bytes_per_partition >= l.psum_bank_bytes, "PSUM banks");
+  require(l.matmul_max_k && l.matmul_max_m && l.matmul_max_n, "matmul sizes");
+  const std::uint64_t in = isa::dtype_size(s.in_dtype), out = isa::dtype_size(s.out_dtype);
+
+  GemmPlan p;
+  // A tile of A is transposed on the Tensor engine ([m, k] in, at most matmul_max_k
+  // partitions and matmul_max_m columns) and then used as the stationary ([k, m]).
+  p.m_tile = std::min({l.partitions, l.matmul_max_m, l.matmul_max_k});
+  p.k_tile = p.m_tile;
+  // One matmul result fills at most one PSUM bank of fp32 (reference section 2).
+  p.n_chunk = std::min({l.matmul_max_n, l.psum_bank_bytes / 4, l.max_psum_free_elems});
+  p.psum_banks = l.psum_bytes_per_partition / l.psum_bank_bytes;
+  p.m_tiles = u32(ceil_div(s.m, p.m_tile));
+  p.k_tiles = u32(ceil_div(s.k, p.k_tile));
+  p.n_chunks = u32(ceil_div(s.n, p.n_chunk));
+  p.transposes_per_bank = u32(std::max<std::uint64_t>(1, l.psum_bank_bytes / (p.m_tile * in)));
+
+  // Register block: enough chunks that a row of a B tile is an efficient DMA row, then as
+  // many row tiles as the banks allow (each B tile is read from HBM once per block of A
+  // rows, so taller blocks read B fewer times), then more chunks if M is short.
+  std::uint32_t gc = u32(std::min<std::uint64_t>(
+      {ceil_div(kEfficientRowBytes, p.n_chunk * in), p.n_chunks, p.psum_banks}));
+  std::uint32_t mt = std::min(p.psum_banks / gc, p.m_tiles);
+  gc = std::min(p.psum_banks / mt, p.n_chunks);
+  p.group_chunks = gc;
+  p.a_piece_cols = u32(std::min<std::uint64_t>(
+      p.k_tile * ceil_div(kEfficientRowBytes, p.k_tile * in), std::uint64_t{p.k_tiles} * p.k_tile));
+
+  // SBUF per partition: the A^T panel and the rows of A it is transposed from (both
+  // single: a block's transposes run before its multiplies), the ring of B tiles, the
+  // output staging.
+  const std::uint64_t bn = std::uint64_t{gc} * p.n_chunk;
+  auto sbuf_bytes = [&](std::uint64_t tiles, std::uint64_t slots, std::uint64_t sets) {
+    return granule(std::uint64_t{p.k_tiles} * tiles * p.m_tile * in) + granule(tiles * s.k * in) +
+           granule(slots * bn * in) + granule(sets * tiles * bn * out);
+  };
+  const std::uint64_t budget = l.sbuf_bytes_per_partition;
+  const std::uint64_t groups = ceil_div(p.n_chunks, gc);
+  std::uint32_t sets = 0, slots_lo = 0;
+  for (; mt >= 1 && p.b_slots == 0; --mt) {
+    // No more slots than B tiles, no more output sets than register blocks.
+    const std::uint64_t blocks = ceil_div(p.m_tiles, mt) * groups;
+    const auto slots_hi =
+        u32(std::min<std::uint64_t>(s.pipelined ? kMaxBSlots : 1, blocks * p.k_tiles));
+    slots_lo = std::min(s.pipelined ? kMinBSlots : 1u, slots_hi);
+    sets = u32(std::min<std::uint64_t>(s.pipelined ? kOutSets : 1, blocks));
+    for (std::uint32_t slots = slots_hi; slots >= slots_lo && p.b_slots == 0; --slots)
+      if (sbuf_bytes(mt, slots, sets) <= budget) {
+        p.block_m_tiles = mt;
+        p.b_slots = slots;
+      }
+  }
+  if (p.b_slots == 0)
+    throw Error("gemm: K = " + std::to_string(s.k) + " needs " +
+                std::to_string(sbuf_bytes(1, slots_lo, sets)) +
+                " bytes of SBUF per partition with a single row tile of A, the target has " +
+                std::to_string(budget));
+  p.out_sets = sets;
+  p.sbuf_bytes = sbuf_bytes(p.block_m_tiles, p.b_slots, sets);
+  p.m_blocks = u32(ceil_div(p.m_tiles, p.block_m_tiles));
+  p.n_groups = u32(ceil_div(p.n_chunks, p.group_chunks));
+  const std::uint64_t m = s.m, n = s.n, k = s.k;
+  p.hbm_read_bytes = (m * k + std::uint64_t{p.m_blocks} * k * n) * in;
+  p.hbm_write_bytes = m * n * out;
+  return p;
+}
+
+}  // namespace neuronsim::compiler
