@@ -10,11 +10,14 @@
 //         the A^T tile staying loaded as the stationary across the chunks
 //       Vector and Scalar copy the banks out (casting to C's dtype); GpSimd stores them
 //
+// A K too long for SBUF is split into segments, each transposed and multiplied in turn;
+// the stores of every segment after the first add into C.
+//
 // Loads are issued by Sync on one queue in the order they are needed: the first block's
-// rows of A, B tiles b_slots ahead of the multiplies, and the next block's rows of A one
-// per K-step once this block's transposes have read the previous ones. Stores have a queue
-// of their own. Semaphores come from what each instruction reads and writes
-// (compiler/hazards.hpp).
+// rows of A, B tiles b_slots ahead of the multiplies (or, when all of B fits, each B tile
+// once, kept for every block), and the next block's rows of A one per K-step once this
+// block's transposes have read the previous ones. Stores have a queue of their own.
+// Semaphores come from what each instruction reads and writes (compiler/hazards.hpp).
 #include "compiler/gemm.hpp"
 
 #include <algorithm>
@@ -52,6 +55,7 @@ std::vector<Span> balanced(std::uint32_t total, std::uint32_t most) {
   return spans;
 }
 
+// The PSUM accumulation flag of K-tile k of k_tiles (reference section 3).
 isa::AccumulateFlag flag(std::uint32_t k, std::uint32_t k_tiles) {
   if (k_tiles == 1) return isa::AccumulateFlag::single;
   if (k == 0) return isa::AccumulateFlag::first;
@@ -73,47 +77,57 @@ class GemmEmitter {
   isa::Kernel emit() {
     const std::vector<Span> blocks = balanced(p_.m_tiles, p_.block_m_tiles);
     const std::vector<Span> groups = balanced(p_.n_chunks, p_.group_chunks);
-    for (std::uint32_t blk = 0; blk < blocks.size(); ++blk)
-      for (const Span& g : groups)
-        for (std::uint32_t k = 0; k < p_.k_tiles; ++k)
-          pieces_.push_back({g, k});
+    const std::vector<Span> segments = balanced(p_.k_tiles, p_.segment_k_tiles);
+    for (std::size_t blk = 0; blk < blocks.size(); ++blk)
+      for (const Span& seg : segments)
+        for (const Span& g : groups)
+          for (std::uint32_t k = seg.first; k < seg.first + seg.count; ++k)
+            pieces_.push_back({g, k});
 
     // The first block's rows of A, then the first B tiles, all at once.
-    for (const auto& load : a_loads(blocks[0]))
+    for (const auto& load : a_loads(blocks[0], segments[0]))
       load_a(load);
+    // Resident B: the first block's loads are the only ones.
+    const std::size_t b_loads = p_.b_resident ? p_.b_slots : pieces_.size();
     std::size_t next_b = 0;
-    while (next_b < std::min<std::size_t>(p_.b_slots, pieces_.size()))
+    while (next_b < std::min<std::size_t>(p_.b_slots, b_loads))
       load_b(next_b++);
 
-    std::deque<ALoad> pending;  // the next block's rows of A
+    std::deque<ALoad> pending;  // the next transposes' rows of A
     std::size_t j = 0;          // B tile being multiplied
-    for (std::size_t blk = 0; blk < blocks.size(); ++blk) {
-      for (; !pending.empty(); pending.pop_front())
-        load_a(pending.front());
-      transpose_block(blocks[blk]);
-      if (blk + 1 < blocks.size())
-        for (const auto& load : a_loads(blocks[blk + 1]))
-          pending.push_back(load);
-      for (const Span& g : groups) {
-        for (std::uint32_t k = 0; k < p_.k_tiles; ++k, ++j) {
-          k_step(blocks[blk], g, k, j);
-          // B tile j's slot is free once this K-step has read it.
-          if (next_b < pieces_.size()) load_b(next_b++);
-          if (s_.pipelined && !pending.empty()) {
-            load_a(pending.front());
-            pending.pop_front();
-          }
+    for (std::size_t blk = 0; blk < blocks.size(); ++blk)
+      for (std::size_t si = 0; si < segments.size(); ++si) {
+        const Span& seg = segments[si];
+        for (; !pending.empty(); pending.pop_front())
+          load_a(pending.front());
+        transpose_block(blocks[blk], seg);
+        if (si + 1 < segments.size() || blk + 1 < blocks.size()) {
+          const bool same = si + 1 < segments.size();
+          for (const auto& load :
+               a_loads(blocks[same ? blk : blk + 1], segments[same ? si + 1 : 0]))
+            pending.push_back(load);
         }
-        drain(blocks[blk], g);
+        for (const Span& g : groups) {
+          for (std::uint32_t kk = 0; kk < seg.count; ++kk, ++j) {
+            k_step(blocks[blk], g, seg, kk, j);
+            // B tile j's slot is free once this K-step has read it.
+            if (next_b < b_loads) load_b(next_b++);
+            if (s_.pipelined && !pending.empty()) {
+              load_a(pending.front());
+              pending.pop_front();
+            }
+          }
+          drain(blocks[blk], g, si > 0);
+        }
       }
-    }
     return b_.build();
   }
 
  private:
-  // One load of rows of A: tile `i` of the block, columns of piece `piece`.
+  // One load of rows of A: tile `i` of the block, columns c0 .. c1 of A, which are
+  // columns from `at` of the rows buffer and piece `piece` of the segment.
   struct ALoad {
-    std::uint32_t tile = 0, i = 0, piece = 0;
+    std::uint32_t tile = 0, i = 0, piece = 0, c0 = 0, c1 = 0, at = 0;
   };
   struct BPiece {
     Span group;
@@ -129,14 +143,15 @@ class GemmEmitter {
   }
 
   void declare(const isa::TargetLimits& l) {
-    const std::uint32_t mtb = p_.block_m_tiles;
-    const std::uint32_t bn = p_.group_chunks * p_.n_chunk;
-    const std::uint32_t a_pieces = (s_.k + p_.a_piece_cols - 1) / p_.a_piece_cols;
+    const std::uint32_t mtb = p_.block_m_tiles, seg = p_.segment_k_tiles;
+    const std::uint32_t bn = std::min(p_.group_chunks * p_.n_chunk, s_.n);  // widest group
+    const std::uint32_t seg_cols = std::min(seg * p_.k_tile, s_.k);
+    const std::uint32_t a_pieces = (seg_cols + p_.a_piece_cols - 1) / p_.a_piece_cols;
     A_ = b_.input(s_.a_name, s_.in_dtype, {s_.m, s_.k});
     B_ = s_.a_name == s_.b_name ? A_ : b_.input(s_.b_name, s_.in_dtype, {s_.k, s_.n});
     C_ = b_.output(s_.c_name, s_.out_dtype, {s_.m, s_.n});
-    a_rows_ = b_.sbuf(fresh("a_rows"), s_.in_dtype, {p_.m_tile, mtb, s_.k});
-    a_t_ = b_.sbuf(fresh("a_t"), s_.in_dtype, {p_.k_tile, p_.k_tiles, mtb * p_.m_tile});
+    a_rows_ = b_.sbuf(fresh("a_rows"), s_.in_dtype, {p_.m_tile, mtb, seg_cols});
+    a_t_ = b_.sbuf(fresh("a_t"), s_.in_dtype, {p_.k_tile, seg, mtb * p_.m_tile});
     b_ring_ = b_.sbuf(fresh("b_tiles"), s_.in_dtype, {p_.k_tile, p_.b_slots, bn});
     c_out_ = b_.sbuf(fresh("c_tiles"), s_.out_dtype, {p_.m_tile, p_.out_sets * mtb, bn});
     acc_ =
@@ -147,7 +162,7 @@ class GemmEmitter {
     q_store_ = h_.queue("store", 0, engines);
     banks_.resize(p_.psum_banks);
     a_pieces_.assign(mtb, std::vector<Slot>(a_pieces));
-    panel_.assign(p_.k_tiles, std::vector<Slot>(mtb));
+    panel_.assign(seg, std::vector<Slot>(mtb));
     b_slots_.resize(p_.b_slots);
     out_.assign(p_.out_sets, std::vector<Slot>(mtb));
   }
@@ -164,21 +179,21 @@ class GemmEmitter {
   }
 
   // Column-piece major, so that the first K-tiles of every row tile arrive first.
-  std::vector<ALoad> a_loads(const Span& block) const {
+  std::vector<ALoad> a_loads(const Span& block, const Span& seg) const {
     std::vector<ALoad> loads;
-    const std::uint32_t pieces = (s_.k + p_.a_piece_cols - 1) / p_.a_piece_cols;
-    for (std::uint32_t piece = 0; piece < pieces; ++piece)
+    const std::uint32_t first = seg.first * p_.k_tile;
+    const std::uint32_t end = std::min(s_.k, (seg.first + seg.count) * p_.k_tile);
+    for (std::uint32_t c0 = first, piece = 0; c0 < end; c0 += p_.a_piece_cols, ++piece)
       for (std::uint32_t i = 0; i < block.count; ++i)
-        loads.push_back({block.first + i, i, piece});
+        loads.push_back(
+            {block.first + i, i, piece, c0, std::min(end, c0 + p_.a_piece_cols), c0 - first});
     return loads;
   }
 
   void load_a(const ALoad& l) {
     const std::uint32_t m0 = l.tile * p_.m_tile, mr = rows(l.tile);
-    const std::uint32_t c0 = l.piece * p_.a_piece_cols;
-    const std::uint32_t c1 = std::min(s_.k, c0 + p_.a_piece_cols);
-    auto ref = b_.sync().dma_copy(a_rows_.slice(Ix(0, mr), l.i, Ix(c0, c1)),
-                                  A_.slice(Ix(m0, m0 + mr), Ix(c0, c1)), q_load_);
+    auto ref = b_.sync().dma_copy(a_rows_.slice(Ix(0, mr), l.i, Ix(l.at, l.at + l.c1 - l.c0)),
+                                  A_.slice(Ix(m0, m0 + mr), Ix(l.c0, l.c1)), q_load_);
     h_.dma(ref.instruction(), q_load_, 0, mr, {writes(a_pieces_[l.i][l.piece])});
   }
 
@@ -204,10 +219,11 @@ class GemmEmitter {
     h_.compute(ins, e, accesses);
   }
 
-  void transpose_block(const Span& block) {
-    for (std::uint32_t k = 0; k < p_.k_tiles; ++k) {
-      const std::uint32_t k0 = k * p_.k_tile, kr = krows(k);
-      const std::uint32_t piece = k0 / p_.a_piece_cols;
+  void transpose_block(const Span& block, const Span& seg) {
+    for (std::uint32_t kk = 0; kk < seg.count; ++kk) {
+      const std::uint32_t k = seg.first + kk, kr = krows(k);
+      const std::uint32_t at = kk * p_.k_tile;  // column in the rows of A
+      const std::uint32_t piece = at / p_.a_piece_cols;
       for (std::uint32_t i0 = 0; i0 < block.count; i0 += p_.transposes_per_bank) {
         const std::uint32_t n = std::min(p_.transposes_per_bank, block.count - i0);
         const std::uint32_t bank = transposes_++ % p_.psum_banks;
@@ -217,38 +233,41 @@ class GemmEmitter {
           const std::uint32_t i = i0 + t, mr = rows(block.first + i);
           auto ref = b_.tensor().transpose(
               acc_in_.slice(Ix(0, kr), bank, Ix(t * p_.m_tile, t * p_.m_tile + mr)),
-              a_rows_.slice(Ix(0, mr), i, Ix(k0, k0 + kr)));
+              a_rows_.slice(Ix(0, mr), i, Ix(at, at + kr)));
           h_.compute(ref.instruction(), Engine::tensor,
                      {writes(banks_[bank]), reads(a_pieces_[i][piece])});
           width = t * p_.m_tile + mr;
-          copy_accesses.push_back(writes(panel_[k][i]));
+          copy_accesses.push_back(writes(panel_[kk][i]));
         }
-        copy(next_copier(), a_t_.slice(Ix(0, kr), k, Ix(i0 * p_.m_tile, i0 * p_.m_tile + width)),
+        copy(next_copier(), a_t_.slice(Ix(0, kr), kk, Ix(i0 * p_.m_tile, i0 * p_.m_tile + width)),
              acc_in_.slice(Ix(0, kr), bank, Ix(0, width)), copy_accesses);
       }
     }
   }
 
-  void k_step(const Span& block, const Span& group, std::uint32_t k, std::size_t j) {
-    const std::uint32_t kr = krows(k);
+  // K-tile seg.first + kk of a register block: B tile j against the block's A^T tiles.
+  void k_step(const Span& block, const Span& group, const Span& seg, std::uint32_t kk,
+              std::size_t j) {
+    const std::uint32_t kr = krows(seg.first + kk);
     const auto slot = static_cast<std::uint32_t>(j % p_.b_slots);
     for (std::uint32_t i = 0; i < block.count; ++i) {
       const std::uint32_t mr = rows(block.first + i);
       const isa::AccessPattern stationary =
-          a_t_.slice(Ix(0, kr), k, Ix(i * p_.m_tile, i * p_.m_tile + mr));
+          a_t_.slice(Ix(0, kr), kk, Ix(i * p_.m_tile, i * p_.m_tile + mr));
       for (std::uint32_t c = 0; c < group.count; ++c) {
         const std::uint32_t nsz = cols(group.first + c), bank = i * group.count + c;
         auto ref = b_.tensor().matmul(
             acc_.slice(Ix(0, mr), bank, Ix(0, nsz)), stationary,
             b_ring_.slice(Ix(0, kr), slot, Ix(c * p_.n_chunk, c * p_.n_chunk + nsz)),
-            flag(k, p_.k_tiles));
+            flag(kk, seg.count));
         h_.compute(ref.instruction(), Engine::tensor,
-                   {writes(banks_[bank]), reads(panel_[k][i]), reads(b_slots_[slot])});
+                   {writes(banks_[bank]), reads(panel_[kk][i]), reads(b_slots_[slot])});
       }
     }
   }
 
-  void drain(const Span& block, const Span& group) {
+  // `add`: a later K segment, whose stores add into C.
+  void drain(const Span& block, const Span& group, bool add) {
     const std::uint32_t set = drains_++ % p_.out_sets;
     const std::uint32_t n0 = group.first * p_.n_chunk, width = group_cols(group);
     for (std::uint32_t i = 0; i < block.count; ++i) {
@@ -263,7 +282,7 @@ class GemmEmitter {
       }
       const std::uint32_t m0 = tile * p_.m_tile;
       auto ref = b_.gpsimd().dma_copy(C_.slice(Ix(m0, m0 + mr), Ix(n0, n0 + width)),
-                                      c_out_.slice(Ix(0, mr), staged, Ix(0, width)), q_store_);
+                                      c_out_.slice(Ix(0, mr), staged, Ix(0, width)), q_store_, add);
       h_.dma(ref.instruction(), q_store_, 0, mr, {reads(out)});
     }
   }

@@ -40,18 +40,23 @@ struct GemmPlan {
   std::uint32_t block_m_tiles = 0;  // at most; blocks are balanced
   std::uint32_t group_chunks = 0;   // at most; groups are balanced
   std::uint32_t m_blocks = 0, n_groups = 0;
-  std::uint32_t b_slots = 0;              // K-tiles of B in flight (the ring)
-  std::uint32_t out_sets = 0;             // output staging, in blocks x groups
+  // K-tiles per segment, at most; segments are balanced. One segment unless a row tile's
+  // A^T panel and rows over all of K do not fit SBUF: then each segment is multiplied in
+  // turn and its stores add into C (a DMA read-add-write).
+  std::uint32_t segment_k_tiles = 0, k_segments = 0;
+  std::uint32_t b_slots = 0;   // K-tiles of B in flight (the ring)
+  bool b_resident = false;     // all of B's tiles fit the ring: loaded once, kept for every block
+  std::uint32_t out_sets = 0;  // output staging, in blocks x groups
   std::uint32_t a_piece_cols = 0;         // columns of A per load
   std::uint32_t transposes_per_bank = 0;  // A^T tiles one PSUM bank holds
   std::uint64_t sbuf_bytes = 0;           // per partition, all allocations
 
-  // What the kernel moves to and from HBM: A once, B once per block, C once.
+  // What the kernel moves to and from HBM: A once, B once per block (once if resident),
+  // C once per segment (read back by every segment after the first).
   std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
 };
 
-// Throws neuronsim::Error when the shape is empty or the smallest tiling does not fit
-// the target's SBUF (the message gives the bytes per partition needed and available).
+// Throws neuronsim::Error when the shape is empty or the target's limits are missing.
 GemmPlan plan_gemm(const GemmSpec& spec, const isa::TargetLimits& limits);
 
 // The kernel, not yet validated (the caller validates it for the target).

@@ -71,45 +71,78 @@ GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
   std::uint32_t mt = std::min(p.psum_banks / gc, p.m_tiles);
   gc = std::min(p.psum_banks / mt, p.n_chunks);
   p.group_chunks = gc;
-  p.a_piece_cols = u32(std::min<std::uint64_t>(
-      p.k_tile * ceil_div(kEfficientRowBytes, p.k_tile * in), std::uint64_t{p.k_tiles} * p.k_tile));
 
-  // SBUF per partition: the A^T panel and the rows of A it is transposed from (both
-  // single: a block's transposes run before its multiplies), the ring of B tiles, the
-  // output staging.
-  const std::uint64_t bn = std::uint64_t{gc} * p.n_chunk;
-  auto sbuf_bytes = [&](std::uint64_t tiles, std::uint64_t slots, std::uint64_t sets) {
-    return granule(std::uint64_t{p.k_tiles} * tiles * p.m_tile * in) + granule(tiles * s.k * in) +
+  // SBUF per partition for a block of `tiles` row tiles over a K segment of `seg` K-tiles:
+  // the A^T panel and the rows of A it is transposed from (both single: a block's
+  // transposes run before its multiplies), the ring of B tiles, the output staging.
+  const std::uint64_t bn = std::min<std::uint64_t>(std::uint64_t{gc} * p.n_chunk, s.n);
+  auto sbuf_bytes = [&](std::uint64_t tiles, std::uint64_t seg, std::uint64_t slots,
+                        std::uint64_t sets) {
+    const std::uint64_t cols = std::min<std::uint64_t>(seg * p.k_tile, s.k);
+    return granule(seg * tiles * p.m_tile * in) + granule(tiles * cols * in) +
            granule(slots * bn * in) + granule(sets * tiles * bn * out);
   };
   const std::uint64_t budget = l.sbuf_bytes_per_partition;
   const std::uint64_t groups = ceil_div(p.n_chunks, gc);
-  std::uint32_t sets = 0, slots_lo = 0;
-  for (; mt >= 1 && p.b_slots == 0; --mt) {
-    // No more slots than B tiles, no more output sets than register blocks.
-    const std::uint64_t blocks = ceil_div(p.m_tiles, mt) * groups;
-    const auto slots_hi =
-        u32(std::min<std::uint64_t>(s.pipelined ? kMaxBSlots : 1, blocks * p.k_tiles));
-    slots_lo = std::min(s.pipelined ? kMinBSlots : 1u, slots_hi);
-    sets = u32(std::min<std::uint64_t>(s.pipelined ? kOutSets : 1, blocks));
-    for (std::uint32_t slots = slots_hi; slots >= slots_lo && p.b_slots == 0; --slots)
-      if (sbuf_bytes(mt, slots, sets) <= budget) {
-        p.block_m_tiles = mt;
-        p.b_slots = slots;
-      }
+  struct Fit {
+    std::uint32_t tiles = 0, slots = 0, sets = 0;
+  };
+  // The tallest block, up to `most` row tiles, that fits with a segment of `seg` K-tiles,
+  // and the most ring slots that fit with it (at most 8, at least 3; 1 and 1 output set
+  // when serial; no more than there are B tiles or register blocks).
+  auto fit = [&](std::uint32_t seg, std::uint32_t most) {
+    Fit f;
+    for (std::uint32_t tiles = most; tiles >= 1; --tiles) {
+      const std::uint64_t blocks = ceil_div(p.m_tiles, tiles) * groups;
+      const auto hi =
+          u32(std::min<std::uint64_t>(s.pipelined ? kMaxBSlots : 1, blocks * p.k_tiles));
+      const std::uint32_t lo = std::min(s.pipelined ? kMinBSlots : 1u, hi);
+      f.sets = u32(std::min<std::uint64_t>(s.pipelined ? kOutSets : 1, blocks));
+      for (std::uint32_t slots = hi; slots >= lo; --slots)
+        if (sbuf_bytes(tiles, seg, slots, f.sets) <= budget) {
+          f.tiles = tiles;
+          f.slots = slots;
+          return f;
+        }
+    }
+    return f;
+  };
+  std::uint32_t seg = p.k_tiles;
+  Fit f = fit(seg, mt);
+  // K too long for even one row tile's panel and rows: split K into the fewest segments
+  // short enough for a full-height block; each segment's product is added to C by its
+  // stores (a DMA read-add-write, reference section 3), which rounds C once per segment.
+  for (std::uint32_t parts = 2; f.tiles == 0 && seg > 1; ++parts) {
+    seg = u32(ceil_div(p.k_tiles, parts));
+    const Fit g = fit(seg, mt);
+    if (g.tiles == mt || seg == 1) f = g;
   }
-  if (p.b_slots == 0)
-    throw Error("gemm: K = " + std::to_string(s.k) + " needs " +
-                std::to_string(sbuf_bytes(1, slots_lo, sets)) +
-                " bytes of SBUF per partition with a single row tile of A, the target has " +
-                std::to_string(budget));
-  p.out_sets = sets;
-  p.sbuf_bytes = sbuf_bytes(p.block_m_tiles, p.b_slots, sets);
+  if (f.tiles == 0)
+    throw Error("gemm: one K-tile of one row tile needs " + std::to_string(sbuf_bytes(1, 1, 1, 1)) +
+                " bytes of SBUF per partition, the target has " + std::to_string(budget));
+  p.block_m_tiles = f.tiles;
+  p.b_slots = f.slots;
+  p.out_sets = f.sets;
+  p.segment_k_tiles = seg;
+  p.k_segments = u32(ceil_div(p.k_tiles, seg));
+  p.a_piece_cols = u32(std::min<std::uint64_t>(
+      p.k_tile * ceil_div(kEfficientRowBytes, p.k_tile * in), std::uint64_t{seg} * p.k_tile));
   p.m_blocks = u32(ceil_div(p.m_tiles, p.block_m_tiles));
   p.n_groups = u32(ceil_div(p.n_chunks, p.group_chunks));
-  const std::uint64_t m = s.m, n = s.n, k = s.k;
-  p.hbm_read_bytes = (m * k + std::uint64_t{p.m_blocks} * k * n) * in;
-  p.hbm_write_bytes = m * n * out;
+  // Weights that fit stay: with a slot for each of a block's B tiles, every block finds
+  // them where the first one loaded them, and B is read from HBM once.
+  const std::uint64_t per_block = std::uint64_t{p.n_groups} * p.k_tiles;
+  if (s.pipelined && p.k_segments == 1 && p.m_blocks > 1 && per_block > p.b_slots &&
+      sbuf_bytes(p.block_m_tiles, seg, per_block, p.out_sets) <= budget) {
+    p.b_slots = u32(per_block);
+    p.b_resident = true;
+  }
+  p.sbuf_bytes = sbuf_bytes(p.block_m_tiles, seg, p.b_slots, p.out_sets);
+  const std::uint64_t m = s.m, n = s.n, k = s.k, segs = p.k_segments;
+  const std::uint64_t b_reads = p.b_resident ? 1 : p.m_blocks;
+  // C's stores after the first segment read it too (read-add-write).
+  p.hbm_read_bytes = (m * k + b_reads * k * n) * in + (segs - 1) * m * n * out;
+  p.hbm_write_bytes = segs * m * n * out;
   return p;
 }
 

@@ -9,6 +9,9 @@ Bound on |C - A @ B| per element, with S = |A| @ |B| and u = 2^-24 (fp32's unit 
 - PSUM adds the K products in fp32, in any order: at most (K - 1) u S (first order);
 - C is rounded once into its dtype: relative 2^-8 for bf16, u for fp32.
 So |C - ref| <= e + r (|ref| + e) with e = (K + 1) u S and r the output's unit roundoff.
+When K is split into n segments (too long for SBUF), each segment's store adds its fp32
+partial product into C through fp32 (one more fp32 rounding and one more rounding into
+C's dtype per segment, each of a value at most S + e): |C - ref| <= e + n (r + u)(S + e).
 
 Also: the pipelined kernel is faster than the serial one, and the Tensor engine's busy
 cycles of one small product are the ones derived below.
@@ -49,12 +52,16 @@ def draw(dtype, shape):
     return x
 
 
-def check(name, got, a, b, out_dtype):
+def check(name, got, a, b, out_dtype, segments=1):
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     ref = a64 @ b64
-    e = (a.shape[1] + 1) * U32 * (np.abs(a64) @ np.abs(b64))
+    s = np.abs(a64) @ np.abs(b64)
+    e = (a.shape[1] + 1) * U32 * s
     r = 2.0**-8 if out_dtype == "bf16" else U32
-    bound = e + r * (np.abs(ref) + e) + 1e-30
+    if segments == 1:
+        bound = e + r * (np.abs(ref) + e) + 1e-30
+    else:
+        bound = e + segments * (r + U32) * (s + e) + 1e-30
     err = np.abs(got.astype(np.float64) - ref)
     if not np.all(np.isfinite(got)) or np.any(err > bound):
         i = np.unravel_index(np.argmax(err - bound), err.shape)
@@ -83,7 +90,7 @@ def stat(path, name):
     return stats[name]["value"]
 
 
-def example(work, m, n, k, dtype, target, pipelined):
+def example(work, m, n, k, dtype, target, pipelined, segments=1):
     tag = f"ex_{m}x{n}x{k}_{dtype}_{target}_{'db' if pipelined else 'serial'}"
     neff = os.path.join(work, tag + ".neff")
     cmd = [NEURONSIM, "example", "matmul", "--rows", str(m), "--cols", str(n), "--inner",
@@ -94,7 +101,8 @@ def example(work, m, n, k, dtype, target, pipelined):
     a, b = draw(dtype, (m, k)), draw(dtype, (k, n))
     stats = os.path.join(work, tag + ".json")
     out = run(neff, {"a": a, "b": b}, work, tag, stats)
-    check(tag, np.load(os.path.join(out, "c.npy")), a, b, "fp32" if dtype == "fp32" else "bf16")
+    check(tag, np.load(os.path.join(out, "c.npy")), a, b, "fp32" if dtype == "fp32" else "bf16",
+          segments)
     return stat(stats, "total_time_ns")
 
 
@@ -157,6 +165,10 @@ def main():
               f"pipelined {times[True]:.0f} ns")
         if not times[True] < times[False]:
             sys.exit("FAIL: the pipelined GEMM is not faster than the serial one")
+        # K = 60000 on trn1 (192 KiB per partition): one row tile's A^T panel and rows
+        # take 469 x 128 x 2 + 60000 x 2 = 240064 bytes, so K is split; two segments of
+        # up to 235 K-tiles fit (2 x 235 x 128 x 2 = 120320 bytes plus the ring and output).
+        example(work, 64, 64, 60000, "bf16", "trn1", True, segments=2)
         for dtype in ("bf16", "fp8_e4m3", "fp32"):
             compiled(work, 200, 300, 130, dtype)
         tensor_busy_cycles(work)

@@ -68,6 +68,17 @@ TEST_CASE("gemm: the register block fills the PSUM banks, B rows are full-rate D
   CHECK(p.hbm_read_bytes == 9ull * 32 * 1024 * 1024);
   CHECK(p.hbm_write_bytes == 32ull * 1024 * 1024);
 
+  CHECK_FALSE(p.b_resident);  // B's 32 MiB is 256 KiB per partition
+
+  // bf16 2048^3: B's 8 MiB (64 KiB per partition: 2 groups x 16 K-tiles of 2 KiB) fits, so
+  // it is loaded once and kept: panel 16 x 512 x 2 B = 16 KiB, rows of A 4 x 2048 x 2 B =
+  // 16 KiB, B 64 KiB, output 16 KiB. HBM: A and B once, 8 MiB each.
+  const GemmPlan r = plan_gemm(spec(2048, 2048, 2048), trn2);
+  CHECK(r.b_resident);
+  CHECK(r.b_slots == 32);
+  CHECK(r.sbuf_bytes == 112 * 1024);
+  CHECK(r.hbm_read_bytes == 16ull * 1024 * 1024);
+
   // fp8: 4 chunks for a 2 KiB row, so 2 row tiles; fp32: 1 chunk, 8 row tiles.
   const GemmPlan f8 = plan_gemm(spec(1024, 4096, 1024, isa::DType::fp8_e4m3), trn2);
   CHECK(f8.group_chunks == 4);
@@ -93,14 +104,26 @@ TEST_CASE("gemm: SBUF capacity bounds the block and the ring", "[gemm]") {
   CHECK(p.b_slots == 8);
   CHECK(p.sbuf_bytes == 152 * 1024);
   CHECK(p.sbuf_bytes <= trn1.sbuf_bytes_per_partition);
-  // One row tile of A needs 2 x K x 2 bytes: K = 60000 is 240000 bytes, too many.
-  try {
-    plan_gemm(spec(256, 256, 60000), trn1);
-    FAIL("no error");
-  } catch (const Error& e) {
-    CHECK_THAT(e.what(), Catch::Contains("gemm: K = 60000 needs"));
-    CHECK_THAT(e.what(), Catch::Contains("the target has 196608"));
-  }
+  // One row tile's panel and rows over K = 60000 (469 K-tiles) take 469 x 128 x 2 +
+  // 60000 x 2 = 240064 bytes, more than 192 KiB: K is split. A block is 2 row tiles
+  // (M = 256; N = 256 is one chunk, so 8 banks / 1), 2 segments of 235 K-tiles need
+  // 2 x (235 x 256 x 2) = 240640 bytes, 3 segments of up to 157: 2 x (157 x 256 x 2) =
+  // 160768, plus 8 ring slots of 256 x 2 = 512 B and one output set of 2 tiles x 512 B:
+  // 165888.
+  const GemmPlan seg = plan_gemm(spec(256, 256, 60000), trn1);
+  CHECK(seg.k_segments == 3);
+  CHECK(seg.segment_k_tiles == 157);
+  CHECK(seg.block_m_tiles == 2);
+  CHECK(seg.sbuf_bytes == 165888);
+  // C written by each segment, read back by the two after the first.
+  CHECK(seg.hbm_write_bytes == 3ull * 256 * 256 * 2);
+  CHECK(seg.hbm_read_bytes == 2ull * 256 * 60000 * 2 + 2ull * 256 * 256 * 2);
+  const isa::Kernel k = emit_gemm(spec(256, 256, 60000), trn1);
+  REQUIRE_NOTHROW(isa::validate(k, trn1, "gemm"));
+  std::size_t adds = 0;
+  for (const auto& i : k.stream(isa::Engine::gpsimd))
+    adds += std::get<isa::DmaCopy>(i.op).accumulate;
+  CHECK(adds == 4);  // 2 row tiles x the 2 later segments
   CHECK_THROWS_WITH(plan_gemm(spec(0, 8, 8), trn1), Catch::Contains("M, N and K must be positive"));
   // Serial: one slot, one output set.
   const GemmPlan s = plan_gemm(spec(1024, 1024, 1024, isa::DType::bf16, false), trn1);
@@ -130,9 +153,10 @@ TEST_CASE("gemm: partial tiles of a 200 x 300 x 130 product", "[gemm]") {
 }
 
 TEST_CASE("gemm: every shape, dtype and target validates and moves what the plan says", "[gemm]") {
-  const std::vector<std::vector<std::uint32_t>> shapes = {
-      {1, 1, 1},      {128, 512, 128},  {129, 513, 257}, {200, 300, 130},
-      {64, 4096, 64}, {1000, 70, 3000}, {3, 5000, 7},    {1024, 1024, 1024}};
+  const std::vector<std::vector<std::uint32_t>>
+      shapes = {{1, 1, 1},       {128, 512, 128},    {129, 513, 257},
+                {200, 300, 130}, {64, 4096, 64},     {1000, 70, 3000},
+                {3, 5000, 7},    {1024, 1024, 1024}, {130, 40, 70000}};  // K split into segments
   const isa::DType dtypes[] = {isa::DType::bf16, isa::DType::fp16, isa::DType::fp8_e4m3,
                                isa::DType::fp32};
   for (const char* target : {"trn1", "trn2", "trn3"}) {
@@ -159,6 +183,7 @@ TEST_CASE("gemm: every shape, dtype and target validates and moves what the plan
               const isa::AccessPattern& hbm = d.src.space == isa::MemSpace::hbm ? d.src : d.dst;
               CHECK(hbm.dims[hbm.ndims - 1].stride == 1);
               (d.src.space == isa::MemSpace::hbm ? read : written) += pattern_bytes(hbm);
+              if (d.accumulate) read += pattern_bytes(hbm);  // read-add-write
             }
           CHECK(flops == 2ull * sh[0] * sh[1] * sh[2]);
           CHECK(read == p.hbm_read_bytes);
