@@ -35,6 +35,7 @@ void run_example(const ExampleOptions& o) {
   const config::TargetConfig config = config::load_target(o.params.target);
   examples::ExampleParams params = o.params;
   params.target = config.name;
+  params.limits = config.limits;
   isa::Kernel k = examples::find_example(o.name).make(params);
   isa::validate(k, config.limits, "example " + o.name);
   if (!o.asm_output.empty()) write_file_atomic(o.asm_output, isa::print(k));
@@ -55,8 +56,11 @@ void add_example_command(CLI::App& app) {
   cmd->add_option("--rows", o->params.rows, "Rows (matmul: M) (default: the example's)");
   cmd->add_option("--cols", o->params.cols, "Columns (matmul: N)");
   cmd->add_option("--inner", o->params.inner, "Contraction size K (matmul only)");
+  cmd->add_option("--dtype", o->params.dtype,
+                  "Input dtype (matmul only: bf16, fp16, fp8_e4m3, fp8_e5m2, fp32; default bf16)");
   cmd->add_flag("--double-buffer", o->params.double_buffered,
-                "Overlap DMA with compute (two buffers per stage)");
+                "Overlap DMA with compute (two buffers per stage; matmul: its pipelined "
+                "schedule, docs/compiler.md)");
   cmd->callback([o] { run_example(*o); });
 }
 

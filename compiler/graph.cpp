@@ -46,6 +46,9 @@ bool is_binary(OpKind op) {
 bool is_reduction(OpKind op) {
   return op == OpKind::mean || op == OpKind::sum || op == OpKind::max;
 }
+bool is_fp8(isa::DType t) {
+  return t == isa::DType::fp8_e4m3 || t == isa::DType::fp8_e5m2;
+}
 
 class Parser {
  public:
@@ -112,8 +115,10 @@ class Parser {
       gi.name = name;
       const std::string dtype = string_field(in, "dtype", where);
       const auto t = isa::parse_dtype(dtype);
-      if (!t || !(*t == isa::DType::bf16 || *t == isa::DType::fp16 || *t == isa::DType::fp32))
-        fail(where, "dtype '" + dtype + "' is not supported (bf16, fp16, fp32)");
+      if (!t || !(*t == isa::DType::bf16 || *t == isa::DType::fp16 || *t == isa::DType::fp32 ||
+                  is_fp8(*t)))
+        fail(where,
+             "dtype '" + dtype + "' is not supported (bf16, fp16, fp32, fp8_e4m3, fp8_e5m2)");
       gi.type.dtype = *t;
       for (const auto& d : array_field(in, "shape", where)) {
         if (!d.is_number_unsigned() || d.get<std::uint64_t>() == 0)
@@ -160,6 +165,10 @@ class Parser {
         n.args.push_back(o);
       }
       check_attributes(jn, n, where);
+      if (n.op != OpKind::matmul)
+        for (const Operand& o : n.args)
+          if (o.is_tensor() && is_fp8(types_.at(o.tensor).dtype))
+            fail(where, "fp8 tensor '" + o.tensor + "' can only be a matmul operand");
       n.type = infer(n, jn, where);
       types_[n.id] = n.type;
       g_.nodes.push_back(std::move(n));
@@ -221,7 +230,9 @@ class Parser {
         fail(where, "matmul operands must have one dtype, not " +
                         std::string(isa::dtype_name(a.dtype)) + " and " +
                         std::string(isa::dtype_name(b.dtype)));
-      return TensorType{a.dtype, {a.shape[0], b.shape[1]}};
+      // fp8 products accumulate in fp32 and come out in bf16, as torch._scaled_mm's
+      // usual out_dtype; fp8 itself would round the result to 3 bits.
+      return TensorType{is_fp8(a.dtype) ? isa::DType::bf16 : a.dtype, {a.shape[0], b.shape[1]}};
     }
     if (n.op == OpKind::pow) {
       if (jn.contains("exponent")) {

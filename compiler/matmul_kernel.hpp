@@ -8,8 +8,8 @@
 
 namespace neuronsim::compiler {
 
-// Throws neuronsim::Error naming the graph file and node when the shapes are not
-// supported (M a multiple of 128; K a multiple of 128 or at most 128) or do not fit SBUF.
+// Any shape; throws neuronsim::Error naming the graph file and node when it does not fit
+// SBUF even with one row tile of A on chip (a very large K).
 isa::Kernel emit_matmul_kernel(const Graph& g, const Node& n, const std::string& kernel_name,
                                const std::string& target, const isa::TargetLimits& limits);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "isa/kernel.hpp"
+#include "isa/target_limits.hpp"
 
 namespace neuronsim::examples {
 
@@ -17,12 +18,14 @@ struct ExampleParams {
   std::uint32_t cols = 0;   // N (matmul) or D (columns)
   std::uint32_t inner = 0;  // K (matmul only)
   bool double_buffered = false;
+  std::string dtype;  // matmul only: its inputs' dtype (default bf16)
   std::string target = "trn2";
+  isa::TargetLimits limits;  // the target's (matmul sizes its tiles by them)
 };
 
-// C[M,N] (bf16) = A[M,K] @ B[K,N] with A given transposed (a_t[K,M], as NKI's matmul
-// takes its stationary operand), tiled 128x128 over K and M, N <= 512 per PSUM bank,
-// accumulating over K in PSUM. Default 512x512x512.
+// C[M,N] = A[M,K] @ B[K,N] by the compiler's GEMM generator (compiler/gemm.hpp): inputs
+// "a" and "b" of `dtype`, output "c" (bf16, fp32 for fp32 inputs), any M, N, K; needs
+// `limits`. Default 512x512x512 bf16.
 isa::Kernel matmul_tiled(const ExampleParams& p);
 // y = softmax(x) along each row of x[N, D] (bf16). Default [1024, 1024].
 isa::Kernel softmax_rows(const ExampleParams& p);

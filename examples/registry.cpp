@@ -5,7 +5,7 @@ namespace neuronsim::examples {
 
 const std::vector<Example>& all_examples() {
   static const std::vector<Example> examples = {
-      {"matmul", "tiled bf16 matmul C = A @ B, PSUM accumulation over K (default 512^3)",
+      {"matmul", "GEMM C = A @ B, any M, N, K, --dtype (the compiler's; default 512^3 bf16)",
        matmul_tiled},
       {"softmax", "row softmax of a bf16 [N, D] tensor (default [1024, 1024])", softmax_rows},
       {"rmsnorm", "fused RMSNorm x * rsqrt(mean(x^2) + eps) * w (default [1024, 2048])",

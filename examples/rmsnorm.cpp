@@ -20,6 +20,7 @@ using namespace isa;
 
 Kernel rmsnorm_fused(const ExampleParams& p, float eps) {
   const std::uint32_t N = or_default(p.rows, 1024), D = or_default(p.cols, 2048);
+  require_bf16(p.dtype, "rmsnorm");
   const std::uint32_t T = tiles_of(N, "rows");
   const std::uint32_t nbuf = p.double_buffered ? 2 : 1;
 

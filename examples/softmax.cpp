@@ -17,6 +17,7 @@ using namespace isa;
 
 Kernel softmax_rows(const ExampleParams& p) {
   const std::uint32_t N = or_default(p.rows, 1024), D = or_default(p.cols, 1024);
+  require_bf16(p.dtype, "softmax");
   const std::uint32_t T = tiles_of(N, "rows");
   const std::uint32_t nbuf = p.double_buffered ? 2 : 1;
 

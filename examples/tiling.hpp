@@ -13,6 +13,12 @@ inline std::uint32_t or_default(std::uint32_t v, std::uint32_t def) {
   return v ? v : def;
 }
 
+// The bf16-only examples refuse another dtype rather than ignore it.
+inline void require_bf16(const std::string& dtype, const std::string& example) {
+  if (!dtype.empty() && dtype != "bf16")
+    throw Error(example + ": dtype '" + dtype + "' is not supported (bf16 only)");
+}
+
 // Number of 128-row tiles of `n`; throws unless n is a positive multiple of 128.
 inline std::uint32_t tiles_of(std::uint32_t n, const std::string& what) {
   if (n == 0 || n % kPartitions != 0)

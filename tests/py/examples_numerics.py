@@ -72,7 +72,7 @@ def main():
         rms = xd / np.sqrt((xd * xd).mean(axis=1, keepdims=True) + 1e-6) * w
 
         cases = [
-            ("matmul", {"a_t": a.T.copy(), "b": b}, "c", ref, 2**-8, 1e-2, []),
+            ("matmul", {"a": a, "b": b}, "c", ref, 2**-8, 1e-2, []),
             ("softmax", {"x": x}, "y", soft, 2**-8, 1e-6, []),
             ("rmsnorm", {"x": xr, "w": w}, "y", rms, 2**-8, 1e-3, []),
         ]

@@ -91,6 +91,7 @@ TEST_CASE("hostrun: a profiled double-buffered RMSNorm matches the run's statist
 
 TEST_CASE("hostrun: a timing-only profiled matmul matches the run's statistics", "[hostrun]") {
   examples::ExampleParams params;  // 512^3: Tensor, Vector and DMA all busy
+  params.limits = config::load_target("trn2").limits;
   const isa::Kernel k = examples::matmul_tiled(params);
   const fs::path dir = fresh_dir("matmul");
   RunOptions options;
