@@ -207,10 +207,15 @@ class PatternChecker {
               " bytes per partition)");
       return;
     }
-    // Reference section 2: a PSUM access stays within one bank of each partition.
+    // Reference section 2: a matmul result fits one PSUM bank of each partition (the Tensor
+    // engine accumulates a group in one bank; its transposes write PSUM the same way).
+    // Other engines may access up to limits.max_psum_free_elems across banks
+    // (check_free_size; NKI's 4K-element PSUM tile limit).
+    const bool tensor_result =
+        instr_.opcode() == Opcode::matmul || instr_.opcode() == Opcode::transpose;
     const Wide bank = limits_.psum_bank_bytes;
     const Wide first = Wide(a.byte_offset) + lo, last = Wide(a.byte_offset) + hi - 1;
-    if (ap_.space == MemSpace::psum && bank > 0 && first / bank != last / bank)
+    if (tensor_result && ap_.space == MemSpace::psum && bank > 0 && first / bank != last / bank)
       problem("psum bytes " + range(first, last + 1) + " cross a " + num(bank) +
               "-byte bank boundary");
   }

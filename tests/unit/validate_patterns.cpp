@@ -284,14 +284,21 @@ TEST_CASE("validate: psum free size limit", "[validate]") {
              limits);
 }
 
-TEST_CASE("validate: psum access crossing a bank", "[validate]") {
+TEST_CASE("validate: a matmul result stays in one PSUM bank; other accesses may cross",
+          "[validate]") {
   Kernel k = base_kernel();
   k.allocations.push_back(alloc("accs", MemSpace::psum, DType::fp32, 1024, 4096));  // banks 2-3
+  // A Vector read of PSUM may cross banks (up to 4K elements per instruction, ref 2).
   TensorCopy op{sbuf(kY, 128, 512), psum(7, 128, 512)};
   op.src.byte_offset = 1024;  // bytes [5120, 7168): crosses 6144
   k.stream(Engine::vector).push_back(instr(op));
-  expect_one(k, "src: psum bytes [5120, 7168) cross a 2048-byte bank boundary");
-  std::get<TensorCopy>(k.stream(Engine::vector)[0].op).src.byte_offset = 2048;  // bank 3
+  expect_none(k);
+  // A matmul's accumulation group is one bank: the same bytes as its result are refused.
+  Matmul mm{psum(7, 128, 512), sbuf(kW, 128, 128, DType::bf16), sbuf(kW, 128, 512, DType::bf16)};
+  mm.dst.byte_offset = 1024;
+  k.stream(Engine::tensor).push_back(instr(mm));
+  expect_one(k, "dst: psum bytes [5120, 7168) cross a 2048-byte bank boundary");
+  std::get<Matmul>(k.stream(Engine::tensor)[0].op).dst.byte_offset = 2048;  // bank 3
   expect_none(k);
 }
 
