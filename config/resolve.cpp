@@ -32,6 +32,8 @@ json parse_json(const std::string& text, const std::string& source) {
     return json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(source + ": invalid JSON: " + e.what());
+  } catch (const json::exception& e) {  // e.g. a number beyond a double: 1e400
+    throw Error(source + ": invalid JSON: " + e.what());
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "isa/access_pattern.hpp"
 
@@ -284,8 +285,30 @@ bool check_value(const Param& p, const json& value, json& normalised, std::strin
     reason = "must be a fraction in (0, 1]";
     return false;
   }
+  const RealRange r = real_range(p);
+  if (!std::isfinite(d) || d < r.lo || d > r.hi) {
+    std::ostringstream why;
+    why << "is outside the sane range " << r.lo << " .. " << r.hi << " " << p.unit << " (" << r.why
+        << ")";
+    reason = why.str();
+    return false;
+  }
   normalised = d;
   return true;
+}
+
+RealRange real_range(const Param& p) {
+  // Bounds far outside any real NeuronCore, so a what-if study has room, but tight enough
+  // that no value is denormal, no rate is so small that one byte or cycle takes longer
+  // than the simulation can count, and no latency alone outlasts a second (docs/config.md,
+  // "Sane ranges").
+  const std::string_view u = p.unit;
+  if (u == "GHz") return {0.01, 100, "10 MHz to 100 GHz"};
+  if (u == "B/ns" || u == "GB/s") return {0.001, 1e6, "1 MB/s to 1 PB/s"};
+  if (u == "TFLOPS") return {0.001, 1e6, "1 GFLOP/s to 1 EFLOP/s"};
+  if (u == "ns") return {0, 1e9, "at most one second"};
+  if (u == "fraction") return {1e-6, 1, "at least one millionth"};
+  return {0, std::numeric_limits<double>::max(), "any finite number"};
 }
 
 }  // namespace neuronsim::config::schema

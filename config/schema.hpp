@@ -40,6 +40,13 @@ bool is_section(std::string_view section);
 std::vector<std::string> section_names();  // in table order
 std::vector<std::string> keys_of(std::string_view section);
 
+// The range a real-valued parameter must lie in, by its unit (integers have max_int).
+struct RealRange {
+  double lo, hi;
+  const char* why;
+};
+RealRange real_range(const Param& p);
+
 // Checks `value` against the parameter's kind and returns it normalised (8.0 -> 8 for
 // integers). On a bad value returns nothing and sets `reason`.
 bool check_value(const Param& p, const nlohmann::json& value, nlohmann::json& normalised,

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "config/schema.hpp"
 #include "config/target_config.hpp"
 #include "isa/error.hpp"
 #include "tests/unit/config_test_support.hpp"
@@ -14,6 +15,7 @@ using config_test::ScratchFile;
 using neuronsim::Error;
 using neuronsim::config::dump_target;
 using neuronsim::config::load_target;
+using neuronsim::config::target_names;
 using neuronsim::config::TargetConfig;
 
 namespace {
@@ -158,6 +160,35 @@ TEST_CASE("config: inconsistent values are errors naming every key involved", "[
                        {"limits.ap_max_free_dims = 5", "too large (at most 4)"});
   check_override_error(R"({"dma": {"max_pattern_dims": 5}})",
                        {"dma.max_pattern_dims = 5", "too large (at most 4)"});
+}
+
+TEST_CASE("config: real parameters have sane ranges, named in the error", "[config]") {
+  // Denormal or vanishing rates once put the HBM model in an endless loop; huge latencies
+  // ran past what the simulation counts (docs/config.md, "Sane ranges").
+  check_override_error(R"({"dma": {"engine_bytes_per_ns": 1e-300}})",
+                       {"dma.engine_bytes_per_ns = 1e-300", "outside the sane range 0.001"});
+  check_override_error(R"({"hbm": {"core_share": 5e-324}})",
+                       {"hbm.core_share = 5e-324", "at least one millionth"});
+  check_override_error(R"({"hbm": {"chip_bandwidth_gbps": 1e7}})",
+                       {"hbm.chip_bandwidth_gbps", "1 MB/s to 1 PB/s"});
+  check_override_error(R"({"dma": {"fixed_latency_ns": 2e9}})",
+                       {"dma.fixed_latency_ns", "at most one second"});
+  check_override_error(R"({"clocks": {"vector_ghz": 0.001}})",
+                       {"clocks.vector_ghz = 0.001", "10 MHz to 100 GHz"});
+  check_override_error(R"({"tensor": {"tflops_bf16": 1e-9}})", {"tensor.tflops_bf16"});
+  check_override_error(R"({"host": {"sync_ns": 1e400}})", {"invalid JSON", "1e400"});
+  // Every real parameter of every preset lies inside its range.
+  for (const auto& name : target_names()) {
+    const auto dump = dump_target(name);
+    for (const auto& p : neuronsim::config::schema::params()) {
+      const auto& v = dump[std::string(p.section)][std::string(p.key)]["value"];
+      if (!v.is_number_float()) continue;
+      const auto r = neuronsim::config::schema::real_range(p);
+      INFO(name << " " << p.section << "." << p.key);
+      CHECK(v.get<double>() >= r.lo);
+      CHECK(v.get<double>() <= r.hi);
+    }
+  }
 }
 
 TEST_CASE("config: bad files and names are errors naming them", "[config]") {
