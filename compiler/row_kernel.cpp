@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/wide_row_kernel.hpp"
 #include "isa/builder.hpp"
 #include "isa/error.hpp"
 
@@ -484,6 +485,11 @@ std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf) {
 Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name,
                        const std::string& target, const TargetLimits& limits,
                        const std::string& source) {
+  // Rows too wide for SBUF, or for one instruction: column chunks instead of whole rows.
+  bool too_wide = row_sbuf_bytes(program, 1) > limits.sbuf_bytes_per_partition;
+  for (const auto& v : program.values)
+    too_wide = too_wide || (!v.unused && v.cols > limits.max_sbuf_free_elems);
+  if (too_wide) return emit_wide_row_kernel(program, kernel_name, target, limits, source);
   const RowProgram p = plan_tiling(program, limits);
   // Three buffers per stage keep the DMA engines streaming (fewer if they do not fit):
   // with two, a tile's chain (descriptors and DMA latency, ~1.3 us on trn2, the load,
