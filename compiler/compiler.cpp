@@ -143,7 +143,15 @@ class Partitioner {
 
   void finish(const std::string& name, const std::string& op, std::vector<std::string> nodes,
               isa::Kernel k) {
-    isa::validate(k, limits_, g_.source + ": launch '" + name + "'");
+    // A fused launch's message lists its nodes, so a shape problem names the graph node.
+    std::string where = g_.source + ": launch '" + name + "'";
+    if (nodes.size() != 1 || nodes[0] != name) {
+      where += " (nodes";
+      for (std::size_t i = 0; i < nodes.size(); ++i)
+        where += (i ? ", " : " ") + nodes[i];
+      where += ")";
+    }
+    isa::validate(k, limits_, where);
     Launch l;
     l.name = name;
     l.neff = neff_name(name);
