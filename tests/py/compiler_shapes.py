@@ -132,6 +132,30 @@ def wide_rows(work):
             check(f"softmax [256, 32000] {mode} {target}", pool["y"], ref, ONE_ROUNDING, 1e-12)
             print(f"softmax [256, 32000] {mode} {target}: {ns:.0f} ns")
     rmsnorm(work, "rmsnorm_wide", (130, 70000), "trn2")
+    # Everything at once: N-D, a partial tile (300 rows), rows of two widths in one wide
+    # kernel, a [1] operand, [N, 1] outputs and a reduction in a later phase.
+    graph = write_graph(work, "mixed", [{"name": "x", "dtype": "fp32", "shape": [3, 100, 40000]},
+                                        {"name": "z", "dtype": "fp32", "shape": [3, 100, 1000]},
+                                        {"name": "c", "dtype": "fp32", "shape": [1]}],
+                        [{"id": "y1", "op": "softmax", "args": ["x"]},
+                         {"id": "s", "op": "sum", "args": ["z"], "keepdim": True},
+                         {"id": "y2", "op": "mul", "args": ["y1", "s"]},
+                         {"id": "y3", "op": "add", "args": ["y2", "c"]},
+                         {"id": "m", "op": "max", "args": ["y3"], "keepdim": True}],
+                        ["y3", "m", "s"])
+    x = rng.standard_normal((3, 100, 40000)).astype(np.float32)
+    z = rng.standard_normal((3, 100, 1000)).astype(np.float32)
+    c = np.array([0.25], np.float32)
+    e = np.exp(x.astype(np.float64) - x.max(-1, keepdims=True))
+    s = z.astype(np.float64).sum(-1, keepdims=True)
+    y3 = e / e.sum(-1, keepdims=True) * s + 0.25
+    for mode in ("fused", "eager"):
+        pool, _, _, _ = run_sequence(graph, mode, "trn2", {"x": x, "z": z, "c": c}, work)
+        # All fp32: a few roundings of 2^-24 each (y3, m: 1e-5 relative is generous), and
+        # s's 1000-term sum (absolute error at most 1000 x 2^-24 x sum|z|, < 1e-3 here).
+        check(f"mixed wide s {mode}", pool["s"], s, 1e-6, 1e-3)
+        check(f"mixed wide y3 {mode}", pool["y3"], y3, 1e-5, 1e-6)
+        check(f"mixed wide m {mode}", pool["m"], y3.max(-1, keepdims=True), 1e-5, 1e-3)
 
 
 def main():
