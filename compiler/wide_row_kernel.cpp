@@ -108,19 +108,57 @@ class WideEmitter {
   }
   std::uint32_t width_of(const Step& s) const { return p_.values[wide(s.a) ? s.a : s.b].cols; }
 
-  void analyse() {
+  // Online softmax: the negated max R of rows u and the exp A of u + that max with its
+  // sum become one pass. Per chunk c, R makes -m_c and A sums exp(u - m_c) into s_c with
+  // -m_c as its bias; the tail combines -M = min(-m_c) and sum = sum_c s_c exp(m_c - M).
+  // A's per-chunk results are only right relative to m_c, so nothing may read them in A's
+  // own phase (a later phase recomputes them with the whole max).
+  int online_partner(std::size_t a) const {
+    const Step& s = p_.steps[a];
+    if (s.kind != StepKind::activation || s.func != ActFunc::exp || !s.has_bias ||
+        !s.bias.is_value() || s.scale.is_value() || s.scale.imm != 1.0f || s.reduce_dst < 0 ||
+        !wide(s.a) || p_.values[s.dst].output)
+      return -1;
+    for (std::size_t r = 0; r < a; ++r) {
+      const Step& m = p_.steps[r];
+      if (m.kind == StepKind::reduce && m.reduce_op == AluOp::max && m.negate &&
+          m.dst == s.bias.value && m.a == s.a)
+        return static_cast<int>(r);
+    }
+    return -1;
+  }
+
+  void assign_phases() {
     std::vector<int> avail(p_.values.size(), 0);
-    phase_.resize(p_.steps.size());
+    phase_.assign(p_.steps.size(), 0);
+    phases_ = 0;
     for (std::size_t i = 0; i < p_.steps.size(); ++i) {
       const Step& s = p_.steps[i];
       int ph = 0;
       for (int r : s.reads())
-        ph = std::max(ph, avail[r]);
+        if (!(online_.count(i) && r == s.bias.value)) ph = std::max(ph, avail[r]);
       phase_[i] = ph;
       phases_ = std::max(phases_, ph + 1);
       for (int w : s.writes())
         avail[w] = w == reduction_of(s) ? ph + 1 : ph;
     }
+  }
+
+  void analyse() {
+    for (std::size_t i = 0; i < p_.steps.size(); ++i)
+      if (const int r = online_partner(i); r >= 0) online_[i] = static_cast<std::size_t>(r);
+    assign_phases();
+    for (auto it = online_.begin(); it != online_.end();) {
+      bool read_early = false;
+      for (std::size_t t = 0; t < p_.steps.size(); ++t)
+        for (int r : p_.steps[t].reads())
+          read_early =
+              read_early || (r == p_.steps[it->first].dst && phase_[t] <= phase_[it->first]);
+      it = read_early ? online_.erase(it) : std::next(it);
+    }
+    assign_phases();
+    for (const auto& [a, r] : online_)
+      online_max_.insert(r);
     // runs_[k][i]: wide step i runs in phase k, its own or a later one that reads its
     // result (recomputed from the inputs rather than kept: it does not fit).
     runs_.assign(phases_, std::vector<bool>(p_.steps.size(), false));
@@ -154,6 +192,7 @@ class WideEmitter {
     }
     for (const auto& s : p_.steps)
       if (reduction_of(s) >= 0) bytes += aligned(std::uint64_t{kStatSlots} * chunks * 4);
+    bytes += online_.size() * aligned(std::uint64_t{chunks} * 4);  // the rescaling factors
     std::set<float> consts;
     for (const auto& s : p_.steps)
       if (s.kind == StepKind::activation && s.has_bias && !s.bias.is_value())
@@ -215,6 +254,9 @@ class WideEmitter {
         partial_[i] = b_.sbuf(fresh(p_.values[red].name + "_parts"), DType::fp32,
                               {kPartitions, kStatSlots, chunks_});
     }
+    for (const auto& [a, r] : online_)
+      factors_[a] = b_.sbuf(fresh(p_.values[p_.steps[a].dst].name + "_rescale"), DType::fp32,
+                            {kPartitions, chunks_});
     for (const auto& s : p_.steps)
       if (s.kind == StepKind::activation && s.has_bias && !s.bias.is_value() &&
           std::find(consts_.begin(), consts_.end(), s.bias.imm) == consts_.end())
@@ -388,9 +430,12 @@ class WideEmitter {
     const Step& s = p_.steps[i];
     const bool partial = own && reduction_of(s) >= 0;
     const std::uint32_t c = j.chunk_index;
+    // Online softmax's exp in its own phase: its bias is this chunk's -m_c, not the max.
+    const bool chunk_bias = partial && online_.count(i) > 0;
     std::vector<Access> acc;
     for (int r : s.reads())
-      acc.push_back(reads(slot_of(r, j)));
+      if (!(chunk_bias && r == s.bias.value)) acc.push_back(reads(slot_of(r, j)));
+    if (chunk_bias) acc.push_back(reads(partial_slot(online_.at(i), j, c)));
     if (s.kind != StepKind::reduce || !wide_step(s)) {
       if (wide(s.dst)) j.slot[s.dst] = next_slot(s.dst);
       acc.push_back(writes(slot_of(s.dst, j)));
@@ -406,7 +451,11 @@ class WideEmitter {
       case StepKind::activation: {
         auto ref = b_.scalar().activation(at(s.dst, j), at(s.a, j), s.func);
         if (s.scale.is_value() || s.scale.imm != 1.0f) ref.scale(scalar(s.scale));
-        if (s.has_bias) ref.bias(bias_at(s.bias, j));
+        if (chunk_bias) {
+          ref.bias(partial_at(online_.at(i), j, c, parts_end));
+        } else if (s.has_bias) {
+          ref.bias(bias_at(s.bias, j));
+        }
         if (partial) {
           ref.reduce(partial_at(i, j, c, parts_end));
         } else if (s.reduce_dst >= 0 && !wide_step(s)) {  // on statistics: one element
@@ -444,7 +493,8 @@ class WideEmitter {
       case StepKind::reduce:
         if (wide_step(s))  // a partial per chunk; the tail combines them, negating once
           h_.compute(b_.vector()
-                         .tensor_reduce(partial_at(i, j, c, parts_end), at(s.a, j), s.reduce_op)
+                         .tensor_reduce(partial_at(i, j, c, parts_end), at(s.a, j), s.reduce_op, 1,
+                                        online_max_.count(i) > 0)
                          .instruction(),
                      Engine::vector, acc);
         else
@@ -474,8 +524,37 @@ class WideEmitter {
     std::vector<Access> acc{writes(slot_of(dst, j))};
     for (std::uint32_t c = 0; c < n; ++c)
       acc.push_back(reads(partial_slot(i, j, c)));
+    if (online_max_.count(i)) {  // the partials are -m_c already: -M is their min
+      auto ref = b_.vector().tensor_reduce(at(dst, j), partial_at(i, j, 0, n), AluOp::min);
+      h_.compute(ref.instruction(), Engine::vector, acc);
+      return;
+    }
+    if (online_.count(i)) return combine_online(i, j);
     auto ref = b_.vector().tensor_reduce(at(dst, j), partial_at(i, j, 0, n), op, 1, negate);
     h_.compute(ref.instruction(), Engine::vector, acc);
+  }
+
+  // sum = sum_c s_c exp(m_c - M): the factors exp(-1 * (-m_c) + (-M)) on Scalar, then the
+  // products and their sum on Vector.
+  void combine_online(std::size_t i, Job& j) {
+    const Step& s = p_.steps[i];
+    const std::size_t r = online_.at(i);
+    const std::uint32_t n = chunks_of(width_of(s));
+    const AccessPattern f = factors_.at(i).slice(parts(j.tile), Ix(0, n));
+    std::vector<Access> acc{writes(factor_slots_[i]), reads(slot_of(s.bias.value, j))};
+    for (std::uint32_t c = 0; c < n; ++c)
+      acc.push_back(reads(partial_slot(r, j, c)));
+    auto ex = b_.scalar().activation(f, partial_at(r, j, 0, n), ActFunc::exp);
+    ex.scale(Scalar(-1.0)).bias(at(s.bias.value, j));
+    h_.compute(ex.instruction(), Engine::scalar, acc);
+    acc = {writes(factor_slots_[i])};
+    for (std::uint32_t c = 0; c < n; ++c)
+      acc.push_back(reads(partial_slot(i, j, c)));
+    h_.compute(
+        b_.vector().tensor_tensor(f, f, partial_at(i, j, 0, n), AluOp::multiply).instruction(),
+        Engine::vector, acc);
+    h_.compute(b_.vector().tensor_reduce(at(s.reduce_dst, j), f, AluOp::add).instruction(),
+               Engine::vector, {reads(factor_slots_[i]), writes(slot_of(s.reduce_dst, j))});
   }
 
   const RowProgram& p_;
@@ -498,6 +577,10 @@ class WideEmitter {
   std::map<std::pair<int, std::uint32_t>, Slot> slots_;
   std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, Slot> partial_slots_;
   std::map<int, std::uint32_t> uses_;
+  std::map<std::size_t, std::size_t> online_;  // exp step -> its max step (online softmax)
+  std::set<std::size_t> online_max_;
+  std::map<std::size_t, Buffer> factors_;
+  std::map<std::size_t, Slot> factor_slots_;
 };
 
 }  // namespace

@@ -5,8 +5,9 @@
 // can be used, so the program runs in phases: phase k computes, chunk by chunk, what
 // needs no reduction finished after phase k - 1, and combines the chunks' partial
 // reductions at its end (a max or a sum over one column per chunk). Row values a later
-// phase reads are recomputed there from the inputs, which are loaded again (a softmax is
-// three passes over x: max, sum of exp, exp * 1/sum; an RMSNorm two).
+// phase reads are recomputed there from the inputs, which are loaded again (an RMSNorm is
+// two passes over x). Softmax's max and exp-sum share a phase (online softmax: each
+// chunk's sum is rescaled to the final max at the end), so it is two passes too.
 #include <string>
 
 #include "compiler/row_program.hpp"

@@ -138,19 +138,21 @@ TEST_CASE("compiler: a [1] operand is a per-partition scalar", "[compiler]") {
 TEST_CASE("compiler: rows wider than SBUF run in column chunks and phases", "[compiler]") {
   // [256, 32000] softmax: x (bf16), exp (fp32) and y (bf16) take 256 000 B per partition
   // whole, more than trn2's 229 376. Three buffers of 8 B per column fit 9557 columns:
-  // 4 chunks of 8000. Per tile: phase 0 max (a partial per chunk, combined), phase 1 exp
-  // with its sum (the same), phase 2 1/sum, then exp again and * 1/sum per chunk.
+  // 4 chunks of 8000. Online softmax, per tile: phase 0 per chunk the negated max -m_c and
+  // exp(x - m_c) with its sum s_c; its tail -M = min(-m_c), the factors exp(m_c - M), their
+  // products with s_c and the sum; phase 1 1/sum, then per chunk exp(x - M) * 1/sum.
   const Graph g = graph(R"({"name": "x", "dtype": "bf16", "shape": [256, 32000]})",
                         R"({"id": "y", "op": "softmax", "args": ["x"]})", R"(["y"])");
   for (Mode mode : {Mode::eager, Mode::fused}) {
     const isa::Kernel& k = compile_quiet(g, mode).launches[0].kernel;
-    // Per tile: 4 max partials + 1 combine + 4 partial sums' combine + 1 reciprocal (a
-    // tensor_scalar) + 4 scalings; 2 tiles.
+    // Per tile (2 tiles): 4 max partials, the min and the sum of products; the products;
+    // 1/sum and 4 scalings; 4 + 4 exps and the factors.
     CHECK(count_opcode(k, isa::Engine::vector, isa::Opcode::tensor_reduce) == 2 * (4 + 2));
+    CHECK(count_opcode(k, isa::Engine::vector, isa::Opcode::tensor_tensor) == 2 * 1);
     CHECK(count_opcode(k, isa::Engine::vector, isa::Opcode::tensor_scalar) == 2 * (1 + 4));
-    CHECK(count_opcode(k, isa::Engine::scalar, isa::Opcode::activation) == 2 * (4 + 4));
-    // x is read three times (one load per chunk and phase), y written once.
-    CHECK(count_opcode(k, isa::Engine::sync, isa::Opcode::dma_copy) == 2 * (3 * 4 + 4));
+    CHECK(count_opcode(k, isa::Engine::scalar, isa::Opcode::activation) == 2 * (4 + 1 + 4));
+    // x is read twice (one load per chunk and phase), y written once.
+    CHECK(count_opcode(k, isa::Engine::sync, isa::Opcode::dma_copy) == 2 * (2 * 4 + 4));
   }
   // One row longer than one instruction's free size (64K elements) in fp32.
   const Graph wide = graph(R"({"name": "x", "dtype": "fp32", "shape": [100, 70000]})",
