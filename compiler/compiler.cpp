@@ -1,14 +1,17 @@
 // Partitioning a graph into launches (docs/compiler.md): eager makes one launch per node;
-// fused collects the row-wise nodes into one launch and gives each matmul its own, closing
-// the open row launch only when a matmul needs one of its results.
+// fused drops dead nodes, collects the row-wise nodes of each row count into one launch
+// and gives each matmul its own, closing an open row launch only when a later launch
+// needs one of its results.
 #include "compiler/compiler.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/liveness.hpp"
 #include "compiler/matmul_kernel.hpp"
 #include "compiler/row_kernel.hpp"
 #include "isa/error.hpp"
@@ -20,13 +23,23 @@ namespace {
 
 class Partitioner {
  public:
-  Partitioner(const Graph& g, Mode mode, const std::string& target, const isa::TargetLimits& limits)
-      : g_(g), target_(target), limits_(limits) {
+  Partitioner(const Graph& g, Mode mode, const std::string& target, const isa::TargetLimits& limits,
+              std::ostream* diagnostics)
+      : g_(g), target_(target), limits_(limits), diagnostics_(diagnostics) {
     out_.program = g.name;
     out_.mode = mode;
   }
 
   CompiledProgram run() {
+    // Eager runs every node, as PyTorch does; fused drops those no output needs.
+    for (const auto& n : g_.nodes)
+      live_.insert(n.id);
+    if (out_.mode == Mode::fused) {
+      live_ = live_nodes(g_);
+      for (const auto& n : g_.nodes)
+        if (!live_.count(n.id))
+          warn("node '" + n.id + "': no output depends on it; fused mode leaves it out");
+    }
     if (out_.mode == Mode::eager) {
       for (const auto& n : g_.nodes) {
         if (n.op == OpKind::matmul)
@@ -36,37 +49,64 @@ class Partitioner {
       }
     } else {
       for (const auto& n : g_.nodes) {
+        if (!live_.count(n.id)) continue;
         if (n.op != OpKind::matmul) {
-          open_.push_back(&n);
+          group_for(n).nodes.push_back(&n);
           continue;
         }
-        if (needs_open(n)) flush();
+        for (std::size_t i = 0; i < open_.size(); ++i)
+          if (reads_from(n, open_[i])) flush(i--);
         add_matmul(n);
       }
-      flush();
+      while (!open_.empty())
+        flush(0);
     }
     list_tensors();
     return std::move(out_);
   }
 
  private:
-  bool needs_open(const Node& n) const {
-    for (const Node* o : open_)
+  // Row-wise nodes waiting for a launch, all of one row count (a kernel tiles one).
+  struct Group {
+    std::uint64_t rows = 0;
+    std::vector<const Node*> nodes;
+  };
+
+  void warn(const std::string& what) {
+    out_.warnings.push_back(g_.source + ": " + what);
+    if (diagnostics_) *diagnostics_ << "warning: " << out_.warnings.back() << "\n";
+  }
+
+  // The open group of n's row count. A node reading a result of another open group (a
+  // [D] or [1] tensor that a 1-row kernel computes for an N-row one) closes that group
+  // first, so launches keep the graph's order.
+  Group& group_for(const Node& n) {
+    const std::uint64_t rows = flat_rows(n.type.shape);
+    for (std::size_t i = 0; i < open_.size(); ++i)
+      if (open_[i].rows != rows && reads_from(n, open_[i])) flush(i--);
+    for (auto& gr : open_)
+      if (gr.rows == rows) return gr;
+    open_.push_back(Group{rows, {}});
+    return open_.back();
+  }
+
+  static bool reads_from(const Node& n, const Group& gr) {
+    for (const Node* o : gr.nodes)
       for (const auto& a : n.args)
         if (a.tensor == o->id) return true;
     return false;
   }
 
-  void flush() {
-    if (open_.empty()) return;
+  void flush(std::size_t i) {
+    const std::vector<const Node*> nodes = std::move(open_[i].nodes);
+    open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(i));
     const std::string name =
         fused_count_++ == 0 ? "fused" : "fused_" + std::to_string(fused_count_ - 1);
-    add_rows(name, "fused", open_);
-    open_.clear();
+    add_rows(name, "fused", nodes);
   }
 
   // The results of `nodes` that leave the launch: graph outputs and tensors read by
-  // nodes outside it.
+  // (live) nodes outside it.
   std::vector<std::string> leaving(const std::vector<const Node*>& nodes) const {
     std::set<std::string> inside;
     for (const Node* n : nodes)
@@ -75,7 +115,7 @@ class Partitioner {
     for (const Node* n : nodes) {
       bool leaves = g_.is_output(n->id);
       for (const auto& other : g_.nodes)
-        if (!inside.count(other.id))
+        if (!inside.count(other.id) && live_.count(other.id))
           for (const auto& a : other.args)
             leaves = leaves || a.tensor == n->id;
       if (leaves) out.push_back(n->id);
@@ -103,7 +143,15 @@ class Partitioner {
 
   void finish(const std::string& name, const std::string& op, std::vector<std::string> nodes,
               isa::Kernel k) {
-    isa::validate(k, limits_, g_.source + ": launch '" + name + "'");
+    // A fused launch's message lists its nodes, so a shape problem names the graph node.
+    std::string where = g_.source + ": launch '" + name + "'";
+    if (nodes.size() != 1 || nodes[0] != name) {
+      where += " (nodes";
+      for (std::size_t i = 0; i < nodes.size(); ++i)
+        where += (i ? ", " : " ") + nodes[i];
+      where += ")";
+    }
+    isa::validate(k, limits_, where);
     Launch l;
     l.name = name;
     l.neff = neff_name(name);
@@ -118,8 +166,14 @@ class Partitioner {
     for (const auto& l : out_.launches)
       for (const auto& t : l.kernel.tensors)
         in_hbm.insert(t.name);
+    const std::set<std::string> read = read_inputs(g_, live_);
     for (const auto& in : g_.inputs)
-      out_.tensors.push_back({in.name, in.type, TensorPlace::input});
+      if (read.count(in.name))
+        out_.tensors.push_back({in.name, in.type, TensorPlace::input});
+      else
+        warn("input '" + in.name + "': no " +
+             std::string(out_.mode == Mode::fused ? "node an output needs" : "node") +
+             " reads it; the program does not list it and needs no value for it");
     for (const auto& n : g_.nodes)
       if (g_.is_output(n.id))
         out_.tensors.push_back({n.id, n.type, TensorPlace::output});
@@ -130,8 +184,10 @@ class Partitioner {
   const Graph& g_;
   const std::string& target_;
   const isa::TargetLimits& limits_;
+  std::ostream* diagnostics_;
   CompiledProgram out_;
-  std::vector<const Node*> open_;
+  std::set<std::string> live_;
+  std::vector<Group> open_;  // in the order they were opened
   int fused_count_ = 0;
 };
 
@@ -160,8 +216,13 @@ std::optional<Mode> parse_mode(const std::string& name) {
 }
 
 CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
+                        const isa::TargetLimits& limits, std::ostream* diagnostics) {
+  return Partitioner(g, mode, target, limits, diagnostics).run();
+}
+
+CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
                         const isa::TargetLimits& limits) {
-  return Partitioner(g, mode, target, limits).run();
+  return compile(g, mode, target, limits, &std::cerr);
 }
 
 std::string launch_json(const CompiledProgram& p) {

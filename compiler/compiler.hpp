@@ -5,6 +5,7 @@
 // intermediates kept in SBUF). The caller writes the kernels as NEFFs and the sequence as
 // launch.json (docs/compiler.md, "Launch sequence").
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,10 +41,17 @@ struct CompiledProgram {
   Mode mode = Mode::fused;
   std::vector<ProgramTensor> tensors;  // every tensor that lives in HBM
   std::vector<Launch> launches;        // in launch order
+  // "<source>: input 'u': ..." for inputs no launch reads (left out of `tensors`, so a run
+  // needs no value for them) and nodes fused mode removed because no output needs them.
+  std::vector<std::string> warnings;
 };
 
 // Every kernel is checked with isa::validate against `limits`. Throws neuronsim::Error
-// naming the graph file, the node or launch, and the reason.
+// naming the graph file, the node or launch, and the reason. Each warning is also written
+// to `diagnostics` ("warning: ..." and a newline) unless it is null.
+CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
+                        const isa::TargetLimits& limits, std::ostream* diagnostics);
+// The same, warnings written to std::cerr (the `neuronsim compile` command's stderr).
 CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
                         const isa::TargetLimits& limits);
 

@@ -125,9 +125,7 @@ class Parser {
           fail(where, "shape entries must be positive integers");
         gi.type.shape.push_back(d.get<std::uint64_t>());
       }
-      if (gi.type.shape.empty() || gi.type.shape.size() > 2)
-        fail(where,
-             "shape must have 1 or 2 dimensions, not " + std::to_string(gi.type.shape.size()));
+      if (gi.type.shape.empty()) fail(where, "shape must have at least one dimension");
       for (const auto& [key, value] : in.items()) {
         (void)value;
         if (key != "name" && key != "dtype" && key != "shape")
@@ -257,15 +255,19 @@ class Parser {
     }
     if (n.op == OpKind::softmax) check_last_axis(jn, a.shape.size(), where);
     if (!is_reduction(n.op)) return a;
-    if (a.shape.size() != 2)
-      fail(where, op_name(n.op) + " needs a 2-D tensor (rows reduce along the last axis), not " +
+    if (a.shape.size() < 2)
+      fail(where, op_name(n.op) +
+                      " needs a tensor of 2 or more dimensions (rows reduce along the last "
+                      "axis), not " +
                       shape_text(a.shape));
-    check_last_axis(jn, 2, where);
+    check_last_axis(jn, a.shape.size(), where);
     if (!jn.contains("keepdim") || !jn["keepdim"].is_boolean() || !jn["keepdim"].get<bool>())
       fail(where, op_name(n.op) +
                       " needs \"keepdim\": true (a [N, 1] result, as torch's "
                       "keepdim=True)");
-    return TensorType{a.dtype, {a.shape[0], 1}};
+    TensorType r = a;  // keepdim: the last axis becomes 1, leading ones stay
+    r.shape.back() = 1;
+    return r;
   }
 
   // PyTorch's rules: numpy broadcasting; a Python number takes the tensor's dtype; two
@@ -319,6 +321,13 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
   for (std::size_t i = 0; i < shape.size(); ++i)
     s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
+}
+
+std::uint64_t flat_rows(const std::vector<std::uint64_t>& shape) {
+  std::uint64_t rows = 1;
+  for (std::size_t i = 0; i + 1 < shape.size(); ++i)
+    rows *= shape[i];
+  return rows;
 }
 
 std::string op_name(OpKind op) {

@@ -14,10 +14,13 @@ namespace neuronsim::compiler {
 
 struct TensorType {
   isa::DType dtype = isa::DType::fp32;
-  std::vector<std::uint64_t> shape;  // rank 1 or 2
+  std::vector<std::uint64_t> shape;  // rank >= 1
   bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
 };
 std::string shape_text(const std::vector<std::uint64_t>& shape);  // "[4096, 4096]"
+// The rows a row kernel sees: the leading dimensions flattened (1 for a 1-D tensor), as
+// torch's x.view(-1, x.shape[-1]).
+std::uint64_t flat_rows(const std::vector<std::uint64_t>& shape);
 
 // One operand: a tensor (an input or an earlier node's id) or a number (a Python scalar).
 struct Operand {

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/wide_row_kernel.hpp"
 #include "isa/builder.hpp"
 #include "isa/error.hpp"
 
@@ -38,9 +39,19 @@ std::uint64_t aligned(std::uint64_t n) {
 
 // Iterations of the per-tile schedule.
 std::uint64_t tile_count(const RowProgram& p) {
+  if (p.flat_cols == 0) return (p.rows + kPartitions - 1) / kPartitions;
   const std::uint64_t rows_per_partition = p.rows / kPartitions;
-  if (p.flat_cols == 0) return rows_per_partition;
   return (rows_per_partition + p.flat_cols - 1) / p.flat_cols;
+}
+
+// Rows not a multiple of 128 leave a partial tile. It is tile 0, not the last: DMA
+// transfers on one queue over the same partitions complete in issue order, and every
+// later (full) tile covers the partial tile's partitions, so a tile's transfer never
+// finishes before an earlier tile's and a count of finished transfers stays "tiles 0..t
+// are done" (compiler/hazards.hpp).
+std::uint32_t first_tile_rows(const RowProgram& p) {
+  const auto partial = static_cast<std::uint32_t>(p.rows % kPartitions);
+  return partial == 0 ? kPartitions : partial;
 }
 
 std::uint32_t slots_of(const Value& v, std::uint32_t nbuf, std::uint64_t tiles) {
@@ -62,6 +73,7 @@ std::vector<float> constants_of(const RowProgram& p) {
 // Every value an [N, 1] tensor and every step elementwise on it (no reduction, no
 // per-partition scalar operand, which would be per row): where a row sits does not matter.
 bool flat_eligible(const RowProgram& p) {
+  if (p.rows % kPartitions != 0) return false;  // not [128, N/128]
   for (const auto& v : p.values)
     if (!v.unused && v.kind != ValueKind::stat) return false;
   for (const auto& s : p.steps) {
@@ -99,7 +111,8 @@ RowProgram plan_tiling(const RowProgram& in, const TargetLimits& limits) {
     return p;
   }
   // A DMA dim holds at most 65535 elements (reference section 2): one column per tile.
-  if (tile_count(p) > UINT16_MAX) return p;
+  // A partial tile would leave the last column short: not one pattern.
+  if (tile_count(p) > UINT16_MAX || p.rows % kPartitions != 0) return p;
   const bool fitted = fits(p, 2, limits);
   for (auto& v : p.values)
     v.whole = v.kind == ValueKind::stat && !v.unused && (v.input || v.output);
@@ -308,11 +321,24 @@ class Emitter {
         std::min<std::uint64_t>(p_.flat_cols, per_partition - t * p_.flat_cols));
   }
 
+  // Row layout: the rows of tile t and the first of them.
+  std::uint32_t tile_rows(std::uint64_t t) const {
+    return t == 0 ? first_tile_rows(p_) : kPartitions;
+  }
+  std::uint64_t tile_row0(std::uint64_t t) const {
+    return t == 0 ? 0 : first_tile_rows(p_) + (t - 1) * kPartitions;
+  }
+  // The partitions tile t uses.
+  Ix parts(std::uint64_t t) const {
+    if (p_.flat_cols != 0 || tile_rows(t) == kPartitions) return Ix();
+    return Ix(0, tile_rows(t));
+  }
+
   AccessPattern tile(int v, std::uint64_t t) const {
     const Value& val = p_.values[v];
-    if (val.kind == ValueKind::col) return tiles_of_.at(v).all();
+    if (val.kind == ValueKind::col) return tiles_of_.at(v).slice(parts(t));
     const auto slot = static_cast<std::int64_t>(t % slots_of(val, nbuf_, tiles_));
-    if (p_.flat_cols == 0) return tiles_of_.at(v).slice(Ix(), slot);
+    if (p_.flat_cols == 0) return tiles_of_.at(v).slice(parts(t), slot);
     return tiles_of_.at(v).slice(Ix(), slot, Ix(0, flat_width(t)));
   }
 
@@ -325,8 +351,15 @@ class Emitter {
       return hbm_.at(v).raw(0, kPartitions, static_cast<std::int64_t>(per_partition), first,
                             {{1, flat_width(t)}});
     }
-    const auto r0 = static_cast<std::int64_t>(t * kPartitions);
-    return hbm_.at(v).slice(Ix(r0, r0 + kPartitions));
+    const Value& val = p_.values[v];
+    const std::uint64_t r0 = tile_row0(t);
+    if (val.shape.size() == 2) {
+      const auto r = static_cast<std::int64_t>(r0);
+      return hbm_.at(v).slice(Ix(r, r + tile_rows(t)));
+    }
+    // Leading dimensions flattened: row r is the r-th run of `cols` elements.
+    return hbm_.at(v).raw(0, tile_rows(t), val.cols, r0 * val.cols * dtype_size(val.dtype),
+                          {{1, val.cols}});
   }
 
   // A whole [N, 1] tensor as [128, tiles]: element (p, t) is row t * 128 + p.
@@ -345,7 +378,7 @@ class Emitter {
     if (a.is_value()) return tile(a.value, t);
     const auto c = static_cast<std::int64_t>(std::find(consts_.begin(), consts_.end(), a.imm) -
                                              consts_.begin());
-    return const_tile_.slice(Ix(), Ix(c, c + 1));
+    return const_tile_.slice(parts(t), Ix(c, c + 1));
   }
 
   bool reads_prologue(const TileOp& op) const {
@@ -452,6 +485,11 @@ std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf) {
 Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name,
                        const std::string& target, const TargetLimits& limits,
                        const std::string& source) {
+  // Rows too wide for SBUF, or for one instruction: column chunks instead of whole rows.
+  bool too_wide = row_sbuf_bytes(program, 1) > limits.sbuf_bytes_per_partition;
+  for (const auto& v : program.values)
+    too_wide = too_wide || (!v.unused && v.cols > limits.max_sbuf_free_elems);
+  if (too_wide) return emit_wide_row_kernel(program, kernel_name, target, limits, source);
   const RowProgram p = plan_tiling(program, limits);
   // Three buffers per stage keep the DMA engines streaming (fewer if they do not fit):
   // with two, a tile's chain (descriptors and DMA latency, ~1.3 us on trn2, the load,

@@ -14,8 +14,6 @@ using isa::ActFunc;
 using isa::AluOp;
 using isa::DType;
 
-constexpr std::uint32_t kPartitions = 128;  // reference section 1: 128 lanes
-
 class Selector {
  public:
   Selector(const Graph& g, RowProgram& p, const std::vector<std::string>& outputs)
@@ -27,6 +25,7 @@ class Selector {
 
   void lower(const Node& n) {
     node_ = &n;
+    if (p_.rows == 0) p_.rows = flat_rows(n.type.shape);
     switch (n.op) {
       case OpKind::square:
         act(n, ActFunc::square);
@@ -88,21 +87,24 @@ class Selector {
     return false;
   }
 
+  // Rows are the leading dimensions flattened. The program tiles the rows of its nodes'
+  // results; a one-row operand of a many-row program is broadcast to every partition: a
+  // [D] (or [1, D]) column vector, or a [1] scalar.
   ValueKind kind_of(const std::string& tensor, const TensorType& t) {
-    const auto& s = t.shape;
-    if (s.size() == 1) return ValueKind::col;
-    if (s[0] == 1 && s[1] > 1) return ValueKind::col;
-    if (p_.rows == 0) {
-      if (s[0] % kPartitions != 0)
-        throw Error(g_.source + ": tensor '" + tensor + "' " + shape_text(s) +
-                    ": rows must be a multiple of 128 (one row per partition, 128-row tiles)");
-      p_.rows = s[0];
-    } else if (s[0] != p_.rows) {
-      throw Error(g_.source + ": tensor '" + tensor + "' " + shape_text(s) + " has " +
-                  std::to_string(s[0]) + " rows, but this kernel tiles " + std::to_string(p_.rows) +
-                  " rows");
-    }
-    return s[1] == 1 ? ValueKind::stat : ValueKind::row;
+    const std::uint64_t rows = flat_rows(t.shape);
+    if (rows == 1 && p_.rows != 1) return ValueKind::col;
+    if (rows != p_.rows)
+      fail(*node_, "tensor '" + tensor + "' " + shape_text(t.shape) + " has " +
+                       std::to_string(rows) + " rows, but this kernel tiles " +
+                       std::to_string(p_.rows) +
+                       " rows (broadcasting over leading dimensions is not supported)");
+    return t.shape.back() == 1 ? ValueKind::stat : ValueKind::row;
+  }
+
+  // A [128, 1] value: a per-partition scalar operand (tensor_scalar's arg).
+  bool per_partition(int v) const {
+    const Value& val = p_.values[v];
+    return val.kind == ValueKind::stat || (val.kind == ValueKind::col && val.cols == 1);
   }
 
   static std::uint32_t cols_of(const TensorType& t) {
@@ -131,9 +133,9 @@ class Selector {
     Value val;
     val.name = n.id;
     val.kind = kind_of(n.id, n.type);
-    if (val.kind == ValueKind::col)
-      fail(n, "a result of shape " + shape_text(n.type.shape) +
-                  " (a column vector): ops on [D] tensors alone are not supported");
+    if (val.kind == ValueKind::col)  // unreachable: the program tiles its results' rows
+      fail(n, "a result of shape " + shape_text(n.type.shape) + " in a kernel of " +
+                  std::to_string(p_.rows) + " rows");
     val.cols = cols_of(n.type);
     val.output = is_output(n.id);
     val.shape = n.type.shape;
@@ -167,10 +169,12 @@ class Selector {
     push(StepKind::activation, result(n), a).func = f;
   }
 
+  // A one-row operand of a unary op makes a one-row result, so the program tiles one row
+  // and the operand is not broadcast; reaching this would be a partitioning bug.
   void check_not_col(const Node& n, int v) const {
     if (p_.values[v].kind == ValueKind::col)
-      fail(n, "operand '" + p_.values[v].name +
-                  "' is a column vector: ops on [D] tensors alone are not supported");
+      fail(n, "operand '" + p_.values[v].name + "' is broadcast, but " + op_name(n.op) +
+                  " has no other operand");
   }
 
   void lower_pow(const Node& n) {
@@ -252,16 +256,17 @@ class Selector {
     }
     const int a = operand(l.tensor), b = operand(r.tensor);
     const ValueKind ka = p_.values[a].kind, kb = p_.values[b].kind;
-    if (ka == ValueKind::col && kb == ValueKind::col)
-      fail(n, "both operands are column vectors: ops on [D] tensors alone are not supported");
-    if (ka == ValueKind::stat && kb != ValueKind::stat) {  // [N,1] with [N,D] or [D]
+    if (ka == ValueKind::col && kb == ValueKind::col)  // unreachable: a one-row program
+      fail(n, "both operands are broadcast over " + std::to_string(p_.rows) + " rows");
+    const bool sa = per_partition(a), sb = per_partition(b);
+    if (sa && !sb) {  // [N,1] or [1] with [N,D] or [D]
       Step& s = push(StepKind::tensor_scalar, result(n), b);
       s.op0 = op;
       s.arg0 = Arg::of(a);
       s.reverse0 = !commutes(op);
       return;
     }
-    if (kb == ValueKind::stat && ka != ValueKind::stat) {
+    if (sb && !sa) {
       Step& s = push(StepKind::tensor_scalar, result(n), a);
       s.op0 = op;
       s.arg0 = Arg::of(b);

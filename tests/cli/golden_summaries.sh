@@ -35,7 +35,8 @@ for target in trn1 trn2 trn3; do
     "$NEURONSIM" asm "$nasm" -o "$work/$name.neff" >/dev/null
     check "asm-$name-$target" "$NEURONSIM" run "$work/$name.neff" --timing-only --target "$target"
   done
-  for graph in rmsnorm rmsnorm_small softmax_small softmax_naive_small mlp_small; do
+  for graph in rmsnorm rmsnorm_small softmax_small softmax_naive_small mlp_small rmsnorm_3d \
+      softmax_vocab; do
     for mode in eager fused; do
       "$NEURONSIM" compile "$SOURCE_DIR/examples/rmsnorm/$graph.json" --mode "$mode" \
         --target "$target" -o "$work/$graph-$mode-$target" >/dev/null
