@@ -1,6 +1,10 @@
 #include "engines/semaphores.hpp"
 
+#include <limits>
+#include <string>
+
 #include "engines/sim_time.hpp"
+#include "isa/error.hpp"
 
 namespace neuronsim::engines {
 
@@ -9,6 +13,7 @@ Semaphores::Semaphores(const std::vector<isa::Semaphore>& sems, const Observers&
     : observers_(observers), origin_(origin) {
   for (const auto& s : sems) {
     values_.push_back(s.initial);
+    names_.push_back(s.name);
     sources_.emplace_back();
     changed_.push_back(std::make_unique<sc_core::sc_event>());
   }
@@ -27,6 +32,19 @@ void Semaphores::wait_until(std::uint16_t sem, std::uint32_t wanted) {
 
 void Semaphores::apply(const isa::SemSignal& signal, const SignalSource& source) {
   auto& v = values_.at(signal.sem);
+  if (signal.kind != isa::SemUpdate::set &&
+      signal.value > std::numeric_limits<std::uint32_t>::max() - v) {
+    std::string by = "its initial value";
+    if (source.kind == SignalSource::Kind::engine)
+      by = std::string(isa::engine_name(source.engine)) + "[" + std::to_string(source.instruction) +
+           "]";
+    else if (source.kind == SignalSource::Kind::dma_queue)
+      by = "the DMA transfer of " + std::string(isa::engine_name(source.engine)) + "[" +
+           std::to_string(source.instruction) + "]";
+    throw Error("semaphore '" + names_.at(signal.sem) + "' would pass 4294967295: " + by +
+                " adds " + std::to_string(signal.value) + " to " + std::to_string(v) +
+                " (semaphores are 32-bit counters)");
+  }
   v = signal.kind == isa::SemUpdate::set ? signal.value : v + signal.value;
   sources_[signal.sem] = source;
   changed_[signal.sem]->notify(sc_core::SC_ZERO_TIME);

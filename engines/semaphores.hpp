@@ -4,6 +4,7 @@
 // A waiting SystemC thread sleeps on the semaphore's event, so nothing polls.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -26,11 +27,14 @@ class Semaphores {
 
   // Blocks the calling SC_THREAD until the semaphore's value is >= wanted.
   void wait_until(std::uint16_t sem, std::uint32_t wanted);
-  // Applies an increment or set and wakes its waiters (in the next delta cycle).
+  // Applies an increment or set and wakes its waiters (in the next delta cycle). An
+  // increment past 2^32 - 1 throws neuronsim::Error naming the semaphore and the signaller:
+  // a 32-bit counter would wrap and release or starve its waiters silently.
   void apply(const isa::SemSignal& signal, const SignalSource& source);
 
  private:
   std::vector<std::uint32_t> values_;
+  std::vector<std::string> names_;
   std::vector<SignalSource> sources_;
   std::vector<std::unique_ptr<sc_core::sc_event>> changed_;
   const Observers& observers_;

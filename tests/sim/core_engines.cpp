@@ -86,6 +86,22 @@ TEST_CASE("core: a consumer starts after its producer ends (semaphore)", "[core]
   CHECK(sc.semaphore_wait_ns == Approx(1024 / 1.12).margin(0.001));
 }
 
+TEST_CASE("core: a semaphore increment past 32 bits fails the launch, naming it", "[core]") {
+  auto k = vector_add_kernel();
+  const auto s = semaphore(k, "full");
+  k.semaphores[s].initial = 4294967294u;
+  k.stream(Engine::gpsimd).push_back(op(isa::Nop{}, {}, {inc(s)}));  // 4294967295: fine
+  k.stream(Engine::gpsimd).push_back(op(isa::Nop{}, {}, {inc(s)}));  // would wrap to 0
+  try {
+    run_kernel(k, target("trn1"), {}, {}, "wrap.nasm");
+    FAIL("no error for a wrapping semaphore");
+  } catch (const neuronsim::Error& e) {
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains("semaphore 'full' would pass 4294967295: gpsimd[1] adds 1 to "
+                               "4294967295"));
+  }
+}
+
 TEST_CASE("core: a deadlock names every blocked engine and its semaphore", "[core]") {
   auto k = vector_add_kernel();
   const auto s0 = semaphore(k, "never");
