@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
-      sizes = {100, 20, 40, 100, 1000, 1000};
+      sizes = {100, 20, 40, 100, 1000, 1000, 20};
       continue;
     }
     args.push_back(argv[i]);

@@ -22,6 +22,9 @@ struct Sizes {
   std::uint32_t process_per_engine = 200'000;  // the whole-process kernel, x5
   std::uint64_t trace_records = 1'000'000;
   std::uint64_t ceiling_per_thread = 200'000;
+  // The pipeline with full numerics computes ~0.3 ms per instruction (matmuls, gelu):
+  // fewer iterations keep the suite under its two minutes.
+  int numerics_pipeline_iterations = 500;
 };
 
 struct World {
