@@ -1,6 +1,7 @@
 // Tensor engine: matmul and transpose (reference section 3). Both mix partitions, so both
 // read every input into a temporary before writing: dst may alias an input.
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "isa/semantics_loop.hpp"
@@ -19,30 +20,45 @@ namespace {
 // Register blocking: a kRows x kCols tile of sums stays in registers for the whole K loop
 // (one pass over each moving row segment per tile, instead of streaming the [M, N] sums
 // through the cache for every k). Tiles at the right and bottom edges take the generic
-// path, with the same per-element order.
-constexpr std::size_t kRows = 4, kCols = 8;
+// path, with the same per-element order. Inlined into each instruction-set variant below
+// (always_inline), so each is compiled for that variant's vector width.
 
-// out[r * ld + c] for r < kRows, c < kCols, over all k: st is [K, M] (row stride m_cols),
-// mv is [K, N] (row stride n_cols), both as fp32.
-void matmul_tile(float* __restrict out, std::size_t ld, const float* __restrict st,
-                 std::size_t m_cols, const float* __restrict mv, std::size_t n_cols,
-                 std::uint32_t k_rows) {
-  float acc[kRows][kCols];
+// GCC vector extensions: V holds kLanes floats; element-wise * and + are the IEEE fp32
+// operations, the same as scalar code, whatever the instruction set (a width the target
+// lacks is split into narrower registers).
+template <std::size_t kLanes>
+using FloatVec [[gnu::vector_size(kLanes * sizeof(float))]] = float;
+
+// out[r * ld + c] for r < kRows, c < kVecs * lanes, over all k: st is [K, M] (row stride
+// m_cols), mv is [K, N] (row stride n_cols), both as fp32. The moving row times the
+// stationary scalar (x * w) is the same IEEE product as w * x.
+template <std::size_t kRows, std::size_t kVecs, class V>
+[[gnu::always_inline]] inline void matmul_tile(float* __restrict out, std::size_t ld,
+                                               const float* __restrict st, std::size_t m_cols,
+                                               const float* __restrict mv, std::size_t n_cols,
+                                               std::uint32_t k_rows) {
+  constexpr std::size_t kLanes = sizeof(V) / sizeof(float);
+  V acc[kRows][kVecs], x[kVecs];
+  for (std::size_t c = 0; c < kVecs; ++c)
+    std::memcpy(&x[c], mv + c * kLanes, sizeof(V));
   for (std::size_t r = 0; r < kRows; ++r)
-    for (std::size_t c = 0; c < kCols; ++c)
-      acc[r][c] = st[r] * mv[c];
+    for (std::size_t c = 0; c < kVecs; ++c)
+      acc[r][c] = x[c] * st[r];
   for (std::uint32_t k = 1; k < k_rows; ++k) {
     const float* w = st + k * m_cols;
-    const float* x = mv + k * n_cols;
-    for (std::size_t r = 0; r < kRows; ++r)
-      for (std::size_t c = 0; c < kCols; ++c) {
-        const float product = w[r] * x[c];
+    for (std::size_t c = 0; c < kVecs; ++c)
+      std::memcpy(&x[c], mv + k * n_cols + c * kLanes, sizeof(V));
+    for (std::size_t r = 0; r < kRows; ++r) {
+      const float wr = w[r];
+      for (std::size_t c = 0; c < kVecs; ++c) {
+        const V product = x[c] * wr;
         acc[r][c] += product;
       }
+    }
   }
   for (std::size_t r = 0; r < kRows; ++r)
-    for (std::size_t c = 0; c < kCols; ++c)
-      out[r * ld + c] = acc[r][c];
+    for (std::size_t c = 0; c < kVecs; ++c)
+      std::memcpy(out + r * ld + c * kLanes, &acc[r][c], sizeof(V));
 }
 
 // The same sums for any rows x cols block (the edges), one element chain at a time.
@@ -60,12 +76,16 @@ void matmul_edge(float* out, std::size_t ld, const float* st, std::size_t m_cols
 }
 
 // sum[m][n] = sum_k st[k][m] * mv[k][n], in the order above.
-void matmul_fp32(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
-                 std::size_t m_cols, std::size_t n_cols) {
+template <std::size_t kRows, std::size_t kVecs, class V>
+[[gnu::always_inline]] inline void matmul_blocked(float* sum, const float* st, const float* mv,
+                                                  std::uint32_t k_rows, std::size_t m_cols,
+                                                  std::size_t n_cols) {
+  constexpr std::size_t kCols = kVecs * sizeof(V) / sizeof(float);
   const std::size_t m_full = m_cols / kRows * kRows, n_full = n_cols / kCols * kCols;
   for (std::size_t m = 0; m < m_full; m += kRows) {
     for (std::size_t n = 0; n < n_full; n += kCols)
-      matmul_tile(sum + m * n_cols + n, n_cols, st + m, m_cols, mv + n, n_cols, k_rows);
+      matmul_tile<kRows, kVecs, V>(sum + m * n_cols + n, n_cols, st + m, m_cols, mv + n, n_cols,
+                                   k_rows);
     if (n_full < n_cols)
       matmul_edge(sum + m * n_cols + n_full, n_cols, st + m, m_cols, mv + n_full, n_cols, k_rows,
                   kRows, n_cols - n_full);
@@ -73,6 +93,32 @@ void matmul_fp32(float* sum, const float* st, const float* mv, std::uint32_t k_r
   if (m_full < m_cols)
     matmul_edge(sum + m_full * n_cols, n_cols, st + m_full, m_cols, mv, n_cols, k_rows,
                 m_cols - m_full, n_cols);
+}
+
+// The baseline x86-64 build (SSE2: 4 floats a register): 4 x 8 sums in 8 registers.
+void matmul_fp32_baseline(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
+                          std::size_t m_cols, std::size_t n_cols) {
+  matmul_blocked<4, 2, FloatVec<4>>(sum, st, mv, k_rows, m_cols, n_cols);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NEURONSIM_MATMUL_AVX2 1
+// AVX2 (8 floats a register), chosen at run time: 4 x 16 sums in 8 registers. Not FMA:
+// the product must round before the add. Same IEEE operations per element, same bits.
+[[gnu::target("avx2")]] void matmul_fp32_avx2(float* sum, const float* st, const float* mv,
+                                              std::uint32_t k_rows, std::size_t m_cols,
+                                              std::size_t n_cols) {
+  matmul_blocked<4, 2, FloatVec<8>>(sum, st, mv, k_rows, m_cols, n_cols);
+}
+#endif
+
+void matmul_fp32(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
+                 std::size_t m_cols, std::size_t n_cols) {
+#ifdef NEURONSIM_MATMUL_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return matmul_fp32_avx2(sum, st, mv, k_rows, m_cols, n_cols);
+#endif
+  matmul_fp32_baseline(sum, st, mv, k_rows, m_cols, n_cols);
 }
 
 std::string shape(std::uint64_t p, std::uint64_t f) {
