@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/bench_kernels.hpp"
 #include "config/target_config.hpp"
 #include "isa/assembler.hpp"
 #include "isa/error.hpp"
@@ -21,133 +22,6 @@ namespace {
 
 using namespace neuronsim;
 using namespace neuronsim::isa;
-
-AccessPattern sbuf(std::uint32_t alloc, DType t, std::uint32_t free, MemSpace s = MemSpace::sbuf) {
-  AccessPattern a;
-  a.space = s;
-  a.buffer = alloc;
-  a.dtype = t;
-  a.partitions = 128;
-  a.ndims = 1;
-  a.dims[0] = {1, free};
-  return a;
-}
-
-AccessPattern hbm_rows(std::uint32_t tensor, DType t, std::uint32_t first_row, std::uint32_t cols) {
-  AccessPattern a;
-  a.space = MemSpace::hbm;
-  a.buffer = tensor;
-  a.dtype = t;
-  a.start_partition = first_row;
-  a.partitions = 128;
-  a.partition_stride = cols;
-  a.ndims = 1;
-  a.dims[0] = {1, cols};
-  return a;
-}
-
-Instruction make(Operation op, std::vector<SemWait> waits, std::vector<SemSignal> signals) {
-  Instruction i;
-  i.op = std::move(op);
-  i.waits = std::move(waits);
-  i.signals = std::move(signals);
-  return i;
-}
-
-// A double-buffered pipeline, 10 instructions per iteration across all five engines:
-// load a tile (sync), matmul and transpose (tensor), activation with bias and an
-// activation with reduce (scalar), multiply / scale+shift / reduce (vector), an iota
-// mask (gpsimd), store (sync). Semaphores order each stage after the one it reads.
-Kernel pipeline_kernel(int iterations) {
-  constexpr std::uint32_t kTiles = 16, kCols = 512;
-  enum Sem : std::uint16_t { loaded, mm, act, gp, vec, stored };
-  Kernel k;
-  k.name = "bench_pipeline";
-  k.target = "trn2";
-  k.tensors = {
-      {"x", DType::bf16, {kTiles * 128, kCols}, TensorRole::input, {}},
-      {"out", DType::fp32, {kTiles * 128, kCols}, TensorRole::output, {}},
-  };
-  // Allocation indices: double buffers [b] at base + b.
-  enum Alloc : std::uint32_t {
-    xt = 0,
-    wt = 2,
-    bias = 3,
-    yt = 4,
-    zt = 6,
-    red = 8,
-    mask = 9,
-    acc = 10,
-    tp = 12
-  };
-  k.allocations = {
-      {"xt0", MemSpace::sbuf, DType::bf16, 0, 128, {kCols}, 0},
-      {"xt1", MemSpace::sbuf, DType::bf16, 0, 128, {kCols}, 1024},
-      {"wt", MemSpace::sbuf, DType::bf16, 0, 128, {128}, 2048},
-      {"bias", MemSpace::sbuf, DType::fp32, 0, 128, {1}, 2304},
-      {"yt0", MemSpace::sbuf, DType::fp32, 0, 128, {kCols}, 4096},
-      {"yt1", MemSpace::sbuf, DType::fp32, 0, 128, {kCols}, 6144},
-      {"zt0", MemSpace::sbuf, DType::fp32, 0, 128, {kCols}, 8192},
-      {"zt1", MemSpace::sbuf, DType::fp32, 0, 128, {kCols}, 10240},
-      {"red", MemSpace::sbuf, DType::fp32, 0, 128, {1}, 12288},
-      {"mask", MemSpace::sbuf, DType::fp32, 0, 128, {kCols}, 14336},
-      {"acc0", MemSpace::psum, DType::fp32, 0, 128, {kCols}, 0},
-      {"acc1", MemSpace::psum, DType::fp32, 0, 128, {kCols}, 2048},
-      {"tp", MemSpace::psum, DType::bf16, 0, 128, {128}, 4096},
-  };
-  k.semaphores = {{"loaded", 0}, {"mm", 0}, {"act", 0}, {"gp", 0}, {"vec", 0}, {"stored", 0}};
-  k.queues = {{"q_in", 0, 1}, {"q_out", 1, 1}};
-  auto inc = [](Sem s) { return SemSignal{s, SemUpdate::increment, 1}; };
-  auto& sync = k.stream(Engine::sync);
-  auto& tensor = k.stream(Engine::tensor);
-  auto& scalar = k.stream(Engine::scalar);
-  auto& vector = k.stream(Engine::vector);
-  auto& gpsimd = k.stream(Engine::gpsimd);
-  for (int i = 0; i < iterations; ++i) {
-    const std::uint32_t b = i % 2, row = (i % kTiles) * 128;
-    const auto n = static_cast<std::uint32_t>(i);
-    std::vector<SemWait> reuse;  // buffers of iteration i-2 are free once it is stored
-    if (i >= 2) reuse.push_back({stored, n - 1});
-    sync.push_back(make(
-        DmaCopy{sbuf(xt + b, DType::bf16, kCols), hbm_rows(0, DType::bf16, row, kCols), 0, false},
-        reuse, {inc(loaded)}));
-    tensor.push_back(
-        make(Matmul{sbuf(acc + b, DType::fp32, kCols, MemSpace::psum), sbuf(wt, DType::bf16, 128),
-                    sbuf(xt + b, DType::bf16, kCols), AccumulateFlag::single},
-             {{loaded, n + 1}}, {inc(mm)}));
-    tensor.push_back(make(
-        Transpose{sbuf(tp, DType::bf16, 128, MemSpace::psum), sbuf(wt, DType::bf16, 128)}, {}, {}));
-    scalar.push_back(make(Activation{sbuf(yt + b, DType::fp32, kCols),
-                                     sbuf(acc + b, DType::fp32, kCols, MemSpace::psum),
-                                     ActFunc::gelu, 0.5f, sbuf(bias, DType::fp32, 1), std::nullopt},
-                          {{mm, n + 1}}, {inc(act)}));
-    gpsimd.push_back(
-        make(Iota{sbuf(mask, DType::fp32, kCols), static_cast<std::int32_t>(i), 1, {1, 0, 0, 0}},
-             i >= 1 ? std::vector<SemWait>{{vec, n}} : std::vector<SemWait>{}, {inc(gp)}));
-    vector.push_back(
-        make(TensorTensor{sbuf(zt + b, DType::fp32, kCols), sbuf(yt + b, DType::fp32, kCols),
-                          sbuf(mask, DType::fp32, kCols), AluOp::multiply},
-             {{act, n + 1}, {gp, n + 1}}, {}));
-    TensorScalar ts;
-    ts.dst = ts.src = sbuf(zt + b, DType::fp32, kCols);
-    ts.op0 = AluOp::multiply;
-    ts.arg0 = 2.0f;
-    ts.op1 = AluOp::add;
-    ts.arg1 = 1.0f;
-    vector.push_back(make(ts, {}, {}));
-    vector.push_back(make(TensorReduce{sbuf(red, DType::fp32, 1), sbuf(zt + b, DType::fp32, kCols),
-                                       AluOp::add, 1, false},
-                          {}, {inc(vec)}));
-    scalar.push_back(
-        make(Activation{sbuf(yt + b, DType::fp32, kCols), sbuf(yt + b, DType::fp32, kCols),
-                        ActFunc::square, 1.0f, std::nullopt, sbuf(red, DType::fp32, 1)},
-             {{vec, n + 1}}, {}));
-    sync.push_back(make(
-        DmaCopy{hbm_rows(1, DType::fp32, row, kCols), sbuf(zt + b, DType::fp32, kCols), 1, false},
-        {{vec, n + 1}}, {inc(stored)}));
-  }
-  return k;
-}
 
 // Best of `reps` wall times, in milliseconds.
 double best_ms(int reps, const std::function<void()>& f) {
@@ -168,7 +42,7 @@ int main(int argc, char** argv) {
   const int iterations = argc > 2 ? std::stoi(argv[2]) : 10000;
   constexpr int kReps = 5;
   try {
-    const Kernel k = pipeline_kernel(iterations);
+    const Kernel k = bench::pipeline_kernel(iterations);
     const auto problems = check(k, config::load_target(k.target).limits);
     for (std::size_t i = 0; i < problems.size() && i < 10; ++i)
       std::fprintf(stderr, "invalid: %s: %s\n", problems[i].where.c_str(),

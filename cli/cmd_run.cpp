@@ -311,8 +311,9 @@ void run_command(const RunArgs& args) {
     return run_sequence_command(args);
   }
   const std::vector<std::uint8_t> neff_bytes = read_file(args.neff_path);
-  const neff::Neff file = neff::read(neff_bytes, args.neff_path);
-  const isa::Kernel& k = file.kernel;
+  // Decoded once: the profile (--profile-dir) shares it.
+  const auto file = std::make_shared<const neff::Neff>(neff::read(neff_bytes, args.neff_path));
+  const isa::Kernel& k = file->kernel;
   const std::string target =
       !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
   const config::TargetConfig cfg = config::load_target(target, args.configs);
@@ -334,8 +335,8 @@ void run_command(const RunArgs& args) {
   if (args.profile_dir.empty()) {
     r = run_kernel(k, cfg, inputs, options, args.neff_path);
   } else {
-    profiled =
-        profile::run_profiled(neff_bytes, cfg, inputs, options, args.neff_path, args.profile_dir);
+    profiled = profile::run_profiled(neff_bytes, file, cfg, inputs, options, args.neff_path,
+                                     args.profile_dir);
     r = std::move(profiled.result);
   }
   if (!args.stats_json.empty()) {

@@ -55,6 +55,31 @@ Operand::Operand(const Site& site, const AccessPattern& ap, std::string_view fie
 
 namespace {
 
+// The conversions as lambdas (one type each), not function pointers: a pointer is a value
+// the loop would call per element, a lambda's body is inlined and vectorised.
+constexpr auto kBitsToFp32 = [](std::uint32_t b) { return dtype_bits::bits_float(b); };
+constexpr auto kBf16ToFp32 = [](std::uint16_t b) { return dtype_bits::bf16_bits_to_fp32(b); };
+constexpr auto kFp32ToBits = [](float v) { return dtype_bits::float_bits(v); };
+constexpr auto kFp32ToBf16 = [](float v) { return dtype_bits::fp32_to_bf16_bits(v); };
+// The narrow floats: the same functions isa::load_fp32 / store_fp32 call, without its
+// switch per element.
+constexpr auto kFp16ToFp32 = [](std::uint16_t b) { return dtype_bits::Fp16Format::to_fp32(b); };
+constexpr auto kE4m3ToFp32 = [](std::uint8_t b) {
+  return dtype_bits::bits_float(dtype_bits::kFp8E4M3ToFp32[b]);
+};
+constexpr auto kE5m2ToFp32 = [](std::uint8_t b) {
+  return dtype_bits::bits_float(dtype_bits::kFp8E5M2ToFp32[b]);
+};
+constexpr auto kFp32ToFp16 = [](float v) {
+  return static_cast<std::uint16_t>(dtype_bits::Fp16Format::from_fp32(v));
+};
+constexpr auto kFp32ToE4m3 = [](float v) {
+  return static_cast<std::uint8_t>(dtype_bits::Fp8E4M3Format::from_fp32(v));
+};
+constexpr auto kFp32ToE5m2 = [](float v) {
+  return static_cast<std::uint8_t>(dtype_bits::Fp8E5M2Format::from_fp32(v));
+};
+
 // Elements of one run as T, or as the bits of T converted by `conv`; contiguous runs get
 // their own loop so that the compiler can vectorise them.
 template <class Bits, class Out, class Conv>
@@ -99,13 +124,28 @@ void Operand::load(std::uint32_t p, float* out) const {
   switch (dtype()) {
     case DType::fp32:
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint32_t>(e, n, st, out, dtype_bits::bits_float);
+        load_run<std::uint32_t>(e, n, st, out, kBitsToFp32);
       });
       return;
     case DType::bf16:
       // A bf16 is the upper half of an fp32: widening is exact by definition.
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint16_t>(e, n, st, out, dtype_bits::bf16_bits_to_fp32);
+        load_run<std::uint16_t>(e, n, st, out, kBf16ToFp32);
+      });
+      return;
+    case DType::fp16:
+      for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        load_run<std::uint16_t>(e, n, st, out, kFp16ToFp32);
+      });
+      return;
+    case DType::fp8_e4m3:
+      for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        load_run<std::uint8_t>(e, n, st, out, kE4m3ToFp32);
+      });
+      return;
+    case DType::fp8_e5m2:
+      for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        load_run<std::uint8_t>(e, n, st, out, kE5m2ToFp32);
       });
       return;
     default: {
@@ -120,12 +160,27 @@ void Operand::store(std::uint32_t p, const float* in) const {
   switch (dtype()) {
     case DType::fp32:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint32_t>(e, n, st, in, dtype_bits::float_bits);
+        store_run<std::uint32_t>(e, n, st, in, kFp32ToBits);
       });
       return;
     case DType::bf16:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint16_t>(e, n, st, in, dtype_bits::fp32_to_bf16_bits);
+        store_run<std::uint16_t>(e, n, st, in, kFp32ToBf16);
+      });
+      return;
+    case DType::fp16:
+      for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        store_run<std::uint16_t>(e, n, st, in, kFp32ToFp16);
+      });
+      return;
+    case DType::fp8_e4m3:
+      for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        store_run<std::uint8_t>(e, n, st, in, kFp32ToE4m3);
+      });
+      return;
+    case DType::fp8_e5m2:
+      for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
+        store_run<std::uint8_t>(e, n, st, in, kFp32ToE5m2);
       });
       return;
     default: {

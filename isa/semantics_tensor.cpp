@@ -1,5 +1,7 @@
 // Tensor engine: matmul and transpose (reference section 3). Both mix partitions, so both
 // read every input into a temporary before writing: dst may alias an input.
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "isa/semantics_loop.hpp"
@@ -9,18 +11,114 @@ namespace neuronsim::isa::sem {
 
 namespace {
 
-// out[n] = w * in[n] (first) or out[n] += w * in[n]: the product rounds to fp32, then the
-// sum does (no fused multiply-add).
-void accumulate_row(float* __restrict out, const float* __restrict in, float w, std::size_t n,
-                    bool first) {
-  if (first) {
-    for_each_index(n, [&](std::size_t i) { out[i] = w * in[i]; });
-    return;
+// The accumulation order is part of the semantics (docs/numerics.md): for every output
+// element, sum = product(k = 0), then sum = sum + product(k) for k = 1, 2, ... in order;
+// each product is rounded to fp32 before it is added (no fused multiply-add). The k = 0
+// product is assigned, not added to 0, so that -0 survives. Any evaluation order that
+// keeps this per-element chain gives the same bits, so the loops below are free to block.
+//
+// Register blocking: a kRows x kCols tile of sums stays in registers for the whole K loop
+// (one pass over each moving row segment per tile, instead of streaming the [M, N] sums
+// through the cache for every k). Tiles at the right and bottom edges take the generic
+// path, with the same per-element order. Inlined into each instruction-set variant below
+// (always_inline), so each is compiled for that variant's vector width.
+
+// GCC vector extensions: V holds kLanes floats; element-wise * and + are the IEEE fp32
+// operations, the same as scalar code, whatever the instruction set (a width the target
+// lacks is split into narrower registers).
+template <std::size_t kLanes>
+using FloatVec [[gnu::vector_size(kLanes * sizeof(float))]] = float;
+
+// out[r * ld + c] for r < kRows, c < kVecs * lanes, over all k: st is [K, M] (row stride
+// m_cols), mv is [K, N] (row stride n_cols), both as fp32. The moving row times the
+// stationary scalar (x * w) is the same IEEE product as w * x.
+template <std::size_t kRows, std::size_t kVecs, class V>
+[[gnu::always_inline]] inline void matmul_tile(float* __restrict out, std::size_t ld,
+                                               const float* __restrict st, std::size_t m_cols,
+                                               const float* __restrict mv, std::size_t n_cols,
+                                               std::uint32_t k_rows) {
+  constexpr std::size_t kLanes = sizeof(V) / sizeof(float);
+  V acc[kRows][kVecs], x[kVecs];
+  for (std::size_t c = 0; c < kVecs; ++c)
+    std::memcpy(&x[c], mv + c * kLanes, sizeof(V));
+  for (std::size_t r = 0; r < kRows; ++r)
+    for (std::size_t c = 0; c < kVecs; ++c)
+      acc[r][c] = x[c] * st[r];
+  for (std::uint32_t k = 1; k < k_rows; ++k) {
+    const float* w = st + k * m_cols;
+    for (std::size_t c = 0; c < kVecs; ++c)
+      std::memcpy(&x[c], mv + k * n_cols + c * kLanes, sizeof(V));
+    for (std::size_t r = 0; r < kRows; ++r) {
+      const float wr = w[r];
+      for (std::size_t c = 0; c < kVecs; ++c) {
+        const V product = x[c] * wr;
+        acc[r][c] += product;
+      }
+    }
   }
-  for_each_index(n, [&](std::size_t i) {
-    const float product = w * in[i];
-    out[i] += product;
-  });
+  for (std::size_t r = 0; r < kRows; ++r)
+    for (std::size_t c = 0; c < kVecs; ++c)
+      std::memcpy(out + r * ld + c * kLanes, &acc[r][c], sizeof(V));
+}
+
+// The same sums for any rows x cols block (the edges), one element chain at a time.
+void matmul_edge(float* out, std::size_t ld, const float* st, std::size_t m_cols, const float* mv,
+                 std::size_t n_cols, std::uint32_t k_rows, std::size_t rows, std::size_t cols) {
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) {
+      float sum = st[r] * mv[c];
+      for (std::uint32_t k = 1; k < k_rows; ++k) {
+        const float product = st[k * m_cols + r] * mv[k * n_cols + c];
+        sum += product;
+      }
+      out[r * ld + c] = sum;
+    }
+}
+
+// sum[m][n] = sum_k st[k][m] * mv[k][n], in the order above.
+template <std::size_t kRows, std::size_t kVecs, class V>
+[[gnu::always_inline]] inline void matmul_blocked(float* sum, const float* st, const float* mv,
+                                                  std::uint32_t k_rows, std::size_t m_cols,
+                                                  std::size_t n_cols) {
+  constexpr std::size_t kCols = kVecs * sizeof(V) / sizeof(float);
+  const std::size_t m_full = m_cols / kRows * kRows, n_full = n_cols / kCols * kCols;
+  for (std::size_t m = 0; m < m_full; m += kRows) {
+    for (std::size_t n = 0; n < n_full; n += kCols)
+      matmul_tile<kRows, kVecs, V>(sum + m * n_cols + n, n_cols, st + m, m_cols, mv + n, n_cols,
+                                   k_rows);
+    if (n_full < n_cols)
+      matmul_edge(sum + m * n_cols + n_full, n_cols, st + m, m_cols, mv + n_full, n_cols, k_rows,
+                  kRows, n_cols - n_full);
+  }
+  if (m_full < m_cols)
+    matmul_edge(sum + m_full * n_cols, n_cols, st + m_full, m_cols, mv, n_cols, k_rows,
+                m_cols - m_full, n_cols);
+}
+
+// The baseline x86-64 build (SSE2: 4 floats a register): 4 x 8 sums in 8 registers.
+void matmul_fp32_baseline(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
+                          std::size_t m_cols, std::size_t n_cols) {
+  matmul_blocked<4, 2, FloatVec<4>>(sum, st, mv, k_rows, m_cols, n_cols);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NEURONSIM_MATMUL_AVX2 1
+// AVX2 (8 floats a register), chosen at run time: 4 x 16 sums in 8 registers. Not FMA:
+// the product must round before the add. Same IEEE operations per element, same bits.
+[[gnu::target("avx2")]] void matmul_fp32_avx2(float* sum, const float* st, const float* mv,
+                                              std::uint32_t k_rows, std::size_t m_cols,
+                                              std::size_t n_cols) {
+  matmul_blocked<4, 2, FloatVec<8>>(sum, st, mv, k_rows, m_cols, n_cols);
+}
+#endif
+
+void matmul_fp32(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
+                 std::size_t m_cols, std::size_t n_cols) {
+#ifdef NEURONSIM_MATMUL_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return matmul_fp32_avx2(sum, st, mv, k_rows, m_cols, n_cols);
+#endif
+  matmul_fp32_baseline(sum, st, mv, k_rows, m_cols, n_cols);
 }
 
 std::string shape(std::uint64_t p, std::uint64_t f) {
@@ -41,25 +139,23 @@ void run(const Site& s, const Matmul& mm) {
     s.fail("dst", "is " + shape(dst.partitions(), dst.free()) + " but stationary^T @ moving is " +
                       shape(m_cols, n_cols));
 
-  std::vector<float> stationary, moving;
+  // Scratch kept per thread, so a matmul allocates nothing once the largest has run.
+  thread_local std::vector<float> stationary, moving, sum, old;
   load_rows(st, 0, k_rows, stationary);
   load_rows(mv, 0, k_rows, moving);
 
-  // sum[m][n] = sum_k stationary[k][m] * moving[k][n]: each product rounded to fp32, then
-  // added in k order (no fused multiply-add), as the array's fp32 accumulation chain. The
-  // k = 0 product is assigned, not added to 0, so that -0 survives.
-  std::vector<float> sum(m_cols * n_cols);
-  for (std::uint32_t k = 0; k < k_rows; ++k) {
-    const float* moving_row = moving.data() + k * n_cols;
-    for (std::size_t m = 0; m < m_cols; ++m)
-      accumulate_row(sum.data() + m * n_cols, moving_row, stationary[k * m_cols + m], n_cols,
-                     k == 0);
-  }
+  // sum[m][n] = sum_k stationary[k][m] * moving[k][n], as the array's fp32 accumulation
+  // chain (the order: matmul_fp32 above).
+  sum.resize(m_cols * n_cols);
+  if (k_rows == 0)
+    std::fill(sum.begin(), sum.end(), 0.0f);  // an empty sum
+  else
+    matmul_fp32(sum.data(), stationary.data(), moving.data(), k_rows, m_cols, n_cols);
 
   // PSUM (reference section 2): first/single overwrite; middle/last read-add-write in fp32.
   const bool accumulate = mm.acc == AccumulateFlag::middle || mm.acc == AccumulateFlag::last;
   if (accumulate) {
-    std::vector<float> old(n_cols);
+    old.resize(n_cols);
     for (std::size_t m = 0; m < m_cols; ++m) {
       float* out = sum.data() + m * n_cols;
       dst.load(static_cast<std::uint32_t>(m), old.data());

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 namespace neuronsim::memory {
 
@@ -73,50 +72,66 @@ void BandwidthShare::finish_completed() {
   active_.erase(std::remove_if(active_.begin(), active_.end(), done), active_.end());
 }
 
-// Water-filling of `left` bytes/ns over `flows`, smallest cap first; ties keep start order.
-void BandwidthShare::share_port(std::vector<Flow*>& flows, double left) const {
-  std::stable_sort(flows.begin(), flows.end(), [](const Flow* a, const Flow* b) {
-    return a->cap_bytes_per_ns < b->cap_bytes_per_ns;
-  });
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const double share = left / static_cast<double>(flows.size() - i);
-    flows[i]->rate = std::min(flows[i]->cap_bytes_per_ns, share);
-    left -= flows[i]->rate;
+// Water-filling of `left` bytes/ns over flows[begin, end), smallest cap first; ties keep
+// start order (the index into active_: std::sort on (cap, index) is the stable order
+// without stable_sort's temporary buffer).
+void BandwidthShare::share_port(std::size_t begin, std::size_t end, double left) {
+  std::sort(by_port_.begin() + static_cast<std::ptrdiff_t>(begin),
+            by_port_.begin() + static_cast<std::ptrdiff_t>(end),
+            [](const Entry& a, const Entry& b) {
+              return a.flow->cap_bytes_per_ns != b.flow->cap_bytes_per_ns
+                         ? a.flow->cap_bytes_per_ns < b.flow->cap_bytes_per_ns
+                         : a.order < b.order;
+            });
+  for (std::size_t i = begin; i < end; ++i) {
+    Flow* f = by_port_[i].flow;
+    const double share = left / static_cast<double>(end - i);
+    f->rate = std::min(f->cap_bytes_per_ns, share);
+    left -= f->rate;
   }
 }
 
+// Runs on every start and completion of a DMA part, so it allocates nothing once the
+// scratch vectors have grown to the largest set of flows seen.
 void BandwidthShare::reschedule() {
   wake_event_.cancel();
   if (active_.empty()) return;
-  std::map<unsigned, std::vector<Flow*>> ports;  // by port: a deterministic order
-  for (Flow* f : active_)
-    ports[f->port].push_back(f);
+  // The flows by port (a deterministic order), each port's in start order.
+  by_port_.clear();
+  for (std::size_t i = 0; i < active_.size(); ++i)
+    by_port_.push_back({active_[i], i});
+  std::sort(by_port_.begin(), by_port_.end(), [](const Entry& a, const Entry& b) {
+    return a.flow->port != b.flow->port ? a.flow->port < b.flow->port : a.order < b.order;
+  });
   // What each port asks of the chip, then the chip's bandwidth water-filled over the ports.
-  struct Demand {
-    std::vector<Flow*>* flows;
-    double demand, granted;
-  };
-  std::vector<Demand> demands;
-  for (auto& [port, flows] : ports) {
+  ports_.clear();
+  for (std::size_t i = 0; i < by_port_.size();) {
+    PortDemand d;
+    d.begin = i;
     double caps = 0;
-    for (const Flow* f : flows)
-      caps += f->cap_bytes_per_ns;
-    demands.push_back({&flows, std::min(limit(port_bytes_per_ns_), caps), 0});
+    const unsigned port = by_port_[i].flow->port;
+    for (; i < by_port_.size() && by_port_[i].flow->port == port; ++i)
+      caps += by_port_[i].flow->cap_bytes_per_ns;
+    d.end = i;
+    d.demand = std::min(limit(port_bytes_per_ns_), caps);
+    ports_.push_back(d);
   }
-  std::vector<Demand*> by_demand;
-  for (auto& d : demands)
-    by_demand.push_back(&d);
-  std::stable_sort(by_demand.begin(), by_demand.end(),
-                   [](const Demand* a, const Demand* b) { return a->demand < b->demand; });
+  by_demand_.clear();
+  for (std::size_t i = 0; i < ports_.size(); ++i)
+    by_demand_.push_back(i);
+  std::sort(by_demand_.begin(), by_demand_.end(), [&](std::size_t a, std::size_t b) {
+    return ports_[a].demand != ports_[b].demand ? ports_[a].demand < ports_[b].demand : a < b;
+  });
   double chip_left = limit(chip_bytes_per_ns_);
-  for (std::size_t i = 0; i < by_demand.size(); ++i) {
-    const double share = chip_left / static_cast<double>(by_demand.size() - i);
-    by_demand[i]->granted = std::min(by_demand[i]->demand, share);
-    chip_left -= by_demand[i]->granted;
+  for (std::size_t i = 0; i < by_demand_.size(); ++i) {
+    PortDemand& d = ports_[by_demand_[i]];
+    const double share = chip_left / static_cast<double>(by_demand_.size() - i);
+    d.granted = std::min(d.demand, share);
+    chip_left -= d.granted;
   }
   // A port the chip does not hold back shares its own limit, exactly as a lone port would.
-  for (auto& d : demands)
-    share_port(*d.flows, d.granted >= d.demand ? limit(port_bytes_per_ns_) : d.granted);
+  for (const PortDemand& d : ports_)
+    share_port(d.begin, d.end, d.granted >= d.demand ? limit(port_bytes_per_ns_) : d.granted);
 
   double next_ns = kUnlimited;
   for (const Flow* f : active_)

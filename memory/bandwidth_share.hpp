@@ -41,7 +41,20 @@ class BandwidthShare : public sc_core::sc_module {
   void advance();     // account the bytes moved since the last change
   void reschedule();  // recompute rates, schedule the next completion
   void finish_completed();
-  void share_port(std::vector<Flow*>& flows, double left) const;
+  void share_port(std::size_t begin, std::size_t end, double left);
+
+  // Scratch of reschedule(), kept so that it allocates nothing per event.
+  struct Entry {
+    Flow* flow;
+    std::size_t order;  // index in active_ (start order): the tie-break
+  };
+  struct PortDemand {
+    std::size_t begin = 0, end = 0;  // its flows in by_port_
+    double demand = 0, granted = 0;
+  };
+  std::vector<Entry> by_port_;
+  std::vector<PortDemand> ports_;       // in port order
+  std::vector<std::size_t> by_demand_;  // indices into ports_, smallest demand first
 
   double chip_bytes_per_ns_, port_bytes_per_ns_;
   std::vector<Flow*> active_;  // in start order (deterministic)

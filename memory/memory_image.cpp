@@ -42,8 +42,12 @@ MemoryImage::MemoryImage(const isa::TargetLimits& limits, std::int32_t int_fill)
 void MemoryImage::begin_launch(const isa::Kernel& k, std::vector<std::uint8_t*> tensors,
                                UninitFill fill) {
   const std::uint8_t byte = fill_byte(fill);
-  sbuf_.assign(static_cast<std::size_t>(partitions_) * sbuf_row_bytes_, byte);
-  psum_.assign(static_cast<std::size_t>(partitions_) * psum_row_bytes_, byte);
+  if (!sbuf_.data()) {
+    sbuf_ = LazyBytes(static_cast<std::size_t>(partitions_) * sbuf_row_bytes_);
+    psum_ = LazyBytes(static_cast<std::size_t>(partitions_) * psum_row_bytes_);
+  }
+  sbuf_.fill(byte);
+  psum_.fill(byte);
   hbm_ = std::move(tensors);
   if (fill != UninitFill::poison) return;
   // Integer allocations read int_fill_. Validation has checked that every allocation fits;

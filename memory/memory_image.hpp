@@ -10,6 +10,7 @@
 #include "isa/kernel.hpp"
 #include "isa/semantics.hpp"
 #include "isa/target_limits.hpp"
+#include "memory/lazy_bytes.hpp"
 
 namespace neuronsim::memory {
 
@@ -54,8 +55,8 @@ class MemoryImage : public isa::MemoryView {
   std::int32_t int_fill_;
   std::uint64_t sbuf_row_bytes_;
   std::uint64_t psum_row_bytes_;
-  std::vector<std::uint8_t> sbuf_;
-  std::vector<std::uint8_t> psum_;
+  LazyBytes sbuf_;  // mapped by the first launch; zeroing returns pages (lazy_bytes.hpp)
+  LazyBytes psum_;
   std::vector<std::uint8_t*> hbm_;  // one per Kernel::tensors entry
 };
 

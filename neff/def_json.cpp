@@ -326,9 +326,8 @@ Definition parse_def_json(const std::vector<std::uint8_t>& text, const std::stri
     def.instruction_counts[e] = r.uint(j["instructions"], path + ".instructions", kMaxInstructions);
     total += def.instruction_counts[e];
   }
-  if (total > kMaxInstructions)
-    r.fail("engines", std::to_string(total) + " instructions in all, more than " +
-                          std::to_string(kMaxInstructions));
+  if (const std::string problem = instruction_total_problem(total); !problem.empty())
+    r.fail("engines", problem);
   check_tables(k, where, false);
   return def;
 }

@@ -295,6 +295,12 @@ void patch_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) 
 
 }  // namespace
 
+std::string instruction_total_problem(std::uint64_t total) {
+  if (total <= kMaxInstructions) return {};
+  return std::to_string(total) + " instructions in all, more than " +
+         std::to_string(kMaxInstructions);
+}
+
 std::vector<std::uint8_t> encode_stream(const Kernel& k, Engine engine) {
   const auto& stream = k.stream(engine);
   const std::string where = "engine " + std::string(engine_name(engine));

@@ -19,6 +19,10 @@ inline constexpr std::size_t kAccessPatternBytes = 64;
 // instruction takes ~0.5 KiB, so this bounds what a hostile file can make us allocate
 // (~1 GiB) while leaving 20x the largest kernels we bench.
 inline constexpr std::uint64_t kMaxInstructions = std::uint64_t{1} << 21;
+// The one check of that limit, for the writer (neff::write) and the reader (def.json's
+// counts) alike, so the writer never writes a file the reader refuses: why `total`
+// instructions of all engines together are too many, or "" when they are not.
+std::string instruction_total_problem(std::uint64_t total);
 
 // Encodes one engine's stream. `k` supplies the tables indices refer to. Throws
 // neuronsim::Error naming the engine, the instruction and the field for anything the

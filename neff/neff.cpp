@@ -38,6 +38,10 @@ std::string hex(const std::uint8_t* p, std::size_t n) {
 }  // namespace
 
 std::vector<std::uint8_t> write(const isa::Kernel& k) {
+  // The reader's limit is on all engines together (def_json.cpp), so is the writer's.
+  if (const std::string problem = instruction_total_problem(k.instruction_count());
+      !problem.empty())
+    throw Error("kernel '" + k.name + "': " + problem);
   std::vector<TarEntry> entries;
   const std::string def = make_def_json(k);
   entries.push_back({kDefJsonPath, std::vector<std::uint8_t>(def.begin(), def.end())});

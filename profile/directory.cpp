@@ -87,14 +87,19 @@ Profile open_profile(const std::string& path) {
 
 std::string prepare_profile(const std::string& dir, const std::vector<std::uint8_t>& neff_bytes,
                             const traces::TraceInfo& info) {
-  const neff::Neff n = neff::read(neff_bytes, dir + " (NEFF for the profile)");
-  if (info.neff_hash != n.header.hash)
+  return prepare_profile(dir, neff_bytes,
+                         neff::read(neff_bytes, dir + " (NEFF for the profile)").header, info);
+}
+
+std::string prepare_profile(const std::string& dir, const std::vector<std::uint8_t>& neff_bytes,
+                            const neff::Header& header, const traces::TraceInfo& info) {
+  if (info.neff_hash != header.hash)
     throw Error(dir + ": the trace's NEFF hash " + hash_text(info.neff_hash) +
-                " is not the NEFF's hash " + hash_text(n.header.hash));
+                " is not the NEFF's hash " + hash_text(header.hash));
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(dir + ": cannot create the profile directory: " + ec.message());
-  const std::uint64_t id = neff::profile_id(n.header);
+  const std::uint64_t id = neff::profile_id(header);
   write_file_atomic((fs::path(dir) / neff_file_name(id)).string(), neff_bytes);
   return (fs::path(dir) / ntff_file_name(id)).string();
 }

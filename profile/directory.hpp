@@ -30,5 +30,9 @@ Profile open_profile(const std::string& path);
 // Refuses `info` whose neff_hash is not the hash in `neff_bytes`' header.
 std::string prepare_profile(const std::string& dir, const std::vector<std::uint8_t>& neff_bytes,
                             const traces::TraceInfo& info);
+// The same for a NEFF the caller has decoded already (`header`: neff_bytes' header), so
+// that it is not decoded again.
+std::string prepare_profile(const std::string& dir, const std::vector<std::uint8_t>& neff_bytes,
+                            const neff::Header& header, const traces::TraceInfo& info);
 
 }  // namespace neuronsim::profile

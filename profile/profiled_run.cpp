@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <utility>
 
 #include "isa/error.hpp"
 #include "profile/directory.hpp"
@@ -34,15 +35,21 @@ void check_reusable(const fs::path& dir, const std::string& neff_name) {
 LaunchProfile::LaunchProfile(const std::vector<std::uint8_t>& neff_bytes,
                              const config::TargetConfig& config, const std::string& source,
                              const std::string& dir)
-    : neff_(neff::read(neff_bytes, source)), dir_(dir) {
-  const traces::TraceInfo info = trace_info(neff_.kernel, config, neff_.header.hash);
-  const fs::path neff_file = fs::path(dir) / neff_file_name(neff::profile_id(neff_.header));
+    : LaunchProfile(neff_bytes, std::make_shared<const neff::Neff>(neff::read(neff_bytes, source)),
+                    config, dir) {}
+
+LaunchProfile::LaunchProfile(const std::vector<std::uint8_t>& neff_bytes,
+                             std::shared_ptr<const neff::Neff> decoded,
+                             const config::TargetConfig& config, const std::string& dir)
+    : neff_(std::move(decoded)), dir_(dir) {
+  const traces::TraceInfo info = trace_info(neff_->kernel, config, neff_->header.hash);
+  const fs::path neff_file = fs::path(dir) / neff_file_name(neff::profile_id(neff_->header));
   check_reusable(dir, neff_file.filename().string());
   std::error_code ec;
   dir_existed_ = fs::exists(dir, ec);
   neff_existed_ = fs::exists(neff_file, ec);
   neff_path = neff_file.string();
-  ntff_path = prepare_profile(dir, neff_bytes, info);
+  ntff_path = prepare_profile(dir, neff_bytes, neff_->header, info);
   try {
     recorder_ = std::make_unique<TraceRecorder>(ntff_path, info);
   } catch (...) {
@@ -75,7 +82,16 @@ void LaunchProfile::abandon() {
 ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes,
                          const config::TargetConfig& config, const TensorBytes& inputs,
                          RunOptions options, const std::string& source, const std::string& dir) {
-  LaunchProfile profile(neff_bytes, config, source, dir);
+  return run_profiled(neff_bytes,
+                      std::make_shared<const neff::Neff>(neff::read(neff_bytes, source)), config,
+                      inputs, std::move(options), source, dir);
+}
+
+ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes,
+                         std::shared_ptr<const neff::Neff> decoded,
+                         const config::TargetConfig& config, const TensorBytes& inputs,
+                         RunOptions options, const std::string& source, const std::string& dir) {
+  LaunchProfile profile(neff_bytes, std::move(decoded), config, dir);
   options.observers.push_back(profile.observer());
   ProfiledRun out;
   out.result = run_kernel(profile.kernel(), config, inputs, options, source);

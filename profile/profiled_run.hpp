@@ -23,11 +23,15 @@ class LaunchProfile {
   // profile (host.json).
   LaunchProfile(const std::vector<std::uint8_t>& neff_bytes, const config::TargetConfig& config,
                 const std::string& source, const std::string& dir);
+  // The same for `neff_bytes` decoded already (`decoded`): a NEFF is decoded once per run.
+  LaunchProfile(const std::vector<std::uint8_t>& neff_bytes,
+                std::shared_ptr<const neff::Neff> decoded, const config::TargetConfig& config,
+                const std::string& dir);
   ~LaunchProfile();  // abandons an unfinished profile
   LaunchProfile(const LaunchProfile&) = delete;
   LaunchProfile& operator=(const LaunchProfile&) = delete;
 
-  const isa::Kernel& kernel() const { return neff_.kernel; }
+  const isa::Kernel& kernel() const { return neff_->kernel; }
   Observer* observer() { return recorder_.get(); }
   void finish(const LaunchResult& result);  // the launch succeeded
   void abandon();                           // it failed: remove what this profile made
@@ -38,7 +42,7 @@ class LaunchProfile {
   std::uint64_t trace_records = 0;       // instruction, DMA and semaphore records
 
  private:
-  neff::Neff neff_;
+  std::shared_ptr<const neff::Neff> neff_;
   std::string dir_;
   bool dir_existed_ = false, neff_existed_ = false, done_ = false;
   std::unique_ptr<TraceRecorder> recorder_;
@@ -52,6 +56,11 @@ struct ProfiledRun {
 
 // run_kernel with a LaunchProfile attached: the one simulation of the process.
 ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes,
+                         const config::TargetConfig& config, const TensorBytes& inputs,
+                         RunOptions options, const std::string& source, const std::string& dir);
+// The same for `neff_bytes` decoded already (`decoded`), so that it is not decoded again.
+ProfiledRun run_profiled(const std::vector<std::uint8_t>& neff_bytes,
+                         std::shared_ptr<const neff::Neff> decoded,
                          const config::TargetConfig& config, const TensorBytes& inputs,
                          RunOptions options, const std::string& source, const std::string& dir);
 

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake pkg-config
   libsystemc-dev libboost-dev nlohmann-json3-dev catch2 libcli11-dev libarchive-dev libssl-dev
-  python3 python3-numpy chromium
+  python3 python3-numpy chromium libbenchmark-dev time
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -250,6 +250,23 @@ TEST_CASE("neff: hostile def.json contents are refused", "[neff]") {
   refused(with_def([](json& j) { j["allocations"][1]["space"] = "sbuf"; }), "is not in psum");
 }
 
+TEST_CASE("neff: the instruction limit is on all engines together, writer and reader alike",
+          "[neff]") {
+  // One check for both sides (neff::write and def.json's counts): the writer used to
+  // allow 2^21 per engine while the reader allowed 2^21 in all, so it wrote files the
+  // reader refused. (A kernel over the limit takes ~1 GiB in memory, so the writer's
+  // side is tested through the shared check rather than by writing one.)
+  CHECK(detail::instruction_total_problem(detail::kMaxInstructions).empty());
+  CHECK_THAT(detail::instruction_total_problem(detail::kMaxInstructions + 1),
+             Catch::Contains("2097153 instructions in all, more than 2097152"));
+  // Each engine within the limit, the sum over it: refused, as the writer now refuses it.
+  refused(with_def([](nlohmann::json& j) {
+            j["engines"][0]["instructions"] = detail::kMaxInstructions / 2 + 1;
+            j["engines"][1]["instructions"] = detail::kMaxInstructions / 2;
+          }),
+          "instructions in all, more than 2097152");
+}
+
 TEST_CASE("neff: hostile instruction files are refused", "[neff]") {
   auto in_vector = [](const std::function<void(Bytes&)>& m) {
     return with_entry(valid_neff(), "sg00/vector.bin", m);
