@@ -32,7 +32,7 @@ std::uint64_t us_to_ps(double us) {
 // One event as text, with "ts" and "dur" written exactly (integer ps -> microseconds).
 class EventOut {
  public:
-  explicit EventOut(traces::OutputFile& file) : file_(file) {}
+  explicit EventOut(traces::TextSink& file) : file_(file) {}
   void write(ordered_json e, std::uint64_t ts_ps, bool has_ts, std::uint64_t dur_ps = 0,
              bool has_dur = false) {
     e.erase("ts");
@@ -47,7 +47,7 @@ class EventOut {
   }
 
  private:
-  traces::OutputFile& file_;
+  traces::TextSink& file_;
   bool first_ = true;
 };
 
@@ -94,9 +94,8 @@ void host_lanes(EventOut& out, const SequenceProfile& p, std::uint64_t& flow_id)
 
 }  // namespace
 
-void write_sequence_perfetto(const std::string& profile_dir, const std::string& out_path) {
+void write_sequence_perfetto(const std::string& profile_dir, traces::TextSink& file) {
   const SequenceProfile p = open_sequence_profile(profile_dir);
-  traces::OutputFile file(out_path);
   file.write(std::string("{\"traceEvents\":["));
   EventOut out(file);
   std::uint64_t flow_id = 0;
@@ -149,6 +148,12 @@ void write_sequence_perfetto(const std::string& profile_dir, const std::string& 
       {"target", p.host.target},       {"total_ns", p.host.total_ns},
       {"device_ns", p.host.device_ns}, {"launches", p.host.launches.size()}};
   file.write("\n],\"displayTimeUnit\":\"ns\",\"otherData\":" + other.dump() + "}\n");
+}
+
+void write_sequence_perfetto(const std::string& profile_dir, const std::string& out_path) {
+  traces::OutputFile file(out_path);
+  traces::FileSink sink(file);
+  write_sequence_perfetto(profile_dir, sink);
   file.commit();
 }
 
