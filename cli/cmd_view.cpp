@@ -41,9 +41,11 @@ void run_view(const ViewOptions& o) {
     traces::write_instruction_json(o.instructions, p.ntff_path, s, &p.neff.kernel);
     (o.json ? std::cerr : std::cout) << "wrote " << o.instructions << "\n";  // stdout: the JSON
   }
-  if (o.json)
-    std::cout << traces::summary_json(s).dump(2) << "\n";
-  else
+  if (o.json) {
+    nlohmann::ordered_json j = traces::summary_json(s);
+    j["units"] = traces::kJsonUnits;
+    std::cout << j.dump(2) << "\n";
+  } else
     std::cout << "profile " << p.ntff_path << "\n" << traces::summary_text(s, o.top);
 }
 
