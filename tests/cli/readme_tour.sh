@@ -39,6 +39,7 @@ assert g["kernel"] and g["stats"]["total_time_ns"]["value"] > 0
 assert json.load(open("stats.json"))["timing_only"] is False
 assert "traceEvents" in json.load(open("t.json"))
 PY
+/usr/bin/python3 "$SOURCE_DIR/tests/tools/perfetto_check.py" t.json || fail "strict check of t.json"
 grep -q "wrote t.json" ../tour.log || fail "export did not say what it wrote"
 grep -q "wrote r.neff" ../tour.log || fail "example did not say what it wrote"
 echo "readme_tour: ok"
