@@ -76,6 +76,13 @@ TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
   return bytes;
 }
 
+// --stats-json: the file, said so, or stdout alone ("-").
+void write_stats(const std::string& path, const nlohmann::ordered_json& doc) {
+  const std::string text = doc.dump(2) + "\n";
+  write_output(path, text);
+  say_wrote(std::cout, path, text.size());
+}
+
 // --save-inputs: the inputs as the kernel reads them (generated ones included) as .npy
 // files, to inspect or edit and give back with --input NAME=DIR/NAME.npy.
 void save_inputs(const RunArgs& args, const std::vector<isa::HbmTensor>& tensors,
@@ -234,7 +241,7 @@ void run_sequence_command(const RunArgs& args) {
     for (std::size_t i = 0; i < seq.launches.size(); ++i)
       launches.push_back({{"name", seq.launches[i].name}, {"stats", r.launches[i].stats}});
     doc["launches"] = launches;
-    write_output(args.stats_json, doc.dump(2) + "\n");
+    write_stats(args.stats_json, doc);
   }
   if (!args.out_dir.empty() && !r.tensors.empty()) {
     std::error_code ec;
@@ -291,7 +298,7 @@ void run_on_cores(const RunArgs& args, const isa::Kernel& k, const config::Targe
     for (const auto& l : launches)
       cores.push_back(l->result().stats.to_json());
     doc["cores"] = cores;
-    write_output(args.stats_json, doc.dump(2) + "\n");
+    write_stats(args.stats_json, doc);
   }
   write_outputs(k, launches.front()->result(), args, std::cout);
   std::cout << "kernel " << k.name << " on " << args.cores << " of the " << cfg.cores_per_chip
@@ -369,7 +376,7 @@ void run_command(const RunArgs& args) {
     doc["target"] = cfg.name;
     doc["timing_only"] = args.timing_only;
     doc["stats"] = r.stats.to_json();
-    write_output(args.stats_json, doc.dump(2) + "\n");
+    write_stats(args.stats_json, doc);
   }
   write_outputs(k, r, args, std::cout);
   print_summary(k, cfg, r, std::cout);
