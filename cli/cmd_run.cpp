@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "config/target_config.hpp"
 #include "host/host_model.hpp"
 #include "host/launch_sequence.hpp"
@@ -44,6 +45,7 @@ struct RunArgs {
   std::string save_inputs;  // write the inputs here as NAME.npy
   std::string profile_dir;
   unsigned cores = 0;  // 0: one core, no device
+  bool quiet = false;  // no progress line
 };
 
 std::string fixed(double v, int decimals = 3) {
@@ -231,7 +233,11 @@ void run_sequence_command(const RunArgs& args) {
   options.timing_only = args.timing_only;
   options.fill_uninitialised = args.fill_uninit;
   options.profile_dir = args.profile_dir;
+  auto progress =
+      Progress::wanted(args.quiet) ? std::make_unique<Progress>(seq.launches.size()) : nullptr;
+  if (progress) options.launch_observer = [&](std::size_t i) { return progress->observer(i); };
   const host::SequenceResult r = host::run_sequence(seq, cfg, options);
+  progress.reset();  // clears its line before the summary
   if (!args.stats_json.empty()) {
     nlohmann::ordered_json doc;
     doc["program"] = seq.program;
@@ -361,6 +367,8 @@ void run_command(const RunArgs& args) {
       throw Error("--cores and --profile-dir do not go together: profile one core without --cores");
     return run_on_cores(args, k, cfg, inputs);
   }
+  auto progress = Progress::wanted(args.quiet) ? std::make_unique<Progress>(1) : nullptr;
+  if (progress) options.observers.push_back(progress->observer(0));
   RunResult r;
   profile::ProfiledRun profiled;
   if (args.profile_dir.empty()) {
@@ -370,6 +378,7 @@ void run_command(const RunArgs& args) {
         profile::run_profiled(neff_bytes, cfg, inputs, options, args.neff_path, args.profile_dir);
     r = std::move(profiled.result);
   }
+  progress.reset();  // clears its line before the summary
   if (!args.stats_json.empty()) {
     nlohmann::ordered_json doc;
     doc["kernel"] = k.name;
@@ -426,6 +435,8 @@ void add_run_command(CLI::App& app) {
                   "write the inputs (given or generated) here as NAME.npy, to reuse with --input");
   cmd->add_option("--profile-dir", args->profile_dir,
                   "record a profile here: neff_<N>.neff and <N>_instid_0_vnc_0.ntff");
+  cmd->add_flag("-q,--quiet", args->quiet,
+                "no progress line (shown on a terminal's stderr for runs over 2 s)");
   cmd->add_option("--cores", args->cores,
                   "run the kernel on this many cores of one device at once (sharing its HBM), "
                   "beside one core alone")

@@ -65,6 +65,20 @@ cmp -s piped.neff s.neff || fail "example -o - differs from the file"
   fail "view --instructions - is not JSON alone"
 [[ ! -e ./- ]] || fail "a file named - was written"
 
+# Progress: a line on a terminal's stderr (here after 0 s instead of 2 s), cleared before
+# the summary; none with --quiet, none when stderr is not a terminal.
+"$NEURONSIM" run s.neff --timing-only 2> plain.err > /dev/null
+[[ ! -s plain.err ]] || fail "progress output without a terminal: $(cat plain.err)"
+if command -v script > /dev/null; then
+  "$NEURONSIM" example matmul -t trn2 --rows 1024 --cols 1024 --inner 1024 -o mm.neff > /dev/null
+  NEURONSIM_PROGRESS_AFTER_S=0 script -qec "'$NEURONSIM' run mm.neff --timing-only" /dev/null > tty.txt
+  grep -aq "neuronsim: launch 1/1, simulated .* us, [0-9]* instructions" tty.txt ||
+    fail "no progress line on a terminal"
+  grep -aq "neuroncore cycles" tty.txt || fail "no summary after the progress line"
+  NEURONSIM_PROGRESS_AFTER_S=0 script -qec "'$NEURONSIM' run mm.neff --timing-only -q" /dev/null > quiet.txt
+  ! grep -aq "neuronsim: launch" quiet.txt || fail "--quiet still shows progress"
+fi
+
 # The completion and man page come from the program itself.
 "$NEURONSIM" --bash-completion nc.bash
 bash -n nc.bash || fail "completion does not parse"
