@@ -304,8 +304,8 @@ std::vector<std::uint8_t> npy_to_tensor(const NpyArray& a, const isa::HbmTensor&
   if (same_bytes || bit_patterns) return a.data;
   // Integers for a float tensor are most often bit patterns saved without --raw-bits (bf16
   // as uint16); read as values they run with nonsense and exit 0, so they need a word.
-  if (isa::is_float(tensor.dtype) && (type->kind == Kind::signed_ || type->kind == Kind::unsigned_) &&
-      !raw_bits && !cast)
+  if (isa::is_float(tensor.dtype) &&
+      (type->kind == Kind::signed_ || type->kind == Kind::unsigned_) && !raw_bits && !cast)
     throw Error(source + ": tensor " + tensor.name + " is " +
                 std::string(isa::dtype_name(tensor.dtype)) + " but the file holds integers ('" +
                 a.descr +

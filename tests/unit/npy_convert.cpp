@@ -130,9 +130,10 @@ TEST_CASE("npy: input arrays convert into the tensor's dtype", "[npy]") {
   CHECK(npy_to_tensor(bits, tensor(DType::bf16, {1}), "e.npy", true) == bits.data);
   const auto numeric = npy_to_tensor(bits, tensor(DType::bf16, {1}), "e.npy", false, true);
   CHECK(isa::load_fp32(DType::bf16, numeric.data()) == 16256.0f);  // 0x3f80 as a number
-  CHECK_THROWS_WITH(npy_to_tensor(bits, tensor(DType::bf16, {1}), "e.npy"),
-                    Catch::Contains("e.npy: tensor t is bf16 but the file holds integers ('<u2')") &&
-                        Catch::Contains("--raw-bits") && Catch::Contains(",cast"));
+  CHECK_THROWS_WITH(
+      npy_to_tensor(bits, tensor(DType::bf16, {1}), "e.npy"),
+      Catch::Contains("e.npy: tensor t is bf16 but the file holds integers ('<u2')") &&
+          Catch::Contains("--raw-bits") && Catch::Contains(",cast"));
 }
 
 TEST_CASE("npy: shape mismatch names tensor, expected and got", "[npy]") {
