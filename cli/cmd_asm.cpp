@@ -4,8 +4,11 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "config/target_config.hpp"
 #include "isa/assembler.hpp"
 #include "isa/error.hpp"
@@ -34,7 +37,9 @@ void run_asm(const AsmOptions& o) {
       o.output.empty() ? std::filesystem::path(o.input).replace_extension(".neff").string()
                        : o.output;
   if (output == o.input) throw Error(o.input + ": output would overwrite the input");
-  neff::write_file(k, output);
+  const std::vector<std::uint8_t> bytes = neff::write(k);
+  write_output(output, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  say_wrote(std::cout, output, bytes.size());
 }
 
 }  // namespace
@@ -44,7 +49,7 @@ void add_asm_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("asm", "Assemble a .nasm kernel into a NEFF");
   cmd->add_option("input", options->input, "Assembly source (.nasm)")->required();
   cmd->add_option("-o,--output", options->output,
-                  "NEFF to write (default: the input with extension .neff)");
+                  "NEFF to write (default: the input with extension .neff; -: stdout)");
   cmd->add_option("-t,--target", options->target,
                   "Validate for this target: a preset (trn1, trn2, trn3) or a JSON file; "
                   "default: the kernel's own target");

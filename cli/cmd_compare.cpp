@@ -48,6 +48,7 @@ void run_compare(const CompareOptions& o) {
   }
   if (o.json) {
     nlohmann::ordered_json j = traces::compare_json(runs);
+    j["units"] = traces::kJsonUnits;
     if (!sequences.empty()) j["sequences"] = sequences;
     std::cout << j.dump(2) << "\n";
   } else {

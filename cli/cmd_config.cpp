@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "config/target_config.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
@@ -38,10 +39,8 @@ void run_config(const ConfigOptions& o) {
   if (!o.output.empty() && !o.dump) throw Error("config: --output needs --dump");
   if (o.dump) {
     const std::string text = config::dump_target(o.target, o.overrides).dump(2) + "\n";
-    if (o.output.empty())
-      std::cout << text;
-    else
-      write_file_atomic(o.output, text);
+    write_output(o.output.empty() ? "-" : o.output, text);
+    say_wrote(std::cout, o.output.empty() ? "-" : o.output, text.size());
     return;
   }
   // Neither: check the target and say what it is.
@@ -66,7 +65,8 @@ void add_config_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_flag("--dump", options->dump,
                 "Print the full resolved config: every parameter's value, unit and doc");
-  cmd->add_option("-o,--output", options->output, "Write the --dump JSON to this file");
+  cmd->add_option("-o,--output", options->output,
+                  "Write the --dump JSON to this file (default or -: stdout)");
   cmd->callback([options] { run_config(*options); });
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 #include "isa/printer.hpp"
@@ -20,12 +21,10 @@ struct DisasmOptions {
 
 void run_disasm(const DisasmOptions& o) {
   const std::string text = isa::print(neff::read_file(o.input).kernel);
-  if (o.output.empty()) {
-    std::cout << text;
-  } else {
-    if (o.output == o.input) throw Error(o.input + ": output would overwrite the input");
-    write_file_atomic(o.output, text);
-  }
+  const std::string output = o.output.empty() ? "-" : o.output;
+  if (output == o.input) throw Error(o.input + ": output would overwrite the input");
+  write_output(output, text);
+  say_wrote(std::cout, output, text.size());
 }
 
 }  // namespace
@@ -34,7 +33,7 @@ void add_disasm_command(CLI::App& app) {
   auto options = std::make_shared<DisasmOptions>();
   auto* cmd = app.add_subcommand("disasm", "Print a NEFF as assembly text");
   cmd->add_option("input", options->input, "NEFF file")->required();
-  cmd->add_option("-o,--output", options->output, "Write the assembly here (default: stdout)");
+  cmd->add_option("-o,--output", options->output, "Write the assembly here (default or -: stdout)");
   cmd->callback([options] { run_disasm(*options); });
 }
 

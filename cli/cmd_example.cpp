@@ -3,8 +3,11 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "config/target_config.hpp"
 #include "examples/kernels.hpp"
 #include "isa/error.hpp"
@@ -38,8 +41,21 @@ void run_example(const ExampleOptions& o) {
   params.limits = config.limits;
   isa::Kernel k = examples::find_example(o.name).make(params);
   isa::validate(k, config.limits, "example " + o.name);
-  if (!o.asm_output.empty()) write_file_atomic(o.asm_output, isa::print(k));
-  if (!o.output.empty()) neff::write_file(k, o.output);
+  if (is_stdout(o.asm_output) && is_stdout(o.output))
+    throw Error("example " + o.name + ": -o and --asm cannot both be standard output");
+  // With a file on stdout, the messages go to stderr.
+  std::ostream& messages = is_stdout(o.asm_output) || is_stdout(o.output) ? std::cerr : std::cout;
+  if (!o.asm_output.empty()) {
+    const std::string text = isa::print(k);
+    write_output(o.asm_output, text);
+    say_wrote(messages, o.asm_output, text.size());
+  }
+  if (!o.output.empty()) {
+    const std::vector<std::uint8_t> bytes = neff::write(k);
+    write_output(o.output,
+                 std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    say_wrote(messages, o.output, bytes.size());
+  }
 }
 
 }  // namespace
@@ -49,8 +65,8 @@ void add_example_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("example", "Emit an example kernel (matmul, softmax, rmsnorm)");
   cmd->add_option("name", o->name, "Example name (see --list)");
   cmd->add_flag("--list", o->list, "List the examples");
-  cmd->add_option("-o,--output", o->output, "NEFF to write");
-  cmd->add_option("--asm", o->asm_output, "Assembly (.nasm) to write");
+  cmd->add_option("-o,--output", o->output, "NEFF to write (-: stdout)");
+  cmd->add_option("--asm", o->asm_output, "Assembly (.nasm) to write (-: stdout)");
   cmd->add_option("-t,--target", o->params.target, "Target preset or config file")
       ->capture_default_str();
   cmd->add_option("--rows", o->params.rows, "Rows (matmul: M) (default: the example's)");

@@ -1,9 +1,11 @@
 // `neuronsim export P --perfetto trace.json`: a profile as a Chrome JSON trace that
 // Perfetto (ui.perfetto.dev) opens (docs/profiling.md).
+#include <iostream>
 #include <memory>
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "isa/error.hpp"
 #include "profile/directory.hpp"
 #include "profile/host_trace.hpp"
@@ -18,15 +20,23 @@ struct ExportOptions {
   std::string perfetto;
 };
 
+// The trace is made in memory whole, then written all-or-nothing (or to stdout).
 void run_export(const ExportOptions& o) {
   if (o.perfetto.empty()) throw Error("export: give an output, e.g. --perfetto trace.json");
-  if (profile::is_sequence_profile(o.profile))  // host lanes above the NeuronCore's
-    return profile::write_sequence_perfetto(o.profile, o.perfetto);
-  const profile::Profile p = profile::open_profile(o.profile);
-  const traces::TraceData trace = traces::read_ntff(p.ntff_path);
-  traces::PerfettoOptions options;
-  options.kernel = &p.neff.kernel;
-  traces::write_perfetto_file(o.perfetto, trace, options);
+  traces::StringSink sink;
+  if (profile::is_sequence_profile(o.profile)) {  // host lanes above the NeuronCore's
+    profile::write_sequence_perfetto(o.profile, sink);
+  } else {
+    const profile::Profile p = profile::open_profile(o.profile);
+    const traces::TraceData trace = traces::read_ntff(p.ntff_path);
+    traces::PerfettoOptions options;
+    options.kernel = &p.neff.kernel;
+    traces::write_perfetto(sink, trace, options);
+  }
+  write_output(o.perfetto, sink.str());
+  if (!is_stdout(o.perfetto))
+    std::cout << "wrote " << o.perfetto << " (" << sink.str().size()
+              << " bytes; open it in ui.perfetto.dev)\n";
 }
 
 }  // namespace
@@ -35,7 +45,8 @@ void add_export_command(CLI::App& app) {
   auto o = std::make_shared<ExportOptions>();
   auto* cmd = app.add_subcommand("export", "Convert a profile to another trace format");
   cmd->add_option("profile", o->profile, "Profile directory or .ntff trace")->required();
-  cmd->add_option("--perfetto", o->perfetto, "Write a Chrome JSON trace for Perfetto here");
+  cmd->add_option("--perfetto", o->perfetto,
+                  "Write a Chrome JSON trace for Perfetto here (-: stdout)");
   cmd->callback([o] { run_export(*o); });
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "isa/file_io.hpp"
 #include "profile/report_load.hpp"
 #include "report/render.hpp"
@@ -24,7 +25,8 @@ void run_report(const ReportOptions& o) {
   for (const auto& path : o.profiles)
     runs.push_back(profile::load_report_run(path));
   const std::string html = report::render_report(runs);
-  write_file_atomic(o.output, html);
+  write_output(o.output, html);
+  if (is_stdout(o.output)) return;
   std::cout << "wrote " << o.output << " (" << html.size() << " bytes, " << runs.size()
             << (runs.size() == 1 ? " profile)\n" : " profiles)\n");
 }
@@ -39,7 +41,7 @@ void add_report_command(CLI::App& app) {
                   "baseline)")
       ->required()
       ->expected(1, -1);
-  cmd->add_option("-o,--output", o->output, "The HTML file to write")->required();
+  cmd->add_option("-o,--output", o->output, "The HTML file to write (-: stdout)")->required();
   cmd->callback([o] { run_report(*o); });
 }
 

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
 #include "config/target_config.hpp"
 #include "host/host_model.hpp"
 #include "host/launch_sequence.hpp"
@@ -39,9 +41,11 @@ struct RunArgs {
   bool raw_bits = false;
   bool timing_only = false;
   bool fill_uninit = false;
-  std::string stats_json;
+  std::string stats_json;   // "-": standard output
+  std::string save_inputs;  // write the inputs here as NAME.npy
   std::string profile_dir;
   unsigned cores = 0;  // 0: one core, no device
+  bool quiet = false;  // no progress line
 };
 
 std::string fixed(double v, int decimals = 3) {
@@ -72,6 +76,31 @@ TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
                              : io::make_input(spec, *tensor, args.seed, args.raw_bits);
   }
   return bytes;
+}
+
+// --stats-json: the file, said so, or stdout alone ("-").
+void write_stats(const std::string& path, const nlohmann::ordered_json& doc) {
+  const std::string text = doc.dump(2) + "\n";
+  write_output(path, text);
+  say_wrote(std::cout, path, text.size());
+}
+
+// --save-inputs: the inputs as the kernel reads them (generated ones included) as .npy
+// files, to inspect or edit and give back with --input NAME=DIR/NAME.npy.
+void save_inputs(const RunArgs& args, const std::vector<isa::HbmTensor>& tensors,
+                 const TensorBytes& bytes) {
+  if (args.save_inputs.empty()) return;
+  if (args.timing_only) throw Error("--save-inputs: a --timing-only run makes no input data");
+  std::error_code ec;
+  std::filesystem::create_directories(args.save_inputs, ec);
+  if (ec) throw Error(args.save_inputs + ": cannot create the directory: " + ec.message());
+  for (const auto& t : tensors) {
+    auto it = bytes.find(t.name);
+    if (it == bytes.end()) continue;
+    const std::string path = (std::filesystem::path(args.save_inputs) / (t.name + ".npy")).string();
+    io::write_npy(path, t.dtype, t.shape, it->second, args.raw_bits);
+    std::cout << "wrote " << path << "\n";
+  }
 }
 
 void print_summary(const isa::Kernel& k, const config::TargetConfig& cfg, const RunResult& r,
@@ -197,10 +226,18 @@ void run_sequence_command(const RunArgs& args) {
   const config::TargetConfig cfg = config::load_target(target, args.configs);
   host::SequenceRunOptions options;
   options.inputs = program_inputs(seq, args);
+  std::vector<isa::HbmTensor> input_tensors;
+  for (const auto& t : seq.tensors)
+    if (t.role == host::ProgramTensor::Role::input) input_tensors.push_back(t.as_hbm_tensor());
+  save_inputs(args, input_tensors, options.inputs);
   options.timing_only = args.timing_only;
   options.fill_uninitialised = args.fill_uninit;
   options.profile_dir = args.profile_dir;
+  auto progress =
+      Progress::wanted(args.quiet) ? std::make_unique<Progress>(seq.launches.size()) : nullptr;
+  if (progress) options.launch_observer = [&](std::size_t i) { return progress->observer(i); };
   const host::SequenceResult r = host::run_sequence(seq, cfg, options);
+  progress.reset();  // clears its line before the summary
   if (!args.stats_json.empty()) {
     nlohmann::ordered_json doc;
     doc["program"] = seq.program;
@@ -210,7 +247,7 @@ void run_sequence_command(const RunArgs& args) {
     for (std::size_t i = 0; i < seq.launches.size(); ++i)
       launches.push_back({{"name", seq.launches[i].name}, {"stats", r.launches[i].stats}});
     doc["launches"] = launches;
-    write_file_atomic(args.stats_json, doc.dump(2) + "\n");
+    write_stats(args.stats_json, doc);
   }
   if (!args.out_dir.empty() && !r.tensors.empty()) {
     std::error_code ec;
@@ -267,7 +304,7 @@ void run_on_cores(const RunArgs& args, const isa::Kernel& k, const config::Targe
     for (const auto& l : launches)
       cores.push_back(l->result().stats.to_json());
     doc["cores"] = cores;
-    write_file_atomic(args.stats_json, doc.dump(2) + "\n");
+    write_stats(args.stats_json, doc);
   }
   write_outputs(k, launches.front()->result(), args, std::cout);
   std::cout << "kernel " << k.name << " on " << args.cores << " of the " << cfg.cores_per_chip
@@ -318,6 +355,7 @@ void run_command(const RunArgs& args) {
       !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
   const config::TargetConfig cfg = config::load_target(target, args.configs);
   const TensorBytes inputs = input_bytes(k, args);
+  save_inputs(args, k.tensors, inputs);
   RunOptions options;
   options.timing_only = args.timing_only;
   options.fill_uninitialised = args.fill_uninit;
@@ -330,6 +368,8 @@ void run_command(const RunArgs& args) {
       throw Error("--cores and --profile-dir do not go together: profile one core without --cores");
     return run_on_cores(args, k, cfg, inputs);
   }
+  auto progress = Progress::wanted(args.quiet) ? std::make_unique<Progress>(1) : nullptr;
+  if (progress) options.observers.push_back(progress->observer(0));
   RunResult r;
   profile::ProfiledRun profiled;
   if (args.profile_dir.empty()) {
@@ -339,13 +379,14 @@ void run_command(const RunArgs& args) {
                                      args.profile_dir);
     r = std::move(profiled.result);
   }
+  progress.reset();  // clears its line before the summary
   if (!args.stats_json.empty()) {
     nlohmann::ordered_json doc;
     doc["kernel"] = k.name;
     doc["target"] = cfg.name;
     doc["timing_only"] = args.timing_only;
     doc["stats"] = r.stats.to_json();
-    write_file_atomic(args.stats_json, doc.dump(2) + "\n");
+    write_stats(args.stats_json, doc);
   }
   write_outputs(k, r, args, std::cout);
   print_summary(k, cfg, r, std::cout);
@@ -370,9 +411,12 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("kernel", args->neff_path,
                   "the kernel (.neff) or a launch sequence (launch.json)")
       ->required();
-  cmd->add_option("--target", args->target,
+  cmd->add_option("-t,--target", args->target,
                   "target preset (trn1, trn2, trn3) or JSON file; default: the kernel's");
-  cmd->add_option("--config", args->configs, "JSON file overriding target fields (repeatable)")
+  // --config: the option's first name, kept for scripts that use it.
+  cmd->add_option("--override,--config", args->configs,
+                  "JSON file overriding target fields, as for `config --override` (repeatable; "
+                  "--config is an alias)")
       ->allow_extra_args(false);
   cmd->add_option("--input", args->inputs,
                   "NAME=SPEC: a .npy file, zeros, ones, fill:V, uniform:LO,HI, normal:M,S")
@@ -386,14 +430,23 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--fill-uninit", args->fill_uninit,
                 "never-written memory reads as NaN (floats) or the target's "
                 "sbuf.uninitialised_int_fill (integers) instead of 0");
-  cmd->add_option("--stats-json", args->stats_json, "write every statistic to this JSON file");
+  cmd->add_option("--stats-json", args->stats_json,
+                  "write every statistic to this JSON file (-: to stdout, the text to stderr)");
+  cmd->add_option("--save-inputs", args->save_inputs,
+                  "write the inputs (given or generated) here as NAME.npy, to reuse with --input");
   cmd->add_option("--profile-dir", args->profile_dir,
                   "record a profile here: neff_<N>.neff and <N>_instid_0_vnc_0.ntff");
+  cmd->add_flag("-q,--quiet", args->quiet,
+                "no progress line (shown on a terminal's stderr for runs over 2 s)");
   cmd->add_option("--cores", args->cores,
                   "run the kernel on this many cores of one device at once (sharing its HBM), "
                   "beside one core alone")
       ->check(CLI::Range(1u, 64u));
-  cmd->callback([args] { run_command(*args); });
+  cmd->callback([args] {
+    if (!is_stdout(args->stats_json)) return run_command(*args);
+    const MessagesToStderr text_to_stderr;  // stdout carries the JSON alone
+    run_command(*args);
+  });
 }
 
 }  // namespace neuronsim::cli

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "cli/profile_options.hpp"
 #include "profile/sequence_view.hpp"
 #include "traces/instruction_json.hpp"
@@ -30,11 +31,21 @@ void run_view(const ViewOptions& o) {
   }
   const profile::Profile p = profile::open_profile(o.profile);
   const traces::Summary s = summarize_profile(p, o.peak_tflops);
-  if (!o.instructions.empty())
+  if (is_stdout(o.instructions)) {  // the JSON alone on stdout
+    traces::StringSink sink;
+    traces::write_instruction_json(sink, traces::read_ntff(p.ntff_path), s, &p.neff.kernel);
+    write_output("-", sink.str());
+    return;
+  }
+  if (!o.instructions.empty()) {
     traces::write_instruction_json(o.instructions, p.ntff_path, s, &p.neff.kernel);
-  if (o.json)
-    std::cout << traces::summary_json(s).dump(2) << "\n";
-  else
+    (o.json ? std::cerr : std::cout) << "wrote " << o.instructions << "\n";  // stdout: the JSON
+  }
+  if (o.json) {
+    nlohmann::ordered_json j = traces::summary_json(s);
+    j["units"] = traces::kJsonUnits;
+    std::cout << j.dump(2) << "\n";
+  } else
     std::cout << "profile " << p.ntff_path << "\n" << traces::summary_text(s, o.top);
 }
 
@@ -48,7 +59,8 @@ void add_view_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print the summary (with stall attribution) as JSON");
   cmd->add_option("--top", o->top, "Rows of the instruction table (default 10)");
   cmd->add_option("--instructions", o->instructions,
-                  "Also write the legacy {\"summary\",\"instruction\"} JSON to this file");
+                  "Also write the legacy {\"summary\",\"instruction\"} JSON to this file (-: to "
+                  "stdout, alone)");
   cmd->add_option("--peak-tflops", o->peak_tflops,
                   "Peak TFLOPS for the MFU estimate (default: the target's bf16 peak)");
   cmd->callback([o] { run_view(*o); });

@@ -1,13 +1,34 @@
 // neuronsim: a cycle-approximate simulator of the AWS NeuronCore.
+//
+// Exit status (docs/cli.md, and the footer of --help): 0 ok; 1 a user error, bad usage
+// (unknown command or option, missing argument) or bad input (neuronsim::Error); 2 an
+// internal error. CLI11's own codes (106, 109, ...) are its internals, never ours.
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.hpp"
+#include "cli/git_version.hpp"  // generated: cmake/git_version.cmake
+#include "cli/help_pages.hpp"
 #include "isa/error.hpp"
+
+namespace {
+
+constexpr int kUserError = 1;
+constexpr int kInternalError = 2;
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"neuronsim: a cycle-approximate simulator of the AWS NeuronCore"};
+  app.name("neuronsim");
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("neuronsim ") + NEURONSIM_VERSION + " (" +
+                                        NEURONSIM_GIT_DESCRIBE + ")");
+  app.footer(
+      "Run 'neuronsim COMMAND --help' for a command's options. An output file given as - is "
+      "standard output.\nExit status: 0 ok, 1 user error (bad usage or bad input), 2 internal "
+      "error.");
   neuronsim::cli::add_asm_command(app);
   neuronsim::cli::add_disasm_command(app);
   neuronsim::cli::add_neff_command(app);
@@ -19,16 +40,23 @@ int main(int argc, char** argv) {
   neuronsim::cli::add_report_command(app);
   neuronsim::cli::add_example_command(app);
   neuronsim::cli::add_compile_command(app);
+  neuronsim::cli::add_help_page_options(app);
   try {
+    // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
+    if (const auto unknown = neuronsim::cli::unknown_command(app, argc, argv)) {
+      std::cerr << "neuronsim: error: " << *unknown << "\n";
+      return kUserError;
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" with code 0; every other is a usage error.
+    return app.exit(e) == 0 ? 0 : kUserError;
   } catch (const neuronsim::Error& e) {
     std::cerr << "neuronsim: error: " << e.what() << "\n";
-    return 1;
+    return kUserError;
   } catch (const std::exception& e) {
     std::cerr << "neuronsim: internal error: " << e.what() << "\n";
-    return 2;
+    return kInternalError;
   }
   return 0;
 }

@@ -1,6 +1,8 @@
 # What `cmake --install` puts under the prefix, for programs that embed neuronsim
 # (examples/embed/ is one):
 #   bin/neuronsim                        the program
+#   share/bash-completion/completions/neuronsim, share/man/man1/neuronsim.1
+#                                        its bash completion and man page
 #   lib/libneuronsim_*.a                 every library (static, position-independent)
 #   include/neuronsim/*.hpp              the public API: #include <neuronsim/x.hpp>
 #   include/neuronsim/<folder>/*.hpp     the internal headers the public ones include,
@@ -30,6 +32,9 @@ install(TARGETS ${neuronsim_libraries} neuronsim_package
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS neuronsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${NEURONSIM_COMPLETION} RENAME neuronsim
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES ${NEURONSIM_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 file(GLOB neuronsim_public_headers CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/include/neuronsim/*.hpp)

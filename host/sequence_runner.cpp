@@ -119,6 +119,8 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
           std::make_unique<profile::LaunchProfile>(neff_bytes[i], config, l.neff_path, dir));
       r.observers.push_back(profiles.back()->observer());
     }
+    if (options.launch_observer)
+      if (engines::Observer* o = options.launch_observer(i)) r.observers.push_back(o);
     requests.push_back(std::move(r));
   }
   // Every launch is queued at once: the core runs them back to back, each exactly as a

@@ -7,6 +7,7 @@
 // `profile_dir` receives the sequence profile (host.json + launch_NNN/), all or nothing.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct SequenceRunOptions {
   bool timing_only = false;
   bool fill_uninitialised = false;
   std::string profile_dir;  // empty: no profile
+  // An observer of launch i's events (e.g. a progress line), or null; may be empty.
+  std::function<engines::Observer*(std::size_t launch)> launch_observer;
 };
 
 // What a launch did.

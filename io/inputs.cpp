@@ -125,6 +125,12 @@ InputSpec parse_input_spec(std::string_view text) {
   if (!gen) {  // a file
     spec.kind = InputSpec::Kind::file;
     spec.path = std::string(source);
+    constexpr std::string_view kCast = ",cast";
+    if (spec.path.size() > kCast.size() &&
+        std::string_view(spec.path).substr(spec.path.size() - kCast.size()) == kCast) {
+      spec.cast = true;
+      spec.path.resize(spec.path.size() - kCast.size());
+    }
     return spec;
   }
   spec.kind = gen->kind;
@@ -175,7 +181,7 @@ std::vector<std::uint8_t> make_input(const InputSpec& spec, const isa::HbmTensor
   using Kind = InputSpec::Kind;
   if (spec.kind == Kind::file) {
     try {
-      return npy_to_tensor(read_npy(spec.path), tensor, spec.path, raw_bits);
+      return npy_to_tensor(read_npy(spec.path), tensor, spec.path, raw_bits, spec.cast);
     } catch (const Error& e) {
       spec_error(spec.text, e.what());
     }

@@ -23,10 +23,12 @@ struct InputSpec {
   // fill: a is the value; uniform: [a, b); normal: mean a, standard deviation b.
   double a = 0, b = 0;
   std::optional<std::uint64_t> seed;  // ",seed=N": overrides the global seed
+  bool cast = false;  // file ",cast": integer values given to a float tensor are converted
 };
 
 // "NAME=SOURCE[,seed=N]". SOURCE is zeros, ones, fill:V, uniform:LO,HI or normal:MEAN,STD;
-// anything else is the path of a .npy file (write ./zeros for a file named zeros).
+// anything else is the path of a .npy file (write ./zeros for a file named zeros), with
+// ",cast" after it to accept integers for a float tensor (npy_to_tensor).
 // Throws neuronsim::Error naming the spec and the reason.
 InputSpec parse_input_spec(std::string_view text);
 

@@ -289,7 +289,7 @@ NpyArray parse_npy(const std::vector<std::uint8_t>& bytes, const std::string& so
 }
 
 std::vector<std::uint8_t> npy_to_tensor(const NpyArray& a, const isa::HbmTensor& tensor,
-                                        const std::string& source, bool raw_bits) {
+                                        const std::string& source, bool raw_bits, bool cast) {
   if (a.shape != tensor.shape)
     throw Error(source + ": tensor " + tensor.name + " expects shape " + shape_text(tensor.shape) +
                 ", got " + shape_text(a.shape));
@@ -302,6 +302,15 @@ std::vector<std::uint8_t> npy_to_tensor(const NpyArray& a, const isa::HbmTensor&
   const bool bit_patterns =
       raw_bits && is_widened(tensor.dtype) && a.descr == npy_descr(tensor.dtype, true);
   if (same_bytes || bit_patterns) return a.data;
+  // Integers for a float tensor are most often bit patterns saved without --raw-bits (bf16
+  // as uint16); read as values they run with nonsense and exit 0, so they need a word.
+  if (isa::is_float(tensor.dtype) &&
+      (type->kind == Kind::signed_ || type->kind == Kind::unsigned_) && !raw_bits && !cast)
+    throw Error(source + ": tensor " + tensor.name + " is " +
+                std::string(isa::dtype_name(tensor.dtype)) + " but the file holds integers ('" +
+                a.descr +
+                "'): give --raw-bits if they are bit patterns, add ,cast after the file name "
+                "to convert the integer values, or save floats");
   std::vector<std::uint8_t> out(a.elems() * out_size);
   for (std::uint64_t i = 0; i < a.elems(); ++i)
     store_element(*type, a.data.data() + i * type->size, tensor.dtype, out.data() + i * out_size);

@@ -27,9 +27,12 @@ NpyArray parse_npy(const std::vector<std::uint8_t>& bytes, const std::string& so
 // The bytes of `tensor` (its dtype, row-major) from an array of exactly its shape. Values
 // are converted as an engine would (isa::store_fp32 / store_int: round to nearest even,
 // saturate). With raw_bits, an array of the raw-bits dtype of a bf16/tf32/fp8 tensor
-// ("<u2", "<u4", "|u1") is taken as bit patterns, not numbers.
+// ("<u2", "<u4", "|u1") is taken as bit patterns, not numbers. An integer array
+// for a float tensor is refused, naming the tensor, unless raw_bits or `cast` (convert the
+// integer values): it is most often bit patterns saved without --raw-bits.
 std::vector<std::uint8_t> npy_to_tensor(const NpyArray& a, const isa::HbmTensor& tensor,
-                                        const std::string& source, bool raw_bits = false);
+                                        const std::string& source, bool raw_bits = false,
+                                        bool cast = false);
 
 // numpy's dtype string for a tensor dtype written out: its own where numpy has it;
 // bf16, tf32 and fp8 widen to "<f4", or with raw_bits are their bit patterns as unsigned.

@@ -125,9 +125,14 @@ struct HostJson {
   }
 };
 
+// "5000 ns", but "true" and "4": a flag or a count is its own unit ("true flag" read as
+// words).
 std::string host_model_value(const ordered_json& v) {
-  if (v.is_object() && v.contains("value") && v.contains("unit") && v["unit"].is_string())
-    return v["value"].dump() + " " + v["unit"].get<std::string>();
+  if (v.is_object() && v.contains("value") && v.contains("unit") && v["unit"].is_string()) {
+    const std::string unit = v["unit"];
+    if (unit == "flag" || unit == "count") return v["value"].dump();
+    return v["value"].dump() + " " + unit;
+  }
   return v.dump();
 }
 

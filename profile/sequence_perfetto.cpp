@@ -17,7 +17,9 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr int kHostPid = 0;
+// NeuronCore 0 has the pid of its single-kernel export (traces/perfetto.hpp: core + 1);
+// the host gets one no core can have. Never 0 (Perfetto's idle process).
+constexpr int kHostPid = 1000;
 constexpr int kDevicePid = 1;
 
 std::uint64_t ns_to_ps(double ns) {
@@ -32,7 +34,7 @@ std::uint64_t us_to_ps(double us) {
 // One event as text, with "ts" and "dur" written exactly (integer ps -> microseconds).
 class EventOut {
  public:
-  explicit EventOut(traces::OutputFile& file) : file_(file) {}
+  explicit EventOut(traces::TextSink& file) : file_(file) {}
   void write(ordered_json e, std::uint64_t ts_ps, bool has_ts, std::uint64_t dur_ps = 0,
              bool has_dur = false) {
     e.erase("ts");
@@ -47,7 +49,7 @@ class EventOut {
   }
 
  private:
-  traces::OutputFile& file_;
+  traces::TextSink& file_;
   bool first_ = true;
 };
 
@@ -60,8 +62,8 @@ void host_lanes(EventOut& out, const SequenceProfile& p, std::uint64_t& flow_id)
   metadata(out, kHostPid, 0, "process_name",
            {{"name", "Host: " + h.program + " (" + h.mode + ", " + h.target + ")"}});
   metadata(out, kHostPid, 0, "process_sort_index", {{"sort_index", 0}});
-  const char* lanes[] = {"framework dispatch", "runtime calls", "device execution"};
-  for (int i = 0; i < 3; ++i) {
+  const char* lanes[] = {"framework dispatch", "runtime calls", "device execution", "sync"};
+  for (int i = 0; i < 4; ++i) {
     metadata(out, kHostPid, i + 1, "thread_name", {{"name", lanes[i]}});
     metadata(out, kHostPid, i + 1, "thread_sort_index", {{"sort_index", i}});
   }
@@ -90,13 +92,35 @@ void host_lanes(EventOut& out, const SequenceProfile& p, std::uint64_t& flow_id)
     out.write(s, mid[1], true);
     out.write(f, mid[2], true);
   }
+  // The host waits for the device (the runtime's synchronize, host.sync_ns): after every
+  // launch when it is synchronous, after the last one when asynchronous. The last wait
+  // ends the program, so the trace ends at the end-to-end time.
+  if (h.launches.empty()) return;
+  const double last_end = h.launches.back().timing.device.end_ns;
+  const double sync_ns = h.total_ns - last_end;
+  const auto& async = h.host_model.contains("async") ? h.host_model.at("async") : ordered_json();
+  const bool synchronous = async.is_object() && async.value("value", true) == false;
+  for (const auto& l : h.launches) {
+    const bool last = &l == &h.launches.back();
+    if (!last && !synchronous) continue;
+    const std::uint64_t start = ns_to_ps(l.timing.device.end_ns);
+    const std::uint64_t end =
+        last ? ns_to_ps(h.total_ns) : ns_to_ps(l.timing.device.end_ns + sync_ns);
+    if (end <= start) continue;
+    out.write({{"ph", "X"},
+               {"pid", kHostPid},
+               {"tid", 4},
+               {"name", "sync"},
+               {"cat", "host"},
+               {"args", {{"after", l.name}, {"index", l.index}}}},
+              start, true, end - start, true);
+  }
 }
 
 }  // namespace
 
-void write_sequence_perfetto(const std::string& profile_dir, const std::string& out_path) {
+void write_sequence_perfetto(const std::string& profile_dir, traces::TextSink& file) {
   const SequenceProfile p = open_sequence_profile(profile_dir);
-  traces::OutputFile file(out_path);
   file.write(std::string("{\"traceEvents\":["));
   EventOut out(file);
   std::uint64_t flow_id = 0;
@@ -114,6 +138,11 @@ void write_sequence_perfetto(const std::string& profile_dir, const std::string& 
     traces::write_perfetto(sink, traces::read_ntff(profile.ntff_path), options);
     const ordered_json launch = ordered_json::parse(sink.str());
     const std::uint64_t offset = ns_to_ps(p.host.launches[i].timing.device.start_ns);
+    // Counter samples at or after the next launch's start are that launch's to give: a
+    // launch's closing zero there would cut the next one's first sample.
+    const std::uint64_t next_start = i + 1 < p.launch_dirs.size()
+                                         ? ns_to_ps(p.host.launches[i + 1].timing.device.start_ns)
+                                         : UINT64_MAX;
 
     std::map<int, int> tid;  // this launch's tid -> the shared one
     for (const auto& e : launch.at("traceEvents")) {
@@ -140,7 +169,9 @@ void write_sequence_perfetto(const std::string& profile_dir, const std::string& 
       }
       const bool has_dur = e.contains("dur");
       const std::uint64_t dur = has_dur ? us_to_ps(e.at("dur").get<double>()) : 0;
-      out.write(e, offset + us_to_ps(e.at("ts").get<double>()), true, dur, has_dur);
+      const std::uint64_t ts = offset + us_to_ps(e.at("ts").get<double>());
+      if (ph == "C" && ts >= next_start) continue;
+      out.write(e, ts, true, dur, has_dur);
     }
     flow_id += max_flow;
   }
@@ -149,6 +180,12 @@ void write_sequence_perfetto(const std::string& profile_dir, const std::string& 
       {"target", p.host.target},       {"total_ns", p.host.total_ns},
       {"device_ns", p.host.device_ns}, {"launches", p.host.launches.size()}};
   file.write("\n],\"displayTimeUnit\":\"ns\",\"otherData\":" + other.dump() + "}\n");
+}
+
+void write_sequence_perfetto(const std::string& profile_dir, const std::string& out_path) {
+  traces::OutputFile file(out_path);
+  traces::FileSink sink(file);
+  write_sequence_perfetto(profile_dir, sink);
   file.commit();
 }
 

@@ -6,8 +6,11 @@
 // start (traces/perfetto.hpp makes each launch's events; lanes are shared by name).
 #include <string>
 
+#include "traces/text_sink.hpp"
+
 namespace neuronsim::profile {
 
+void write_sequence_perfetto(const std::string& profile_dir, traces::TextSink& out);
 void write_sequence_perfetto(const std::string& profile_dir, const std::string& out_path);
 
 }  // namespace neuronsim::profile

@@ -124,6 +124,7 @@ nlohmann::ordered_json sequence_view_json(const SequenceProfile& p) {
                         {"device_ns", h.launches[i].timing.device_ns},
                         {"summary", traces::summary_fields_json(p.launches[i])}});
   return {{"program", h.program},
+          {"units", traces::kJsonUnits},
           {"mode", h.mode},
           {"target", h.target},
           {"host_model", h.host_model},

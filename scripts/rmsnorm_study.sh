@@ -36,7 +36,7 @@ for target in trn1 trn2; do
     mkdir -p "$dir/hand"
     "$ns" compile "examples/rmsnorm/$graph.json" --mode eager --target "$target" -o "$dir/eager" >/dev/null
     "$ns" compile "examples/rmsnorm/$graph.json" --mode fused --target "$target" -o "$dir/compiled" >/dev/null
-    "$ns" example rmsnorm --double-buffer --rows "$n" --cols "$d" -t "$target" -o "$dir/hand/rmsnorm.neff"
+    "$ns" example rmsnorm --double-buffer --rows "$n" --cols "$d" -t "$target" -o "$dir/hand/rmsnorm.neff" >/dev/null
     hand_launch "$dir/hand" "$n" "$d"
     for v in eager compiled hand; do
       "$ns" run "$dir/$v/launch.json" --target "$target" --seed 1 \

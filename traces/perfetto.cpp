@@ -106,8 +106,12 @@ void write_metadata(EventWriter& w, const TraceData& t, const Layout& layout, in
 class FlowWriter {
  public:
   explicit FlowWriter(EventWriter& w) : w_(w) {}
+  // An arrow binds to the slice enclosing each end; a zero-length slice (a dma_copy
+  // issued in no time, say) is drawn as nothing, so an arrow from or to one would hang in
+  // the air: it is left out (the DMA slice's args still name its issuer).
   void arrow(const std::string& name, const char* cat, int from_tid, std::uint64_t from_ps,
-             int to_tid, std::uint64_t to_ps) {
+             int to_tid, std::uint64_t to_ps, bool both_ends_visible) {
+    if (!both_ends_visible) return;
     const std::string common = ",\"name\":" + json_string(name) + ",\"cat\":\"" + cat +
                                "\",\"id\":" + std::to_string(++id_);
     w_.event('s', from_tid, "\"ts\":" + ps_as_us(from_ps) + common);
@@ -165,7 +169,8 @@ void write_flows(EventWriter& w, const TraceData& t, const Layout& layout, const
     if (it == instruction_at.end()) continue;
     const InstructionRecord& from = t.instructions[it->second];
     flows.arrow("dma_copy", "dma", tid_of_instruction(it->second), mid(from.start_ps, from.end_ps),
-                tid_of_dma(d), mid(dma.start_ps, dma.end_ps));
+                tid_of_dma(d), mid(dma.start_ps, dma.end_ps),
+                from.end_ps > from.start_ps && dma.end_ps > dma.start_ps);
   }
 
   // Semaphore update -> the instruction that waited for it.
@@ -201,6 +206,7 @@ void write_flows(EventWriter& w, const TraceData& t, const Layout& layout, const
                                                  : std::to_string(update->semaphore));
     int from_tid = 0;
     std::uint64_t from_ps = 0;
+    bool from_visible = false;
     if (update->source.kind == Agent::Kind::engine) {
       auto e = per_engine.find(update->source.id);
       if (e == per_engine.end()) continue;
@@ -208,6 +214,7 @@ void write_flows(EventWriter& w, const TraceData& t, const Layout& layout, const
       if (s < 0 || static_cast<std::size_t>(s) == i) continue;
       from_tid = tid_of_instruction(static_cast<std::size_t>(s));
       from_ps = mid(t.instructions[s].start_ps, t.instructions[s].end_ps);
+      from_visible = t.instructions[s].end_ps > t.instructions[s].start_ps;
     } else if (update->source.kind == Agent::Kind::dma_queue) {
       auto q = per_queue.find(update->source.id);
       if (q == per_queue.end()) continue;
@@ -215,11 +222,13 @@ void write_flows(EventWriter& w, const TraceData& t, const Layout& layout, const
       if (s < 0) continue;
       from_tid = tid_of_dma(static_cast<std::size_t>(s));
       from_ps = mid(t.dmas[s].start_ps, t.dmas[s].end_ps);
+      from_visible = t.dmas[s].end_ps > t.dmas[s].start_ps;
     } else {
       continue;
     }
     flows.arrow(name, "semaphore", from_tid, from_ps, tid_of_instruction(i),
-                mid(waiter.start_ps, waiter.end_ps));
+                mid(waiter.start_ps, waiter.end_ps),
+                from_visible && waiter.end_ps > waiter.start_ps);
   }
 }
 
@@ -252,15 +261,20 @@ void write_counters(EventWriter& w, const TraceData& t, const PerfettoOptions& o
         add(k, per_ps * static_cast<double>(to - from));
       }
     }
-    // bytes per window of `window` ps -> GB/s: bytes * 1000 / ps.
-    const double scale = 1000.0 / static_cast<double>(window);
-    for (std::uint64_t k = 0; k < n; ++k)
+    // bytes per window -> GB/s: bytes * 1000 / ps. The last window ends at the run's end,
+    // so it may be shorter than the others.
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const std::uint64_t length = std::min(total, (k + 1) * window) - k * window;
+      const double scale = 1000.0 / static_cast<double>(length);
       w.event('C', 0,
               "\"ts\":" + ps_as_us(k * window) +
                   ",\"name\":\"HBM bandwidth (GB/s)\",\"args\":{\"read\":" +
                   fixed(read[k] * scale, 3) + ",\"write\":" + fixed(written[k] * scale, 3) + "}");
+    }
+    // The closing sample at the run's exact end, not at the end of the last whole window
+    // (which can lie past it, where a launch sequence's next launch has begun).
     w.event('C', 0,
-            "\"ts\":" + ps_as_us(n * window) +
+            "\"ts\":" + ps_as_us(total) +
                 ",\"name\":\"HBM bandwidth (GB/s)\",\"args\":{\"read\":0.000,\"write\":0.000}");
   }
   if (o.kernel) {
@@ -282,7 +296,9 @@ void write_counters(EventWriter& w, const TraceData& t, const PerfettoOptions& o
 void write_perfetto(TextSink& out, const TraceData& trace, const PerfettoOptions& options) {
   const Layout layout = perfetto::lay_out(trace, options.kernel);
   out << "{\"traceEvents\":[";
-  EventWriter w(out, options.core);
+  // Never pid 0: Perfetto's importer treats pid 0 as the swapper/idle process of a system
+  // trace (its maintainers advise against it), so NeuronCore c is process c + 1.
+  EventWriter w(out, options.core + 1);
   write_metadata(w, trace, layout, options.core);
   for (std::size_t track = 0; track < layout.tracks.size(); ++track) {
     const int tid = layout.tracks[track].tid;

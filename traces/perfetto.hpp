@@ -1,11 +1,14 @@
 #pragma once
 // A trace as Chrome JSON ({"traceEvents":[...], "displayTimeUnit":"ns"}), which Perfetto
-// and chrome://tracing open (reference section 7). One process per NeuronCore; a named
+// and chrome://tracing open (reference section 7). One process per NeuronCore (pid
+// core + 1: never pid 0, which Perfetto reserves for the idle process); a named
 // thread per engine and per DMA queue in a fixed order; "X" slices for instructions and
 // DMA pieces (a queue whose pieces overlap in time gets one sub-track per DMA engine, and
 // more if those still overlap, so slices on one track never overlap); "C" counters for
 // HBM bandwidth and allocated SBUF/PSUM bytes; "s"/"f" flow arrows from each dma_copy to
-// its DMA pieces and from each semaphore update to the instruction that waited for it.
+// its DMA pieces and from each semaphore update to the instruction that waited for it,
+// when both ends are slices of non-zero length (an arrow on a zero-length slice is not
+// drawn). The HBM counter closes with a zero sample at the run's exact end.
 // ts and dur are microseconds written exactly to the picosecond. Streamed, no JSON tree.
 #include <cstdint>
 #include <string>

@@ -94,6 +94,13 @@ Summary summarize_ntff(const std::string& path, const SummaryOptions& options); 
 // 0 for everything else.
 std::uint64_t model_flops(const isa::Instruction& instr);
 
+// The unit convention of every JSON a command prints (view, compare; docs/profiling.md),
+// stated in it as "units": the profiler's own fields keep their names and so their units.
+inline constexpr const char* kJsonUnits =
+    "the Neuron profiler's fields (reference section 7) keep its names and units: a time "
+    "without a unit suffix (total_time, *_active_time) is in seconds; every other time "
+    "names its unit: *_ps picoseconds, *_ns nanoseconds; *_percent percent; *_bytes bytes";
+
 // The summary as JSON: the section 7 fields (times in seconds), then
 // "stall_attribution" (integer ps per engine) and "key_averages".
 nlohmann::ordered_json summary_json(const Summary& s);

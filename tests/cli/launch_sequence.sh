@@ -109,14 +109,15 @@ assert abs(v["dispatch_gap_ns"] - (v["total_ns"] - v["device_ns"])) < 1e-6' ||
 "$NEURONSIM" view P/launch_001 > /dev/null || fail "a launch profile does not open alone"
 
 "$NEURONSIM" export P --perfetto p.json || fail "export of a sequence failed"
+/usr/bin/python3 "$SOURCE_DIR/tests/tools/perfetto_check.py" p.json || fail "strict Perfetto check"
 /usr/bin/python3 - <<'PY' || fail "bad sequence Perfetto JSON"
 import json
 from decimal import Decimal
 events = json.load(open("p.json"), parse_float=Decimal)["traceEvents"]
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
          if e["ph"] == "M" and e["name"] == "thread_name"}
-host = {n for (pid, _), n in names.items() if pid == 0}
-assert host == {"framework dispatch", "runtime calls", "device execution"}, host
+host = {n for (pid, _), n in names.items() if pid == 1000}
+assert host == {"framework dispatch", "runtime calls", "device execution", "sync"}, host
 assert "vector" in {n for (pid, _), n in names.items() if pid == 1}
 tracks = {}
 for e in events:
@@ -127,7 +128,7 @@ for key, s in tracks.items():
     for (t0, d0), (t1, _) in zip(s, s[1:]):
         assert t0 + d0 <= t1, ("overlap", names.get(key), t0, d0, t1)
 # The second launch's vector work lies inside its device execution on the host lane.
-dev = sorted(tracks[[k for k, n in names.items() if k[0] == 0 and n == "device execution"][0]])
+dev = sorted(tracks[[k for k, n in names.items() if k[0] == 1000 and n == "device execution"][0]])
 vec = sorted(tracks[[k for k, n in names.items() if k[0] == 1 and n == "vector"][0]])
 assert len(dev) == 2 and len(vec) == 2
 for (d, dd), (v, vd) in zip(dev, vec):

@@ -49,6 +49,8 @@ PY
 # export: well-formed Perfetto JSON.
 for p in P_db P_mm; do
   "$NEURONSIM" export "$p" --perfetto "$p.json" || fail "export $p failed"
+  /usr/bin/python3 "$SOURCE_DIR/tests/tools/perfetto_check.py" "$p.json" ||
+    fail "strict Perfetto check of $p"
   /usr/bin/python3 - "$p.json" <<'PY' || fail "bad Perfetto JSON from $p"
 import json, sys
 from decimal import Decimal

@@ -112,4 +112,22 @@ if "$NEURONSIM" run add.neff --cores 3 --input a=ones --input b=ones 2> err.txt;
 grep -q "trn1 has 2 NeuronCores per chip; asked for 3" err.txt || fail "core count error: $(cat err.txt)"
 if "$NEURONSIM" run add.neff --cores 2 --timing-only --profile-dir p 2> err.txt; then fail "--cores with --profile-dir accepted"; fi
 grep -q "do not go together" err.txt || fail "--cores/--profile-dir error: $(cat err.txt)"
+
+# Integers for a float tensor: refused, naming the tensor, unless ,cast (or --raw-bits).
+/usr/bin/python3 -c '
+import struct
+hdr = "{\x27descr\x27: \x27<i4\x27, \x27fortran_order\x27: False, \x27shape\x27: (128, 512), }"
+hdr += " " * (117 - len(hdr)) + "\n"
+open("ints.npy", "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", 118) + hdr.encode()
+                             + struct.pack("<i", 2) * (128 * 512))'
+if "$NEURONSIM" run add.neff --input a=ints.npy --input b=zeros 2> err.txt > /dev/null; then
+  fail "integers for an fp32 tensor accepted"
+fi
+grep -q "tensor a is fp32 but the file holds integers" err.txt || fail "integer input error: $(cat err.txt)"
+"$NEURONSIM" run add.neff --input a=ints.npy,cast --input b=fill:1.5 --out-dir cast > /dev/null ||
+  fail ",cast refused"
+/usr/bin/python3 -c '
+import struct
+d = open("cast/out.npy", "rb").read()
+assert struct.unpack("<f", d[-4:])[0] == 3.5' || fail ",cast did not convert the values"
 echo "ok"

@@ -21,6 +21,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 echo "== install into $prefix (${SECONDS}s)"
 "$CMAKE" --install "$BUILD_DIR" --prefix "$prefix" >"$work/install.log"
 [[ -x $prefix/bin/neuronsim ]] || fail "bin/neuronsim not installed"
+[[ -s $prefix/share/bash-completion/completions/neuronsim ]] || fail "bash completion not installed"
+bash -n "$prefix/share/bash-completion/completions/neuronsim" || fail "bash completion does not parse"
+[[ -s $prefix/share/man/man1/neuronsim.1 ]] || fail "man page not installed"
 config=$(find "$prefix" -name neuronsimConfig.cmake)  # lib/ or lib/<multiarch>/
 [[ -n $config ]] || fail "no neuronsimConfig.cmake"
 cmakedir=$(dirname "$config")

@@ -43,6 +43,9 @@ TEST_CASE("inputs: spec forms", "[inputs]") {
   CHECK(s.kind == Kind::file);
   CHECK(s.path == "data/in.npy");
   CHECK(parse_input_spec("x=./zeros").kind == Kind::file);
+  const auto cast = parse_input_spec("x=data/in.npy,cast");  // integers to a float tensor
+  CHECK((cast.kind == Kind::file && cast.path == "data/in.npy" && cast.cast));
+  CHECK_FALSE(parse_input_spec("x=data/in.npy").cast);
   CHECK(parse_input_spec("x=a,b.npy").path == "a,b.npy");  // a path is taken whole
   CHECK(parse_input_spec("x=zeros").kind == Kind::zeros);
   CHECK(parse_input_spec("x=ones,seed=3").seed == 3u);

@@ -123,11 +123,17 @@ TEST_CASE("npy: input arrays convert into the tensor's dtype", "[npy]") {
   NpyArray u{{1}, "|u1", {200}};
   CHECK(npy_to_tensor(u, tensor(DType::uint32, {1}), "u.npy") ==
         std::vector<std::uint8_t>{200, 0, 0, 0});
-  // Raw bits of a bf16 tensor are only taken as bits when asked.
+  // Raw bits of a bf16 tensor are only taken as bits when asked; as numbers only when
+  // cast is asked; neither: refused, naming the tensor (bit patterns saved without
+  // --raw-bits would run as nonsense).
   NpyArray bits{{1}, "<u2", {0x80, 0x3f}};  // bf16 1.0
   CHECK(npy_to_tensor(bits, tensor(DType::bf16, {1}), "e.npy", true) == bits.data);
-  const auto numeric = npy_to_tensor(bits, tensor(DType::bf16, {1}), "e.npy", false);
+  const auto numeric = npy_to_tensor(bits, tensor(DType::bf16, {1}), "e.npy", false, true);
   CHECK(isa::load_fp32(DType::bf16, numeric.data()) == 16256.0f);  // 0x3f80 as a number
+  CHECK_THROWS_WITH(
+      npy_to_tensor(bits, tensor(DType::bf16, {1}), "e.npy"),
+      Catch::Contains("e.npy: tensor t is bf16 but the file holds integers ('<u2')") &&
+          Catch::Contains("--raw-bits") && Catch::Contains(",cast"));
 }
 
 TEST_CASE("npy: shape mismatch names tensor, expected and got", "[npy]") {

@@ -28,6 +28,7 @@ std::map<int, std::string> check_structure(const nlohmann::json& j) {
   std::map<int, std::vector<std::pair<double, double>>> slices;
   std::map<long, std::pair<int, int>> flows;  // id -> (#s, #f)
   for (const auto& e : j["traceEvents"]) {
+    CHECK(e["pid"] != 0);  // Perfetto's idle process
     const std::string ph = e["ph"];
     if (ph == "M" && e["name"] == "thread_name") names[e["tid"]] = e["args"]["name"];
     if (ph == "X") slices[e["tid"]].push_back({e["ts"], e["dur"]});
@@ -50,8 +51,8 @@ std::map<int, std::string> check_structure(const nlohmann::json& j) {
     if (e["ph"] != "s" && e["ph"] != "f") continue;
     const double ts = e["ts"];
     bool inside = false;
-    for (const auto& [start, dur] : slices[e["tid"]])
-      inside = inside || (start <= ts + 1e-9 && ts <= start + dur + 1e-9);
+    for (const auto& [start, dur] : slices[e["tid"]])  // of non-zero length: drawn
+      inside = inside || (dur > 0 && start <= ts + 1e-9 && ts <= start + dur + 1e-9);
     INFO("flow " << e["id"] << " " << e["ph"] << " at " << ts);
     CHECK(inside);
   }
@@ -126,4 +127,37 @@ TEST_CASE("traces: Perfetto file output", "[traces]") {
   write_perfetto_file(dir.file("trace.json"), fixture_trace(), {});
   const auto j = nlohmann::json::parse(neuronsim::read_text_file(dir.file("trace.json")));
   CHECK(j["traceEvents"].size() > 10);
+}
+
+TEST_CASE("traces: Perfetto draws no flow arrow on a zero-length slice", "[traces]") {
+  // The fixture's first dma_copy issues its 4 q_in pieces in no time (0 -> 0 ns): an arrow
+  // bound to it would hang in the air, so only the store's 2 pieces keep theirs.
+  TraceData t = fixture_trace();
+  for (auto& r : t.instructions)
+    if (r.engine == Engine::sync && r.index == 0) r.end_ps = r.start_ps;
+  const isa::Kernel k = fixture_kernel();
+  const auto j = export_json(t, &k);
+  check_structure(j);
+  int flows_dma = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "s" && e["cat"] == "dma") ++flows_dma;
+  CHECK(flows_dma == 2);
+}
+
+TEST_CASE("traces: Perfetto HBM counter closes at the run's exact end", "[traces]") {
+  // total 400 ns in windows of 3 ns: 134 windows, the last one 1 ns long (399 -> 400 ns);
+  // the closing zero sample is at 400 ns, not at the last window's end (402 ns).
+  const isa::Kernel k = fixture_kernel();
+  StringSink out;
+  PerfettoOptions o;
+  o.kernel = &k;
+  o.counter_window_ps = 3000;
+  write_perfetto(out, fixture_trace(), o);
+  const auto j = nlohmann::json::parse(out.str());
+  std::vector<double> ts;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "C" && e["name"] == "HBM bandwidth (GB/s)") ts.push_back(e["ts"]);
+  REQUIRE(ts.size() == 135);
+  CHECK(ts.back() == Approx(0.4).margin(1e-12));
+  CHECK(ts[133] == Approx(0.399).margin(1e-12));
 }
