@@ -7,6 +7,8 @@
 #include <random>
 #include <string>
 
+#include <unistd.h>
+
 #include "isa/builder.hpp"
 #include "traces/ntff.hpp"
 
@@ -18,11 +20,14 @@ using isa::Engine;
 using isa::MemSpace;
 using isa::Opcode;
 
-// A fresh, empty directory under the system's temp dir (removed by the destructor).
+// A fresh, empty directory under the system's temp dir (removed by the destructor). The
+// process id keeps concurrent test runs (two build trees, ctest -j) out of each other's
+// files: a shared name once made "every damaged byte is refused" fail under load.
 struct TempDir {
   std::filesystem::path path;
   explicit TempDir(const std::string& name) {
-    path = std::filesystem::temp_directory_path() / ("neuronsim-traces-" + name);
+    path = std::filesystem::temp_directory_path() /
+           ("neuronsim-traces-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }
