@@ -5,8 +5,10 @@
 // kernel on N cores of one device at once, to show what sharing HBM costs.
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "host/sequence_runner.hpp"
 #include "io/inputs.hpp"
 #include "io/npy.hpp"
+#include "io/npz.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 #include "neff/neff.hpp"
@@ -58,16 +61,53 @@ std::string pad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
 
-// The bytes of every input named on the command line, checked against the kernel.
-TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
+// An archive spec: "PATH.npz" or "PATH.npz,cast" with no "NAME=" (docs/npy.md).
+bool is_archive_spec(const std::string& text, std::string* path, bool* cast) {
+  if (text.find('=') != std::string::npos) return false;
+  const std::string cast_suffix = ",cast";
+  std::string p = text;
+  *cast = p.size() > cast_suffix.size() &&
+          p.compare(p.size() - cast_suffix.size(), cast_suffix.size(), cast_suffix) == 0;
+  if (*cast) p.resize(p.size() - cast_suffix.size());
+  if (p.size() <= 4 || p.compare(p.size() - 4, 4, ".npz") != 0) return false;
+  *path = p;
+  return true;
+}
+
+// The input tensor named `name` of the kernel or program, or nullopt.
+using FindInput = std::function<std::optional<isa::HbmTensor>(const std::string& name)>;
+
+// The bytes of every input named on the command line (--input NAME=SPEC or an .npz
+// archive of NAME.npy members), checked against the kernel or program (`owner` in
+// messages). Every tensor is given at most once over all specs.
+TensorBytes collect_inputs(const RunArgs& args, const std::string& owner, const FindInput& find) {
   TensorBytes bytes;
   for (const auto& text : args.inputs) {
+    std::string archive;
+    bool cast = false;
+    if (is_archive_spec(text, &archive, &cast)) {
+      if (args.timing_only) continue;  // data is never read
+      std::map<std::string, isa::HbmTensor> tensors;
+      auto limit = [&](const std::string& name) {
+        const auto t = find(name);
+        if (!t)
+          throw Error("--input " + text + ": member '" + name + ".npy' names no input tensor of " +
+                      owner);
+        if (bytes.count(name))
+          throw Error("--input " + text + ": tensor '" + name + "' is given twice");
+        tensors.emplace(name, *t);
+        return io::npy_max_file_bytes(t->elems());
+      };
+      for (const io::NpzMember& m : io::read_npz(archive, limit))
+        bytes[m.name] =
+            io::npy_to_tensor(m.array, tensors.at(m.name),
+                              archive + ": member '" + m.name + ".npy'", args.raw_bits, cast);
+      continue;
+    }
     const io::InputSpec spec = io::parse_input_spec(text);
-    const isa::HbmTensor* tensor = nullptr;
-    for (const auto& t : k.tensors)
-      if (t.name == spec.tensor && t.role == isa::TensorRole::input) tensor = &t;
+    const auto tensor = find(spec.tensor);
     if (!tensor)
-      throw Error("--input " + text + ": the kernel has no input tensor named '" + spec.tensor +
+      throw Error("--input " + text + ": " + owner + " has no input tensor named '" + spec.tensor +
                   "'");
     if (bytes.count(spec.tensor))
       throw Error("--input " + text + ": tensor '" + spec.tensor + "' is given twice");
@@ -78,6 +118,14 @@ TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
   return bytes;
 }
 
+TensorBytes input_bytes(const isa::Kernel& k, const RunArgs& args) {
+  return collect_inputs(args, "the kernel", [&](const std::string& name) {
+    for (const auto& t : k.tensors)
+      if (t.name == name && t.role == isa::TensorRole::input) return std::optional(t);
+    return std::optional<isa::HbmTensor>();
+  });
+}
+
 // --stats-json: the file, said so, or stdout alone ("-").
 void write_stats(const std::string& path, const nlohmann::ordered_json& doc) {
   const std::string text = doc.dump(2) + "\n";
@@ -85,21 +133,37 @@ void write_stats(const std::string& path, const nlohmann::ordered_json& doc) {
   say_wrote(std::cout, path, text.size());
 }
 
-// --save-inputs: the inputs as the kernel reads them (generated ones included) as .npy
-// files, to inspect or edit and give back with --input NAME=DIR/NAME.npy.
+// --save-inputs: the inputs as the kernel reads them (generated ones included), to inspect
+// or edit and give back: DIR/NAME.npy files (--input NAME=DIR/NAME.npy), or one archive
+// when the path ends in .npz (--input X.npz).
 void save_inputs(const RunArgs& args, const std::vector<isa::HbmTensor>& tensors,
                  const TensorBytes& bytes) {
   if (args.save_inputs.empty()) return;
   if (args.timing_only) throw Error("--save-inputs: a --timing-only run makes no input data");
-  std::error_code ec;
-  std::filesystem::create_directories(args.save_inputs, ec);
-  if (ec) throw Error(args.save_inputs + ": cannot create the directory: " + ec.message());
+  const std::string& where = args.save_inputs;
+  const bool archive = where.size() > 4 && where.compare(where.size() - 4, 4, ".npz") == 0;
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> members;
+  if (!archive) {
+    std::error_code ec;
+    std::filesystem::create_directories(where, ec);
+    if (ec) throw Error(where + ": cannot create the directory: " + ec.message());
+  }
   for (const auto& t : tensors) {
     auto it = bytes.find(t.name);
     if (it == bytes.end()) continue;
-    const std::string path = (std::filesystem::path(args.save_inputs) / (t.name + ".npy")).string();
+    if (archive) {
+      members.emplace_back(t.name, io::encode_npy(t.dtype, t.shape, it->second, args.raw_bits));
+      continue;
+    }
+    const std::string path = (std::filesystem::path(where) / (t.name + ".npy")).string();
     io::write_npy(path, t.dtype, t.shape, it->second, args.raw_bits);
     std::cout << "wrote " << path << "\n";
+  }
+  if (archive) {
+    const std::vector<std::uint8_t> npz = io::encode_npz(members);
+    write_file_atomic(where, npz);
+    std::cout << "wrote " << where << " (" << members.size() << " arrays, " << npz.size()
+              << " bytes)\n";
   }
 }
 
@@ -168,20 +232,11 @@ void print_host_model(const config::TargetConfig& cfg, const RunResult& r, std::
 
 // The program inputs named on the command line, checked against the program's tensors.
 TensorBytes program_inputs(const host::LaunchSequence& seq, const RunArgs& args) {
-  TensorBytes bytes;
-  for (const auto& text : args.inputs) {
-    const io::InputSpec spec = io::parse_input_spec(text);
-    const host::ProgramTensor* t = seq.find(spec.tensor);
-    if (!t || t->role != host::ProgramTensor::Role::input)
-      throw Error("--input " + text + ": the program " + seq.path + " has no input tensor named '" +
-                  spec.tensor + "'");
-    if (bytes.count(spec.tensor))
-      throw Error("--input " + text + ": tensor '" + spec.tensor + "' is given twice");
-    const isa::HbmTensor tensor = t->as_hbm_tensor();
-    bytes[spec.tensor] = args.timing_only ? std::vector<std::uint8_t>(tensor.bytes())
-                                          : io::make_input(spec, tensor, args.seed, args.raw_bits);
-  }
-  return bytes;
+  return collect_inputs(args, "the program " + seq.path, [&](const std::string& name) {
+    const host::ProgramTensor* t = seq.find(name);
+    if (!t || t->role != host::ProgramTensor::Role::input) return std::optional<isa::HbmTensor>();
+    return std::optional(t->as_hbm_tensor());
+  });
 }
 
 void print_sequence(const host::LaunchSequence& seq, const config::TargetConfig& cfg,
@@ -419,7 +474,8 @@ void add_run_command(CLI::App& app) {
                   "--config is an alias)")
       ->allow_extra_args(false);
   cmd->add_option("--input", args->inputs,
-                  "NAME=SPEC: a .npy file, zeros, ones, fill:V, uniform:LO,HI, normal:M,S")
+                  "NAME=SPEC: a .npy file, zeros, ones, fill:V, uniform:LO,HI, normal:M,S; "
+                  "or FILE.npz: an archive of NAME.npy members")
       ->allow_extra_args(false);  // one NAME=SPEC per --input
   cmd->add_option("--seed", args->seed, "seed of generated inputs");
   cmd->add_option("--out-dir", args->out_dir, "write every output tensor here as NAME.npy");
@@ -433,7 +489,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--stats-json", args->stats_json,
                   "write every statistic to this JSON file (-: to stdout, the text to stderr)");
   cmd->add_option("--save-inputs", args->save_inputs,
-                  "write the inputs (given or generated) here as NAME.npy, to reuse with --input");
+                  "write the inputs (given or generated) here as NAME.npy, or into one archive if "
+                  "it ends in .npz, to reuse with --input");
   cmd->add_option("--profile-dir", args->profile_dir,
                   "record a profile here: neff_<N>.neff and <N>_instid_0_vnc_0.ntff");
   cmd->add_flag("-q,--quiet", args->quiet,

@@ -245,6 +245,12 @@ std::uint64_t NpyArray::elems() const {
   return n;
 }
 
+std::uint64_t npy_max_file_bytes(std::uint64_t elems) {
+  constexpr std::uint64_t kWidest = 8, kPrefix = kMagicLen + 2 + 4;
+  const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - kPrefix - kMaxHeaderLen;
+  return (elems > room / kWidest ? room : elems * kWidest) + kPrefix + kMaxHeaderLen;
+}
+
 NpyArray read_npy(const std::string& path) {
   return parse_npy(read_file(path), path);
 }

@@ -34,6 +34,10 @@ std::vector<std::uint8_t> npy_to_tensor(const NpyArray& a, const isa::HbmTensor&
                                         const std::string& source, bool raw_bits = false,
                                         bool cast = false);
 
+// The largest .npy file that can hold `elems` elements of any dtype read (8-byte ones at
+// most) with the longest header read: the bound a reader checks before reading a file.
+std::uint64_t npy_max_file_bytes(std::uint64_t elems);
+
 // numpy's dtype string for a tensor dtype written out: its own where numpy has it;
 // bf16, tf32 and fp8 widen to "<f4", or with raw_bits are their bit patterns as unsigned.
 std::string npy_descr(isa::DType dtype, bool raw_bits);
