@@ -62,11 +62,21 @@ std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::Dm
     const std::uint32_t group = (first_partition + row) / per_engine;
     return queue.first_engine + group % queue_engines;
   };
+  // Walk whole partition groups (every row of a group is on one engine), merging
+  // consecutive groups that land on the same engine into one part.
+  auto group_end = [&](std::uint32_t row) {
+    const std::uint64_t group = (std::uint64_t{first_partition} + row) / per_engine;
+    return static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(rows, (group + 1) * per_engine - first_partition));
+  };
   std::uint32_t first = 0;
-  for (std::uint32_t row = 1; row <= rows; ++row) {
-    if (row < rows && engine_of(row) == engine_of(first)) continue;
-    add(engine_of(first), first, row - first);
-    first = row;
+  while (first < rows) {
+    const std::uint32_t engine = engine_of(first);
+    std::uint32_t end = group_end(first);
+    while (end < rows && engine_of(end) == engine)
+      end = group_end(end);
+    add(engine, first, end - first);
+    first = end;
   }
   return parts;
 }

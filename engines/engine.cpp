@@ -12,14 +12,8 @@ Engine::Engine(isa::Engine kind, double clock_ghz, LaunchContext& ctx)
       kind_(kind),
       clock_ghz_(clock_ghz),
       stream_(ctx.kernel.stream(kind)),
-      plans_(plan_stream(ctx.kernel, kind, ctx.cost)) {
-  ports_.reserve(plans_.size());
-  for (const auto& plan : plans_) {
-    std::vector<memory::Footprint> regions = plan.reads;
-    regions.insert(regions.end(), plan.writes.begin(), plan.writes.end());
-    ports_.push_back(ctx.ports.ports_for(kind, regions));
-  }
-}
+      plans_(ctx.plan.plans[static_cast<int>(kind)]),
+      ports_(ctx.plan.ports[static_cast<int>(kind)]) {}
 
 void Engine::run() {
   try {
@@ -63,7 +57,8 @@ void Engine::execute(std::size_t index) {
   const std::uint64_t cycles = busy_cycles(index);
   const sc_core::sc_time duration = cycles_time(cycles, clock_ghz_);
   const sc_core::sc_time asked = sc_core::sc_time_stamp();
-  const sc_core::sc_time start = memory::Port::reserve(ports_[index], asked, duration);
+  const sc_core::sc_time start =
+      memory::Port::reserve(ports_.of(index), ports_.count(index), asked, duration);
   if (start > asked) {
     state_ = EngineState::waiting_port;
     sc_core::wait(start - asked);

@@ -77,8 +77,8 @@ class Engine {
   isa::Engine kind_;
   double clock_ghz_;
   const std::vector<isa::Instruction>& stream_;
-  std::vector<InstructionPlan> plans_;
-  std::vector<std::vector<memory::Port*>> ports_;  // per instruction
+  const std::vector<InstructionPlan>& plans_;
+  const PortLists& ports_;
   EngineCounters counters_;
   EngineState state_ = EngineState::not_started;
   std::size_t current_ = 0;

@@ -37,4 +37,24 @@ std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engin
   return plans;
 }
 
+KernelPlan plan_kernel(const isa::Kernel& k, const isa::CostParams& cost, memory::PortMap& ports) {
+  KernelPlan plan;
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    const auto engine = static_cast<isa::Engine>(e);
+    plan.plans[e] = plan_stream(k, engine, cost);
+    PortLists& lists = plan.ports[e];
+    lists.first.reserve(plan.plans[e].size() + 1);
+    std::vector<memory::Footprint> regions;
+    for (const auto& p : plan.plans[e]) {
+      lists.first.push_back(static_cast<std::uint32_t>(lists.ports.size()));
+      regions.assign(p.reads.begin(), p.reads.end());
+      regions.insert(regions.end(), p.writes.begin(), p.writes.end());
+      for (memory::Port* port : ports.ports_for(engine, regions))
+        lists.ports.push_back(port);
+    }
+    lists.first.push_back(static_cast<std::uint32_t>(lists.ports.size()));
+  }
+  return plan;
+}
+
 }  // namespace neuronsim::engines

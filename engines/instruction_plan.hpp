@@ -2,6 +2,7 @@
 // Everything about an instruction that does not depend on the simulation's state,
 // computed once before the run: its cost-model cycles, whether it depends on the previous
 // instruction of its engine, the memory regions it touches and its bytes per memory.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "isa/cost_params.hpp"
 #include "isa/kernel.hpp"
 #include "memory/footprint.hpp"
+#include "memory/port_map.hpp"
 
 namespace neuronsim::engines {
 
@@ -25,5 +27,23 @@ bool reads_what_was_written(const InstructionPlan& later, const InstructionPlan&
 
 std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engine,
                                          const isa::CostParams& cost);
+
+// The memory ports each instruction of a stream holds (PortMap::ports_for), flattened:
+// instruction i holds ports[first[i]] .. ports[first[i + 1]] - 1.
+struct PortLists {
+  std::vector<std::uint32_t> first;  // one more entry than instructions
+  std::vector<memory::Port*> ports;
+  memory::Port* const* of(std::size_t i) const { return ports.data() + first[i]; }
+  std::size_t count(std::size_t i) const { return first[i + 1] - first[i]; }
+};
+
+// Everything a kernel's launches on one core share: each stream's plans and port lists
+// (the ports are the core's). The Neuron runtime likewise loads a model once and
+// executes it many times; a core keeps the plans of the kernels it ran (sim/).
+struct KernelPlan {
+  std::array<std::vector<InstructionPlan>, isa::kEngineCount> plans;
+  std::array<PortLists, isa::kEngineCount> ports;
+};
+KernelPlan plan_kernel(const isa::Kernel& k, const isa::CostParams& cost, memory::PortMap& ports);
 
 }  // namespace neuronsim::engines

@@ -1,19 +1,20 @@
 #pragma once
 // What every engine of one launch shares: the kernel, the cost parameters, memory (absent
-// when timing only), ports, semaphores, the core's DMA subsystem, observers, the launch's
-// monitor and the time it started. Owned by the core for the time of the launch.
+// when timing only), the kernel's plan (with its ports), semaphores, the core's DMA subsystem,
+// observers, the launch's monitor and the time it started. Owned by the core for the time of the
+// launch.
 #include <exception>
 #include <string>
 
 #include <systemc>
 
+#include "engines/instruction_plan.hpp"
 #include "engines/observer.hpp"
 #include "engines/semaphores.hpp"
 #include "engines/write_watch.hpp"
 #include "isa/cost_params.hpp"
 #include "isa/kernel.hpp"
 #include "memory/memory_image.hpp"
-#include "memory/port_map.hpp"
 
 namespace neuronsim::engines {
 
@@ -35,8 +36,8 @@ class LaunchMonitor {
 struct LaunchContext {
   const isa::Kernel& kernel;
   const isa::CostParams& cost;
+  const KernelPlan& plan;       // the kernel's plans on this core (plan_kernel)
   memory::MemoryImage* memory;  // null: timing only, isa::execute is skipped
-  memory::PortMap& ports;
   Semaphores& semaphores;
   DmaSubsystem& dma;
   const Observers& observers;

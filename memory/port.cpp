@@ -4,14 +4,14 @@
 
 namespace neuronsim::memory {
 
-sc_core::sc_time Port::reserve(const std::vector<Port*>& ports, sc_core::sc_time earliest,
+sc_core::sc_time Port::reserve(Port* const* ports, std::size_t count, sc_core::sc_time earliest,
                                sc_core::sc_time duration) {
   sc_core::sc_time start = earliest;
-  for (const Port* p : ports)
-    start = std::max(start, p->free_at_);
-  for (Port* p : ports) {
-    p->free_at_ = start + duration;
-    p->held_ += duration;
+  for (std::size_t i = 0; i < count; ++i)
+    start = std::max(start, ports[i]->free_at_);
+  for (std::size_t i = 0; i < count; ++i) {
+    ports[i]->free_at_ = start + duration;
+    ports[i]->held_ += duration;
   }
   return start;
 }

@@ -30,6 +30,11 @@ PortMap::PortMap(const PortRules& rules) : rules_(rules) {
       psum_banks_.push_back(make("psum-bank" + std::to_string(b)));
 }
 
+void PortMap::reset() {
+  for (auto& p : owned_)
+    p->reset();
+}
+
 std::vector<Port*> PortMap::ports_for(isa::Engine engine, const std::vector<Footprint>& regions) {
   std::vector<Port*> ports;
   auto add = [&](Port* p) {

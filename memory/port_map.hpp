@@ -31,6 +31,8 @@ class PortMap {
   // in a fixed order).
   std::vector<Port*> ports_for(isa::Engine engine, const std::vector<Footprint>& regions);
 
+  // Every port free from time zero (Port::reset), for a new launch.
+  void reset();
   Port& sbuf_port(isa::Engine e) { return *sbuf_[static_cast<int>(e)]; }
   Port& psum_port(isa::Engine e) { return *psum_[static_cast<int>(e)]; }
 

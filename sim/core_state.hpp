@@ -14,8 +14,10 @@
 #include "engines/dma_subsystem.hpp"
 #include "engines/hbm_link.hpp"
 #include "memory/memory_image.hpp"
+#include "memory/port_map.hpp"
 #include "neuronsim/neuron_core.hpp"
 #include "sim/launch_state.hpp"
+#include "sim/prepared_kernels.hpp"
 #include "sim/register_block.hpp"
 
 namespace neuronsim::detail {
@@ -37,6 +39,8 @@ class CoreState : public engines::HbmLink {
   std::uint64_t window_end = 0;
   std::unique_ptr<memory::MemoryImage> memory;  // SBUF and PSUM, allocated on first use
   std::unique_ptr<engines::DmaSubsystem> dma;
+  memory::PortMap ports;     // SBUF/PSUM ports, reset for every launch
+  PreparedKernels prepared;  // kernels checked and planned on this core
   RegisterBlock registers;
   std::deque<LaunchHandle> queue;
   sc_core::sc_event queued, ended;

@@ -13,10 +13,10 @@
 
 #include "engines/dma_subsystem.hpp"
 #include "engines/engine.hpp"
+#include "engines/instruction_plan.hpp"
 #include "engines/launch_context.hpp"
 #include "engines/semaphores.hpp"
 #include "engines/write_watch.hpp"
-#include "memory/port_map.hpp"
 #include "neuronsim/launch.hpp"
 
 namespace neuronsim::detail {
@@ -43,7 +43,7 @@ class LaunchState : public engines::LaunchMonitor {
   LaunchHandle launch;
   sc_core::sc_event& ended_event;
   TensorPlacement tensors;
-  std::unique_ptr<memory::PortMap> ports;
+  std::shared_ptr<const engines::KernelPlan> plan;
   std::unique_ptr<engines::Semaphores> semaphores;
   engines::WriteWatch written;
   std::unique_ptr<engines::LaunchContext> context;

@@ -34,6 +34,12 @@ constexpr std::uint64_t kTensorAlignment = 4096;
 // transport_dbg moves at most this many bytes per call (its length is 32-bit).
 constexpr std::uint64_t kDebugChunk = std::uint64_t{1} << 30;
 
+// How many kernels a core keeps checked and planned (sim/prepared_kernels.hpp): a
+// simulator's own bound on memory, not a hardware number (about 200 bytes per planned
+// instruction).
+constexpr std::size_t kPreparedKernels = 16;
+constexpr std::uint64_t kPreparedInstructions = 4'000'000;
+
 memory::PortRules port_rules(const config::TargetConfig& c) {
   memory::PortRules r;
   r.vector_gpsimd_share_sbuf = c.vector_gpsimd_share_sbuf_port;
@@ -92,7 +98,12 @@ void check_request(const LaunchRequest& r) {
 
 CoreState::CoreState(NeuronCore& core, const config::TargetConfig& config,
                      const CoreOptions& options)
-    : core(core), config(config), options(options), registers(*this) {
+    : core(core),
+      config(config),
+      options(options),
+      ports(port_rules(config)),
+      prepared(kPreparedKernels, kPreparedInstructions),
+      registers(*this) {
   for (int e = 0; e < isa::kEngineCount; ++e)
     if (!(this->config.clock_ghz(static_cast<isa::Engine>(e)) > 0))
       throw Error("config '" + config.name + "': the " +
@@ -108,7 +119,7 @@ CoreState::CoreState(NeuronCore& core, const config::TargetConfig& config,
 
 LaunchHandle CoreState::launch(LaunchRequest request) {
   if (!request.kernel) throw Error(std::string(core.name()) + ": a launch needs a kernel");
-  isa::validate(*request.kernel, config.limits, request.source);
+  prepared.check(request.kernel, config, request.source);
   check_request(request);
   auto handle = std::make_shared<Launch>();
   handle->request_ = std::move(request);
@@ -297,10 +308,11 @@ void CoreState::start_engines(LaunchState& s) {
   const LaunchRequest& req = s.launch->request_;
   const isa::Kernel& k = *req.kernel;
   const sc_core::sc_time origin = s.launch->result_.started;
-  s.ports = std::make_unique<memory::PortMap>(port_rules(config));
+  ports.reset();
+  s.plan = prepared.plan(req.kernel, config, ports);
   s.semaphores = std::make_unique<engines::Semaphores>(k.semaphores, req.observers, origin);
   s.context.reset(new engines::LaunchContext{
-      k, config.cost, req.timing_only ? nullptr : memory.get(), *s.ports, *s.semaphores, *dma,
+      k, config.cost, *s.plan, req.timing_only ? nullptr : memory.get(), *s.semaphores, *dma,
       req.observers, s, s.written, origin, req.source});
   auto& ctx = *s.context;
   auto clock = [&](isa::Engine e) { return config.clock_ghz(e); };

@@ -27,8 +27,11 @@ using TensorBytes = std::map<std::string, std::vector<std::uint8_t>>;  // by ten
 struct LaunchResult;
 
 struct LaunchRequest {
-  std::shared_ptr<const Kernel> kernel;  // checked against the core's target by launch()
-  std::string source = "kernel";         // names the kernel (its file) in messages
+  // Checked against the core's target by launch(). A core checks and plans a kernel once
+  // and reuses that for later launches of the same object (by identity, up to 16 kernels),
+  // so the kernel must not change once launched: launch a new Kernel object instead.
+  std::shared_ptr<const Kernel> kernel;
+  std::string source = "kernel";  // names the kernel (its file) in messages
   // HBM addresses of tensors the caller has placed (by name). Their bytes are the caller's:
   // the launch neither fills them nor copies them back unless they are named in `inputs`
   // or are outputs and `collect_outputs` is set. Every other tensor is placed in the core's

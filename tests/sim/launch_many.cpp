@@ -153,3 +153,49 @@ TEST_CASE("launches: a deadlocked or failed launch ends with its error and the n
   CHECK(results[1].started >= results[0].finished);
   CHECK(results[3].started >= results[2].finished);
 }
+
+TEST_CASE(
+    "launches: a core checks and plans each kernel once, and more kernels than it keeps "
+    "still run the same",
+    "[launch]") {
+  const auto cfg = target("trn2");
+  // 20 distinct kernel objects (the core keeps 16, sim/neuron_core.cpp), the first launched
+  // again after the others have pushed it out, and twice in a row.
+  std::vector<std::shared_ptr<const isa::Kernel>> kernels;
+  for (int i = 0; i < 20; ++i)
+    kernels.push_back(std::make_shared<const isa::Kernel>(square_kernel()));
+  std::vector<std::shared_ptr<const isa::Kernel>> order = kernels;
+  order.push_back(kernels[0]);
+  order.push_back(kernels[0]);
+  auto invalid = square_kernel();
+  invalid.stream(Engine::vector)[0].waits.push_back({99, 1});  // no semaphore 99
+  const auto bad = std::make_shared<const isa::Kernel>(invalid);
+
+  require_elaboration("test");
+  Hbm hbm("hbm", cfg);
+  NeuronCore core("core", cfg);
+  core.hbm.bind(hbm.socket);
+  std::vector<LaunchHandle> launches;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    LaunchRequest r;
+    r.kernel = order[i];
+    r.inputs["in"] = floats(static_cast<float>(i));
+    launches.push_back(core.launch(std::move(r)));
+  }
+  // An invalid kernel is refused at every launch, never remembered as checked.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    LaunchRequest r;
+    r.kernel = bad;
+    r.source = "bad.neff";
+    CHECK_THROWS_WITH(core.launch(std::move(r)), Catch::Contains("bad.neff"));
+  }
+  sc_core::sc_start();
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const LaunchResult& r = launches[i]->result();
+    REQUIRE(r.ok());
+    CHECK(first_float(r.outputs.at("out")) == static_cast<float>(i * i));
+    // Planned fresh or reused, the same kernel takes the same time, and the ports of one
+    // launch never hold up the next.
+    CHECK(r.total_ps == launches[0]->result().total_ps);
+  }
+}
