@@ -70,6 +70,7 @@ class Engine {
 
  private:
   void execute(std::size_t index);
+  void prefetch(std::size_t index) const;
   void wait_semaphores(const isa::Instruction& instr, InstructionRecord* record);
   void issue_dma(std::size_t index, InstructionRecord* record);
   void finish(std::size_t index, InstructionRecord* record);
