@@ -1,7 +1,7 @@
 # tiny_add: out = a + b for two [128, 512] fp32 tensors.
 # Sync loads both inputs into SBUF by DMA, Vector adds them once both loads have landed,
-# and Sync stores the sum back to HBM. Each queue uses one DMA engine, so every transfer
-# signals its semaphore once (reference section 4: one completion per DMA engine used).
+# and Sync stores the sum back to HBM. A transfer signals its semaphore once, when all of
+# its parts have landed (docs/assembly.md, "queue").
 kernel tiny_add target=trn2
 
 tensor a   fp32[128, 512] input
