@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "isa/parallel.hpp"
 #include "isa/semantics_loop.hpp"
 #include "isa/semantics_ops.hpp"
 
@@ -75,30 +76,29 @@ void matmul_edge(float* out, std::size_t ld, const float* st, std::size_t m_cols
     }
 }
 
-// sum[m][n] = sum_k st[k][m] * mv[k][n], in the order above.
+// sum[m][n] = sum_k st[k][m] * mv[k][n], in the order above, for the `width` columns of
+// sum and mv from their starts (`ld`: the row stride of both, the full N).
 template <std::size_t kRows, std::size_t kVecs, class V>
 [[gnu::always_inline]] inline void matmul_blocked(float* sum, const float* st, const float* mv,
                                                   std::uint32_t k_rows, std::size_t m_cols,
-                                                  std::size_t n_cols) {
+                                                  std::size_t width, std::size_t ld) {
   constexpr std::size_t kCols = kVecs * sizeof(V) / sizeof(float);
-  const std::size_t m_full = m_cols / kRows * kRows, n_full = n_cols / kCols * kCols;
+  const std::size_t m_full = m_cols / kRows * kRows, n_full = width / kCols * kCols;
   for (std::size_t m = 0; m < m_full; m += kRows) {
     for (std::size_t n = 0; n < n_full; n += kCols)
-      matmul_tile<kRows, kVecs, V>(sum + m * n_cols + n, n_cols, st + m, m_cols, mv + n, n_cols,
-                                   k_rows);
-    if (n_full < n_cols)
-      matmul_edge(sum + m * n_cols + n_full, n_cols, st + m, m_cols, mv + n_full, n_cols, k_rows,
-                  kRows, n_cols - n_full);
+      matmul_tile<kRows, kVecs, V>(sum + m * ld + n, ld, st + m, m_cols, mv + n, ld, k_rows);
+    if (n_full < width)
+      matmul_edge(sum + m * ld + n_full, ld, st + m, m_cols, mv + n_full, ld, k_rows, kRows,
+                  width - n_full);
   }
   if (m_full < m_cols)
-    matmul_edge(sum + m_full * n_cols, n_cols, st + m_full, m_cols, mv, n_cols, k_rows,
-                m_cols - m_full, n_cols);
+    matmul_edge(sum + m_full * ld, ld, st + m_full, m_cols, mv, ld, k_rows, m_cols - m_full, width);
 }
 
 // The baseline x86-64 build (SSE2: 4 floats a register): 4 x 8 sums in 8 registers.
 void matmul_fp32_baseline(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
-                          std::size_t m_cols, std::size_t n_cols) {
-  matmul_blocked<4, 2, FloatVec<4>>(sum, st, mv, k_rows, m_cols, n_cols);
+                          std::size_t m_cols, std::size_t width, std::size_t ld) {
+  matmul_blocked<4, 2, FloatVec<4>>(sum, st, mv, k_rows, m_cols, width, ld);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -107,18 +107,41 @@ void matmul_fp32_baseline(float* sum, const float* st, const float* mv, std::uin
 // the product must round before the add. Same IEEE operations per element, same bits.
 [[gnu::target("avx2")]] void matmul_fp32_avx2(float* sum, const float* st, const float* mv,
                                               std::uint32_t k_rows, std::size_t m_cols,
-                                              std::size_t n_cols) {
-  matmul_blocked<4, 2, FloatVec<8>>(sum, st, mv, k_rows, m_cols, n_cols);
+                                              std::size_t width, std::size_t ld) {
+  matmul_blocked<4, 2, FloatVec<8>>(sum, st, mv, k_rows, m_cols, width, ld);
 }
 #endif
 
-void matmul_fp32(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
-                 std::size_t m_cols, std::size_t n_cols) {
+void matmul_columns(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
+                    std::size_t m_cols, std::size_t width, std::size_t ld) {
 #ifdef NEURONSIM_MATMUL_AVX2
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return matmul_fp32_avx2(sum, st, mv, k_rows, m_cols, n_cols);
+  if (avx2) return matmul_fp32_avx2(sum, st, mv, k_rows, m_cols, width, ld);
 #endif
-  matmul_fp32_baseline(sum, st, mv, k_rows, m_cols, n_cols);
+  matmul_fp32_baseline(sum, st, mv, k_rows, m_cols, width, ld);
+}
+
+// Below this many multiply-adds a matmul runs on the calling thread alone: handing parts to
+// the workers costs microseconds (a [128, 128] x [128, 512] matmul has 8 M).
+constexpr std::uint64_t kParallelMacs = 1u << 20;
+
+// Every output element is computed whole by one part, in the order above, so the bits do
+// not depend on how the columns are split (isa/parallel.hpp).
+void matmul_fp32(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
+                 std::size_t m_cols, std::size_t n_cols) {
+  const std::uint64_t macs = std::uint64_t{k_rows} * m_cols * n_cols;
+  constexpr std::size_t kColumnGrain = 64;  // whole register tiles per part
+  const std::size_t threads = macs < kParallelMacs ? 1 : numerics_threads();
+  const std::size_t tiles = (n_cols + kColumnGrain - 1) / kColumnGrain;
+  const std::size_t parts = std::min(threads, tiles);
+  if (parts <= 1) return matmul_columns(sum, st, mv, k_rows, m_cols, n_cols, n_cols);
+  const std::size_t per_part = (tiles + parts - 1) / parts * kColumnGrain;
+  parallel_for(parts, [&](std::size_t p) {
+    const std::size_t first = p * per_part;
+    if (first >= n_cols) return;
+    const std::size_t width = std::min(per_part, n_cols - first);
+    matmul_columns(sum + first, st, mv + first, k_rows, m_cols, width, n_cols);
+  });
 }
 
 std::string shape(std::uint64_t p, std::uint64_t f) {

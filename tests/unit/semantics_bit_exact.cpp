@@ -6,6 +6,8 @@
 // a single output (NaN payloads out of arithmetic aside, see same_result).
 #include <catch2/catch.hpp>
 
+#include "isa/parallel.hpp"
+
 #include <cstring>
 #include <random>
 
@@ -72,8 +74,12 @@ TEST_CASE("semantics: the blocked matmul gives the reference loop's bits", "[sem
   struct Shape {
     std::uint32_t k, m, n;
   };
-  const Shape shapes[] = {{1, 1, 1},       {3, 5, 7},     {17, 9, 13}, {128, 4, 8},
-                          {128, 128, 512}, {64, 33, 100}, {2, 128, 9}};
+  // From 1 M multiply-adds a matmul is split by columns over the numerics threads
+  // (isa/parallel.hpp): [128,128,512] in whole halves, [128,128,130] with a ragged last part,
+  // [128,100,452] with edge rows too.
+  const Shape shapes[] = {{1, 1, 1},   {3, 5, 7},       {17, 9, 13},
+                          {128, 4, 8}, {128, 128, 512}, {64, 33, 100},
+                          {2, 128, 9}, {128, 128, 130}, {128, 100, 452}};
   unsigned seed = 1;
   for (DType t : {DType::fp32, DType::bf16})
     for (const Shape& s : shapes)
@@ -167,4 +173,22 @@ TEST_CASE("semantics: inlined conversions give store_fp32's bits on random fp32 
       }
     CHECK(mismatches == 0);
   }
+}
+
+TEST_CASE("parallel_for: every part runs once, and a part's exception reaches the caller",
+          "[semantics]") {
+  for (std::size_t parts : {1u, 2u, 3u, 17u}) {
+    std::vector<int> runs(parts, 0);
+    neuronsim::isa::parallel_for(parts, [&](std::size_t p) { ++runs[p]; });
+    CHECK(runs == std::vector<int>(parts, 1));
+  }
+  CHECK_THROWS_WITH(neuronsim::isa::parallel_for(4,
+                                                 [](std::size_t p) {
+                                                   if (p == 2) throw std::runtime_error("part 2");
+                                                 }),
+                    "part 2");
+  // The pool is usable again after a failed loop.
+  std::vector<int> after(5, 0);
+  neuronsim::isa::parallel_for(5, [&](std::size_t p) { ++after[p]; });
+  CHECK(after == std::vector<int>(5, 1));
 }
