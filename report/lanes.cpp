@@ -67,11 +67,14 @@ void add_queue_stretches(Lane& lane, std::vector<traces::DmaRecord>& pieces,
 }  // namespace
 
 void add_device_trace(std::vector<Lane>& lanes, const traces::TraceData& trace,
-                      const std::vector<std::string>& queue_names, std::uint64_t offset_ps) {
-  for (const traces::InstructionRecord& r : trace.instructions) {
+                      const std::vector<std::string>& queue_names, std::uint64_t offset_ps,
+                      std::uint32_t first_detail) {
+  for (std::size_t i = 0; i < trace.instructions.size(); ++i) {
+    const traces::InstructionRecord& r = trace.instructions[i];
     Lane& lane = lanes.at(static_cast<std::size_t>(r.engine));
     lane.slices.push_back(
-        {r.start_ps + offset_ps, r.end_ps + offset_ps, static_cast<std::uint16_t>(r.opcode), 1, 0});
+        {r.start_ps + offset_ps, r.end_ps + offset_ps, static_cast<std::uint16_t>(r.opcode), 1, 0,
+         first_detail == kNoIndex ? kNoIndex : first_detail + static_cast<std::uint32_t>(i)});
   }
   std::map<std::uint16_t, std::vector<traces::DmaRecord>> by_queue;
   for (const traces::DmaRecord& d : trace.dmas)
