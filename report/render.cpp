@@ -234,7 +234,8 @@ std::string viewer_section(const Run& run, std::size_t index) {
       "aria-label=\"search by opcode or source line\"><button class=\"prev\" "
       "type=\"button\">&#9664;</button><button class=\"next\" type=\"button\">&#9654;</button>"
       "<span class=\"matches\"></span><label><input type=\"checkbox\" class=\"critical\"> "
-      "critical path</label><button class=\"reset\" type=\"button\">reset zoom</button>"
+      "critical path</label><span class=\"crit-info\"></span><button class=\"reset\" "
+      "type=\"button\">reset zoom</button>"
       "<span class=\"span\"></span></div>";
   out += "<canvas aria-label=\"interactive timeline of " + html_escape(run.label) + "\"></canvas>";
   out +=

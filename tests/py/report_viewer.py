@@ -6,7 +6,7 @@ at [128 * 20000, 64]: 20 000 row tiles, five instructions each), writes two repo
 drives Chromium over the DevTools protocol (tests/tools/cdp.py, standard library only):
 
   - no script error on the page;
-  - the tables fit the window at 1600, 1280 and 1000 px (no horizontal overflow);
+  - the page fits the window at 1600, 1280, 1000 and 800 px (no horizontal overflow);
   - wheel zoom around the cursor (the time under the cursor stays put), drag to pan,
     the reset button;
   - clicking an instruction shows its details, checked against this script's own decoding
@@ -14,8 +14,11 @@ drives Chromium over the DevTools protocol (tests/tools/cdp.py, standard library
     and the semaphore it waited on with who signalled it;
   - search by opcode and by source line (match counts against the data);
   - the critical path (a chain of records backwards in time) toggled on;
-  - the 100k-instruction report's render time: navigation start -> every viewer drawn
-    (in-page performance.now()), which must be under 2 s (the issue's requirement).
+  - hovering a slice names it (the canvas' tooltip);
+  - the 100k-instruction report's render time: navigation start -> the first frame after
+    every viewer drew (in-page performance.now()); the median of three loads must be
+    under 2 s (the issue's requirement). Also kept: Page.navigate -> load event, by the
+    driver's clock.
 
 Screenshots and render_times.json are kept in <build dir>/artifacts/viewer/.
 """
@@ -26,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "tests", "tools"))
 import cdp  # noqa: E402
@@ -111,6 +115,15 @@ class Page:
             if (e["method"] == "Runtime.consoleAPICalled" and e["params"].get("type") == "error"):
                 fail("console error: %s" % json.dumps(e["params"])[:800])
 
+    def painted_ms(self):
+        """Navigation start -> the first frame after every viewer drew (in-page clock)."""
+        for _ in range(600):
+            v = self.js("document.body.getAttribute('data-viewer-painted-ms')")
+            if v is not None:
+                return float(v)
+            time.sleep(0.01)
+        fail("the viewer never reported a painted frame")
+
     def js(self, expr):
         return self.b.evaluate(expr)
 
@@ -156,6 +169,9 @@ class Page:
     def set_width(self, width, height=1000):
         self.b.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
                     deviceScaleFactor=1, mobile=False)
+        # Two frames: layout at the new width, then the viewers' redraw.
+        self.js("new Promise(function(r){requestAnimationFrame(function(){"
+                "requestAnimationFrame(function(){r(true);});});})")
 
 
 def zoom_onto(page, v, i, min_px=8):
@@ -285,11 +301,11 @@ def main():
             b.call("Runtime.enable")
             page.set_width(1600)
             page.load(small_html)
-            for width in (1600, 1280, 1000):
+            for width in (1600, 1280, 1000, 800):
                 tables_fit(page, width)
+                page.js("window.scrollTo(0,0)")
+                b.screenshot(os.path.join(ARTIFACTS, "report_top_%d.png" % width))
             page.set_width(1600)
-            page.js("window.scrollTo(0,0)")
-            b.screenshot(os.path.join(ARTIFACTS, "report_top.png"))
 
             # Run 1 (the kernel): zoom onto an instruction, click it, check the pane.
             v = 1
@@ -298,6 +314,11 @@ def main():
             i = pick_instruction(kernel_data)
             p = zoom_onto(page, v, i)
             b.screenshot(os.path.join(ARTIFACTS, "zoomed.png"))
+            b.mouse("mouseMoved", p["x"], p["y"])
+            title = page.js("neuronsimViewers[1].canvas.title")
+            opcode_i = kernel_data["kinds"]["engine"][kernel_data["decoded"]["o"][i]][0]
+            if opcode_i not in title:
+                fail("hovering instruction %d shows %r" % (i, title))
             page.click(p["x"], p["y"])
             pane = check_details(page, v, kernel_data, i)
             b.screenshot(os.path.join(ARTIFACTS, "details.png"))
@@ -355,6 +376,10 @@ def main():
             page.click(c["x"], c["y"])
             if not page.js("neuronsimViewers[1].criticalEl.checked"):
                 fail("the critical path checkbox did not toggle")
+            summary = page.js("neuronsimViewers[1].critInfoEl.textContent")
+            if not summary.startswith("%d instructions" % len(kernel_data["critical"])):
+                fail("critical path summary %r, the path has %d instructions"
+                     % (summary, len(kernel_data["critical"])))
             page.scroll_to_viewer(v)
             b.screenshot(os.path.join(ARTIFACTS, "critical_path.png"))
 
@@ -368,10 +393,12 @@ def main():
             page.check_no_errors()
 
             # The 100k-instruction profile: render time, then zoom and click there too.
-            times = []
+            times, walls = [], []
             for _ in range(3):
+                start = time.time()
                 page.load(big_html)
-                times.append(float(page.js("document.body.getAttribute('data-viewer-ready-ms')")))
+                times.append(page.painted_ms())
+                walls.append(round((time.time() - start) * 1000, 1))
             viewer_ms = float(page.js("document.body.getAttribute('data-viewer-ms')"))
             page.scroll_to_viewer(0)
             b.screenshot(os.path.join(ARTIFACTS, "viewer_100k.png"))
@@ -383,10 +410,11 @@ def main():
             page.check_no_errors()
 
             page.load(small_html)
-            small_ms = float(page.js("document.body.getAttribute('data-viewer-ready-ms')"))
+            small_ms = page.painted_ms()
 
         render = {"instructions": big_data["ins"]["count"], "report_bytes": len(big_text),
-                  "ready_ms_runs": times, "ready_ms": sorted(times)[1], "viewer_script_ms": viewer_ms,
+                  "painted_ms_runs": times, "painted_ms_median": sorted(times)[1],
+                  "navigate_to_load_event_ms_runs": walls, "viewer_script_ms": viewer_ms,
                   "small_report_ready_ms": small_ms,
                   "small_report_instructions": seq_data["ins"]["count"] +
                   kernel_data["ins"]["count"]}
@@ -395,7 +423,7 @@ def main():
         if sorted(times)[1] > RENDER_BUDGET_MS:
             fail("the 100k-instruction report took %.0f ms to render (budget %.0f ms): %s"
                  % (sorted(times)[1], RENDER_BUDGET_MS, render))
-        print("report_viewer: OK: clicked %s; 100k render %s ms (navigation start -> drawn), "
+        print("report_viewer: OK: clicked %s; 100k render %s ms (navigation start -> painted), "
               "small %s ms; screenshots in %s" % (pane["opcode"], times, small_ms, ARTIFACTS))
     finally:
         shutil.rmtree(work, ignore_errors=True)
