@@ -35,18 +35,20 @@ std::map<int, std::vector<std::size_t>> by_start(const std::vector<Rec>& recs, K
 }
 
 // The record among `sorted` whose end is the update at t (signals are applied when an
-// instruction or a DMA piece ends); failing that, one running at t. -1 if none. Looks at
-// most 64 records back: the ones that ended at t started shortly before it.
+// instruction or a DMA piece ends); failing that, one running at t that ended by
+// `waiter_start` (so that a signaller never ends after its waiter starts). -1 if none.
+// Looks at most 64 records back: the ones that ended at t started shortly before it.
 template <typename Rec>
 long ending_at(const std::vector<Rec>& recs, const std::vector<std::size_t>& sorted,
-               std::uint64_t t) {
+               std::uint64_t t, std::uint64_t waiter_start) {
   auto it = std::upper_bound(sorted.begin(), sorted.end(), t,
                              [&](std::uint64_t v, std::size_t i) { return v < recs[i].start_ps; });
   long fallback = -1;
   for (int steps = 0; it != sorted.begin() && steps < 64; ++steps) {
     const Rec& r = recs[*--it];
     if (r.end_ps == t) return static_cast<long>(*it);
-    if (fallback < 0 && r.end_ps >= t) fallback = static_cast<long>(*it);
+    if (fallback < 0 && r.end_ps >= t && r.end_ps <= waiter_start)
+      fallback = static_cast<long>(*it);
   }
   return fallback;
 }
@@ -86,14 +88,14 @@ std::vector<Signaller> find_signallers(const TraceData& t) {
     if (update->source.kind == Agent::Kind::engine) {
       const auto e = per_engine.find(update->source.id);
       if (e == per_engine.end()) continue;
-      const long s = ending_at(t.instructions, e->second, update->time_ps);
+      const long s = ending_at(t.instructions, e->second, update->time_ps, waiter.start_ps);
       if (s < 0 || static_cast<std::size_t>(s) == i) continue;
       sig.kind = Signaller::Kind::instruction;
       sig.index = static_cast<std::uint32_t>(s);
     } else if (update->source.kind == Agent::Kind::dma_queue) {
       const auto q = per_queue.find(update->source.id);
       if (q == per_queue.end()) continue;
-      const long s = ending_at(t.dmas, q->second, update->time_ps);
+      const long s = ending_at(t.dmas, q->second, update->time_ps, waiter.start_ps);
       if (s < 0) continue;
       sig.kind = Signaller::Kind::dma;
       sig.index = static_cast<std::uint32_t>(s);
