@@ -237,10 +237,12 @@ std::string viewer_section(const Run& run, std::size_t index) {
       "critical path</label><span class=\"crit-info\"></span><button class=\"reset\" "
       "type=\"button\">reset zoom</button>"
       "<span class=\"span\"></span></div>";
-  out += "<canvas aria-label=\"interactive timeline of " + html_escape(run.label) + "\"></canvas>";
+  out += "<canvas tabindex=\"0\" aria-label=\"interactive timeline of " + html_escape(run.label) +
+         "\"></canvas>";
   out +=
       "<div class=\"details\"><span class=\"hint\">Wheel: zoom around the cursor. Drag: pan. "
-      "Click a slice for its details.</span></div></div>";
+      "Click a slice for its details. Keys on the timeline: + and - zoom, arrows pan, 0 "
+      "resets.</span></div></div>";
   out += "<script type=\"application/json\" id=\"viewer-data-" + id + "\">" + viewer_json(run) +
          "</script>";
   return out;

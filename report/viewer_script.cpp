@@ -211,6 +211,17 @@ Viewer.prototype.bind = function () {
   this.searchEl.addEventListener('keydown', function (ev) {
     if (ev.key === 'Enter') self.nextMatch(ev.shiftKey ? -1 : 1);
   });
+  // Keys on the focused canvas: + and - zoom around the middle, arrows pan, 0 resets.
+  c.addEventListener('keydown', function (ev) {
+    var mid = LABEL_W + self.plotW() / 2, span = self.t1 - self.t0;
+    if (ev.key === '+' || ev.key === '=') self.zoomAt(mid, 0.5);
+    else if (ev.key === '-') self.zoomAt(mid, 2);
+    else if (ev.key === 'ArrowLeft') self.setView(self.t0 - span / 10, self.t1 - span / 10);
+    else if (ev.key === 'ArrowRight') self.setView(self.t0 + span / 10, self.t1 + span / 10);
+    else if (ev.key === '0') self.setView(0, self.total);
+    else return;
+    ev.preventDefault();
+  });
   this.criticalEl.addEventListener('change', function () {
     self.critInfoEl.textContent = self.criticalEl.checked ? self.criticalSummary() : '';
     self.draw();
@@ -409,10 +420,10 @@ Viewer.prototype.drawOccupancy = function (ctx, scale) {
       var st = o[p[0]];
       if (!st.n) return;
       ctx.fillStyle = p[1];
-      var i = Math.max(upper(st.t, st.n, self.t0) - 1, 0), drawn = 0;
+      var i = Math.max(upper(st.t, st.n, self.t0) - 1, 0);
       // Steps narrower than a pixel: the column shows the largest level in it.
       var colX = -1, colMax = 0;
-      for (; i < st.n && drawn < 100000; i++, drawn++) {
+      for (; i < st.n; i++) {
         var a = Math.max(st.t[i], self.t0), b = i + 1 < st.n ? Math.min(st.t[i + 1], self.t1) : self.t1;
         if (st.t[i] > self.t1) break;
         var x0 = LABEL_W + (a - self.t0) * scale, x1 = LABEL_W + (b - self.t0) * scale;

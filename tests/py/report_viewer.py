@@ -8,7 +8,7 @@ drives Chromium over the DevTools protocol (tests/tools/cdp.py, standard library
   - no script error on the page;
   - the page fits the window at 1600, 1280, 1000 and 800 px (no horizontal overflow);
   - wheel zoom around the cursor (the time under the cursor stays put), drag to pan,
-    the reset button;
+    the reset button, the + and 0 keys;
   - clicking an instruction shows its details, checked against this script's own decoding
     of the page's embedded data: opcode, operands, source line, start/end in ns, cycles,
     and the semaphore it waited on with who signalled it;
@@ -371,6 +371,15 @@ def main():
             page.click(r["x"], r["y"])
             if page.view(v) != [0, total]:
                 fail("reset did not show the whole run: %s" % page.view(v))
+            # Keys on the focused canvas: + halves the span around the middle, 0 resets.
+            page.js("neuronsimViewers[1].canvas.focus()")
+            for key in ("+", "0"):
+                b.call("Input.dispatchKeyEvent", type="keyDown", key=key, text=key)
+                b.call("Input.dispatchKeyEvent", type="keyUp", key=key)
+                u0, u1 = page.view(v)
+                want = [total / 4, total * 3 / 4] if key == "+" else [0, total]
+                if abs(u0 - want[0]) > 1e-6 * total or abs(u1 - want[1]) > 1e-6 * total:
+                    fail("key %r: view %s, expected %s" % (key, [u0, u1], want))
             c = page.js("(function(){var b=neuronsimViewers[1].criticalEl"
                         ".getBoundingClientRect();return {x:b.left+b.width/2,y:b.top+b.height/2};})()")
             page.click(c["x"], c["y"])
