@@ -238,8 +238,12 @@ Viewer.prototype.plotW = function () { return Math.max(this.width - LABEL_W - 10
 Viewer.prototype.xOf = function (t) { return LABEL_W + (t - this.t0) * this.plotW() / (this.t1 - this.t0); };
 Viewer.prototype.tOf = function (x) { return this.t0 + (x - LABEL_W) * (this.t1 - this.t0) / this.plotW(); };
 
+// The narrowest view: 10 ps, or wider where doubles cannot tell 10 ps apart (a forged
+// trace's total near 2^64 ps).
+Viewer.prototype.minSpan = function () { return Math.max(10, this.total * 1e-12); };
+
 Viewer.prototype.setView = function (t0, t1) {
-  var span = Math.min(Math.max(t1 - t0, 10), this.total);
+  var span = Math.min(Math.max(t1 - t0, this.minSpan()), this.total);
   if (t0 < 0) t0 = 0;
   if (t0 + span > this.total) t0 = this.total - span;
   this.t0 = t0;
@@ -250,7 +254,7 @@ Viewer.prototype.setView = function (t0, t1) {
 Viewer.prototype.zoomAt = function (x, factor) {
   var px = Math.min(Math.max(x, LABEL_W), LABEL_W + this.plotW());
   var t = this.tOf(px), span = (this.t1 - this.t0) * factor;
-  span = Math.min(Math.max(span, 10), this.total);
+  span = Math.min(Math.max(span, this.minSpan()), this.total);
   var frac = (px - LABEL_W) / this.plotW();
   this.setView(t - frac * span, t - frac * span + span);
 };
