@@ -94,12 +94,14 @@ std::vector<Lane> host_lanes(const std::vector<Launch>& launches) {
     lanes[k].id = kind_name(LaneGroup::host, static_cast<std::uint16_t>(kinds[k]));
     lanes[k].label = kind_label(LaneGroup::host, static_cast<std::uint16_t>(kinds[k]));
   }
-  for (const Launch& l : launches) {
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const Launch& l = launches[i];
     const Interval spans[] = {l.framework_dispatch, l.runtime_call, l.device};
     for (int k = 0; k < 3; ++k)
       if (spans[k].duration_ps())
-        lanes[k].slices.push_back(
-            {spans[k].start_ps, spans[k].end_ps, static_cast<std::uint16_t>(kinds[k]), 1, 0});
+        lanes[k].slices.push_back({spans[k].start_ps, spans[k].end_ps,
+                                   static_cast<std::uint16_t>(kinds[k]), 1, 0,
+                                   static_cast<std::uint32_t>(i)});
   }
   return lanes;
 }

@@ -32,9 +32,11 @@ enum class HostKind : std::uint16_t { framework_dispatch, runtime_call, device }
 struct Slice {
   std::uint64_t start_ps = 0, end_ps = 0;
   std::uint16_t kind = 0;
-  std::uint32_t count = 1;            // instructions or DMA pieces it stands for
-  std::uint64_t bytes = 0;            // DMA bytes
-  std::uint32_t detail = 0xFFFFFFFF;  // the instruction's index in Run::viewer (none: ~0)
+  std::uint32_t count = 1;  // instructions or DMA pieces it stands for
+  std::uint64_t bytes = 0;  // DMA bytes
+  // Engine lanes: the instruction's index in Run::viewer; host lanes: the launch's index
+  // in Run::launches. None: ~0.
+  std::uint32_t detail = 0xFFFFFFFF;
 };
 
 struct Lane {

@@ -79,7 +79,7 @@ void write_lane(std::string& out, const Lane& lane, const Run& run, bool fitted,
   out += "{\"id\":" + json_string(lane.id) + ",\"label\":" + json_string(lane.label) +
          ",\"group\":\"" + group_name(lane.group) + "\"";
   Column starts("s"), durations("d"), kinds("k"), counts("n"), bytes("b"), details("i"),
-      coverage("cv");
+      coverage("cv"), launches("L");
   std::uint64_t previous_start = 0;
   std::int64_t previous_detail = 0;
   std::size_t length = 0;
@@ -120,6 +120,8 @@ void write_lane(std::string& out, const Lane& lane, const Run& run, bool fitted,
       kinds.add(s.kind);
       counts.add(static_cast<std::int64_t>(s.count) - 1);
       bytes.add_u(s.bytes);
+      if (lane.group == LaneGroup::host)
+        launches.add(s.detail == kNoIndex ? -1 : static_cast<std::int64_t>(s.detail));
     }
   }
   out += ",\"len\":" + std::to_string(length);
@@ -131,6 +133,7 @@ void write_lane(std::string& out, const Lane& lane, const Run& run, bool fitted,
   bytes.write(out);
   details.write(out);
   coverage.write(out);
+  launches.write(out);
   out += "}";
 }
 
@@ -256,6 +259,9 @@ std::string viewer_json(const Run& run) {
   out += "],\"launches\":[";
   for (std::size_t i = 0; i < run.launches.size(); ++i)
     out += (i ? "," : "") + json_string(run.launches[i].name);
+  out += "],\"ops\":[";
+  for (std::size_t i = 0; i < run.launches.size(); ++i)
+    out += (i ? "," : "") + json_string(run.launches[i].op);
   out += "],\"queues\":" + string_list(v.queue_names);
 
   out += ",\"ins\":{";

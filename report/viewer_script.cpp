@@ -129,6 +129,7 @@ Viewer.prototype.prepare = function () {
     lane.count = column(l, 'n', n2, false);
     lane.bytes = column(l, 'b', n2, false);
     lane.cover = column(l, 'cv', n2, false);
+    lane.launch = l.group === 'host' ? column(l, 'L', n2, false) : null;
     if (li > 0) y += d.lanes[li - 1].group !== l.group ? GROUP_GAP : LANE_GAP;
     lane.y = y;
     y += LANE_H;
@@ -365,6 +366,21 @@ Viewer.prototype.drawLane = function (ctx, lane, scale, crit, matches) {
   }
   flush();
   ctx.globalAlpha = 1;
+  if (lane.id === 'device' && lane.launch && !this.data.fitted) this.drawLaunchNames(ctx, lane, scale);
+};
+
+// The device lane names each launch's op where it fits (as the static timeline does).
+Viewer.prototype.drawLaunchNames = function (ctx, lane, scale) {
+  var i = Math.max(upper(lane.start, lane.n, this.t0) - 1, 0), right = LABEL_W + this.plotW();
+  ctx.textAlign = 'center';
+  ctx.fillStyle = '#fff';
+  for (; i < lane.n && lane.start[i] <= this.t1; i++) {
+    var x0 = Math.max(LABEL_W + (lane.start[i] - this.t0) * scale, LABEL_W);
+    var x1 = Math.min(LABEL_W + (lane.start[i] + lane.dur[i] - this.t0) * scale, right);
+    var L = lane.launch[i], text = this.data.ops[L] || this.data.launches[L];
+    if (x1 - x0 > ctx.measureText(text).width + 6) ctx.fillText(text, (x0 + x1) / 2, lane.y + LANE_H - 4);
+  }
+  ctx.textAlign = 'right';
 };
 
 Viewer.prototype.drawCriticalDma = function (ctx, scale) {
@@ -568,6 +584,11 @@ Viewer.prototype.showSlice = function (lane, k) {
   var rows = '<tr><td>lane</td><td>' + esc(lane.label) + '</td></tr><tr><td>what</td><td>' + esc(info[1]) +
       (lane.count[k] ? ' (' + (lane.count[k] + 1) + (lane.group === 'dma' ? ' pieces' : ' slices') + ')' : '') + '</td></tr>' +
       '<tr><td>start / end</td><td>' + fmtNs(s) + ' .. ' + fmtNs(e) + ' (' + fmtTime(e - s) + ')</td></tr>';
+  if (lane.launch && !this.data.fitted) {
+    var L = lane.launch[k];
+    rows = '<tr><td>launch</td><td>' + L + ': ' + esc(this.data.launches[L]) +
+           (this.data.ops[L] ? ' (' + esc(this.data.ops[L]) + ')' : '') + '</td></tr>' + rows;
+  }
   if (lane.group === 'dma')
     rows += '<tr><td>bytes</td><td>' + fmtBytes(lane.bytes[k]) + (e > s ? ' (' + (lane.bytes[k] * 1000 / (e - s)).toFixed(1) + ' GB/s)' : '') + '</td></tr>';
   if (this.data.fitted)

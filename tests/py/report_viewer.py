@@ -9,6 +9,7 @@ drives Chromium over the DevTools protocol (tests/tools/cdp.py, standard library
   - the page fits the window at 1600, 1280, 1000 and 800 px (no horizontal overflow);
   - wheel zoom around the cursor (the time under the cursor stays put), drag to pan,
     the reset button, the + and 0 keys;
+  - clicking a launch on the device lane names it and its op;
   - clicking an instruction shows its details, checked against this script's own decoding
     of the page's embedded data: opcode, operands, source line, start/end in ns, cycles,
     and the semaphore it waited on with who signalled it;
@@ -408,6 +409,17 @@ def main():
             page.click(p["x"], p["y"])
             check_details(page, 0, seq_data, j)
             b.screenshot(os.path.join(ARTIFACTS, "sequence_details.png"))
+            # A launch's slice on the device lane names the launch and its op.
+            page.js("neuronsimViewers[0].setView(0, neuronsimViewers[0].total)")
+            r = page.js("(function(){var v=neuronsimViewers[0],l=v.laneById('device'),"
+                        "c=v.canvas.getBoundingClientRect(),k=l.n-1;return {x:c.left+v.xOf("
+                        "l.start[k]+l.dur[k]/2),y:c.top+l.y+8,L:l.launch[k]};})()")
+            page.click(r["x"], r["y"])
+            text = page.js("neuronsimViewers[0].detailsEl.textContent")
+            launch = int(r["L"])
+            want = "%d: %s (%s)" % (launch, seq_data["launches"][launch], seq_data["ops"][launch])
+            if want not in text:
+                fail("device slice details %r do not name launch %r" % (text, want))
             page.check_no_errors()
 
             # The 100k-instruction profile: render time, then zoom and click there too.
