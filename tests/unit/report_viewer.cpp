@@ -3,6 +3,7 @@
 // on a forged trace whose total is 2^64 - 1 ps.
 #include <catch2/catch.hpp>
 #include <limits>
+#include <set>
 
 #include "profile/report_load.hpp"
 #include "report/html_text.hpp"
