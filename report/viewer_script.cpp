@@ -483,6 +483,11 @@ Viewer.prototype.hit = function (x, y) {
   return null;
 };
 
+// What a lane's slices count: instructions, DMA pieces or launches.
+Viewer.prototype.unitOf = function (lane) {
+  return lane.group === 'dma' ? 'pieces' : lane.group === 'engine' ? 'instructions' : 'launches';
+};
+
 // The canvas' tooltip: what the slice under the mouse is.
 Viewer.prototype.sliceTitle = function (h) {
   var lane = this.lanes[h.lane], k = h.k, s = lane.start[k], d = lane.dur[k];
@@ -491,7 +496,7 @@ Viewer.prototype.sliceTitle = function (h) {
     var i = lane.detail[k];
     what = this.data.engines[this.ins.e[i]] + ' #' + this.ins.pc[i] + ' ' + info[0];
   } else if (lane.count[k]) {
-    what += ' (' + (lane.count[k] + 1) + (lane.group === 'dma' ? ' pieces, ' + fmtBytes(lane.bytes[k]) : ' slices') + ')';
+    what += ' (' + (lane.count[k] + 1) + ' ' + this.unitOf(lane) + (lane.group === 'dma' ? ', ' + fmtBytes(lane.bytes[k]) : '') + ')';
   }
   return what + ': ' + fmtTime(d) + ' at ' + fmtTime(s);
 };
@@ -582,7 +587,7 @@ Viewer.prototype.showDma = function (d, reveal) {
 Viewer.prototype.showSlice = function (lane, k) {
   var info = this.kindInfo(lane.group, lane.kind[k]), s = lane.start[k], e = s + lane.dur[k];
   var rows = '<tr><td>lane</td><td>' + esc(lane.label) + '</td></tr><tr><td>what</td><td>' + esc(info[1]) +
-      (lane.count[k] ? ' (' + (lane.count[k] + 1) + (lane.group === 'dma' ? ' pieces' : ' slices') + ')' : '') + '</td></tr>' +
+      (lane.count[k] ? ' (' + (lane.count[k] + 1) + ' ' + this.unitOf(lane) + ')' : '') + '</td></tr>' +
       '<tr><td>start / end</td><td>' + fmtNs(s) + ' .. ' + fmtNs(e) + ' (' + fmtTime(e - s) + ')</td></tr>';
   if (lane.launch && !this.data.fitted) {
     var L = lane.launch[k];

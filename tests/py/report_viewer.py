@@ -16,6 +16,8 @@ drives Chromium over the DevTools protocol (tests/tools/cdp.py, standard library
   - search by opcode and by source line (match counts against the data);
   - the critical path (a chain of records backwards in time) toggled on;
   - hovering a slice names it (the canvas' tooltip);
+  - a 450 000-instruction run, over the viewer's limit, is embedded pixel-fitted: it
+    draws and zooms, and a click says there are no instruction details;
   - a forged trace lasting 2^64 - 1 ps (tests/tools/ntff_forge.py) draws, zooms to its
     narrowest and pans without a script error;
   - the 100k-instruction report's render time: navigation start -> the first frame after
@@ -42,6 +44,7 @@ NEURONSIM = os.environ["NEURONSIM"]
 ARTIFACTS = os.path.join(os.path.dirname(os.path.abspath(NEURONSIM)), "artifacts", "viewer")
 RENDER_BUDGET_MS = 2000.0
 BIG_TILES = 20000  # x 5 instructions per tile (the example's double-buffered pipeline)
+HUGE_TILES = 90000  # 450 000 instructions: over the viewer's 400 000 (docs/report.md)
 
 
 def fail(message):
@@ -281,6 +284,13 @@ def main():
         kernel = kernel_profile(work, "kernel", "rmsnorm")
         big = kernel_profile(work, "big", "rmsnorm", "--double-buffer", "--rows",
                              str(128 * BIG_TILES), "--cols", "64")
+        # Beyond the viewer's 400 000 instructions: lanes pixel-fitted, no details.
+        huge = kernel_profile(work, "huge", "rmsnorm", "--double-buffer", "--rows",
+                              str(128 * HUGE_TILES), "--cols", "64")
+        huge_html = os.path.join(work, "huge.html")
+        run(NEURONSIM, "report", huge, "-o", huge_html)
+        if '"fitted":true' not in open(huge_html, encoding="utf-8").read():
+            fail("a %d-instruction run was not pixel-fitted" % (5 * HUGE_TILES))
         forged = os.path.join(work, "forged")
         shutil.copytree(kernel, forged)
         ntff = [f for f in os.listdir(forged) if f.endswith(".ntff")][0]
@@ -441,6 +451,22 @@ def main():
 
             page.load(small_html)
             small_ms = page.painted_ms()
+
+            # The pixel-fitted run: draws, zooms, and a click says why there are no details.
+            page.load(huge_html)
+            page.painted_ms()
+            page.scroll_to_viewer(0)
+            r = page.js("(function(){var v=neuronsimViewers[0],l=v.laneById('scalar'),"
+                        "c=v.canvas.getBoundingClientRect();return {x:c.left+v.xOf(v.total/2),"
+                        "y:c.top+l.y+8};})()")
+            for _ in range(5):
+                page.wheel(r["x"], r["y"], -300)
+            page.click(r["x"], r["y"])
+            text = page.js("neuronsimViewers[0].detailsEl.textContent")
+            if "without instruction details" not in text:
+                fail("a click on the pixel-fitted run shows %r" % text)
+            b.screenshot(os.path.join(ARTIFACTS, "fitted_450k.png"))
+            page.check_no_errors()
 
             # A forged trace lasting 2^64 - 1 ps: the page draws, zooms to its narrowest
             # and pans without a script error, and the view stays finite.
