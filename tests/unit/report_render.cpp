@@ -128,4 +128,6 @@ TEST_CASE("report: a large sequence stays within the 5 MB budget", "[report]") {
   const std::string html = report::render_report({run});
   CHECK(html.size() < 5'000'000);
   CHECK_THAT(html, Catch::Contains("class=\"slice agg\""));
+  // Over the viewer's 1 M slices: its data is pixel-fitted too (report/viewer_json.hpp).
+  CHECK_THAT(html, Catch::Contains("\"fitted\":true"));
 }
