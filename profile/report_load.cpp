@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "config/target_config.hpp"
+#include "isa/assembler.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/printer.hpp"
 #include "profile/directory.hpp"
 #include "profile/peak_flops.hpp"
 #include "report/lanes.hpp"
@@ -40,10 +42,44 @@ struct KernelProfile {
   traces::Summary summary;
 };
 
-KernelProfile load_kernel(const std::string& path, std::vector<report::Lane>& device_lanes,
-                          std::uint64_t offset_ps) {
+// The NEFF does not store source lines (docs/neff.md), so the viewer's are lines of the
+// kernel's disassembly (`neuronsim disasm`): the printer's text assembled again numbers
+// them. Kernels written as that text (the examples' .nasm files) get their own lines.
+void number_source_lines(isa::Kernel& k) {
+  for (const auto& stream : k.streams)
+    for (const isa::Instruction& instr : stream)
+      if (instr.source_line) return;
+  try {
+    const isa::Kernel numbered = isa::assemble(isa::print(k), k.name + ".nasm");
+    for (int e = 0; e < isa::kEngineCount; ++e)
+      for (std::size_t i = 0; i < k.streams[e].size() && i < numbered.streams[e].size(); ++i)
+        k.streams[e][i].source_line = numbered.streams[e][i].source_line;
+  } catch (const Error&) {
+    // A kernel the printer cannot round-trip keeps "unknown" lines.
+  }
+}
+
+// SBUF and PSUM capacity of the kernel's target (0 when the target is unknown).
+void set_capacity(report::ViewerData& v, const isa::Kernel& k) {
+  try {
+    const config::TargetConfig target = config::load_target(k.target);
+    const std::uint64_t partitions = target.limits.partitions;
+    v.sbuf.capacity_bytes =
+        std::max(v.sbuf.capacity_bytes, partitions * target.limits.sbuf_bytes_per_partition);
+    v.psum.capacity_bytes =
+        std::max(v.psum.capacity_bytes, partitions * target.limits.psum_bytes_per_partition);
+  } catch (const Error&) {
+  }
+}
+
+// One kernel profile into the run: its lanes and viewer data shifted to `offset_ps`, the
+// launch's device span ending at device_end_ps (0: where its trace ends).
+KernelProfile load_kernel(const std::string& path, report::Run& run,
+                          std::vector<report::Lane>& device_lanes, std::uint64_t offset_ps,
+                          std::uint64_t device_end_ps) {
   KernelProfile k{open_profile(path), {}};
   const traces::TraceData trace = traces::read_ntff(k.profile.ntff_path);
+  number_source_lines(k.profile.neff.kernel);
   traces::SummaryOptions options;
   options.kernel = &k.profile.neff.kernel;
   options.peak_flops_per_s = peak_flops(k.profile.neff.kernel);
@@ -51,7 +87,11 @@ KernelProfile load_kernel(const std::string& path, std::vector<report::Lane>& de
   std::vector<std::string> queues;
   for (const isa::DmaQueue& q : k.profile.neff.kernel.queues)
     queues.push_back(q.name);
-  report::add_device_trace(device_lanes, trace, queues, offset_ps);
+  const std::uint32_t first_detail = report::add_viewer_launch(
+      run.viewer, trace, k.profile.neff.kernel, static_cast<std::uint32_t>(run.launches.size()),
+      offset_ps, device_end_ps ? device_end_ps : offset_ps + trace.info.total_ps);
+  set_capacity(run.viewer, k.profile.neff.kernel);
+  report::add_device_trace(device_lanes, trace, queues, offset_ps, first_detail);
   return k;
 }
 
@@ -65,7 +105,7 @@ std::uint64_t kernel_io_bytes(const isa::Kernel& k) {
 report::Run load_single(const std::string& path) {
   report::Run run;
   std::vector<report::Lane> lanes = report::engine_lanes();
-  KernelProfile k = load_kernel(path, lanes, 0);
+  KernelProfile k = load_kernel(path, run, lanes, 0, 0);
   const isa::Kernel& kernel = k.profile.neff.kernel;
   run.label = path;
   run.program = kernel.name;
@@ -81,6 +121,7 @@ report::Run load_single(const std::string& path) {
   run.device = std::move(k.summary);
   run.lanes = std::move(lanes);
   report::sort_lanes(run.lanes);
+  report::finish_viewer(run.viewer);
   return run;
 }
 
@@ -224,7 +265,8 @@ report::Run load_sequence(const std::string& path) {
     launch.device = h.span(l, "device", where);
     if (launch.device.end_ps > run.total_ps) h.fail(where + ".device", "ends after total_ns");
     const std::string sub = launch_dir(h, dir, h.text(l, "profile", where), where);
-    KernelProfile k = load_kernel(sub, device_lanes, launch.device.start_ps);
+    KernelProfile k =
+        load_kernel(sub, run, device_lanes, launch.device.start_ps, launch.device.end_ps);
     // Rounding of ns in host.json is allowed; a trace longer than its device span is not.
     if (k.summary.total_ps > launch.device.duration_ps() + 1000)
       h.fail(where + ".device", "lasts " + std::to_string(launch.device.duration_ps()) +
@@ -243,6 +285,7 @@ report::Run load_sequence(const std::string& path) {
   for (report::Lane& lane : device_lanes)
     run.lanes.push_back(std::move(lane));
   report::sort_lanes(run.lanes);
+  report::finish_viewer(run.viewer);
   return run;
 }
 

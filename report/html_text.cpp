@@ -1,5 +1,6 @@
 #include "report/html_text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -52,7 +53,8 @@ std::vector<Tick> time_ticks(std::uint64_t total_ps, int target_count) {
       step = m * magnitude;
       break;
     }
-  const auto step_ps = static_cast<std::uint64_t>(std::llround(std::max(step, 1.0)));
+  // Clamped below 2^63: llround of a larger double is undefined.
+  const auto step_ps = static_cast<std::uint64_t>(std::llround(std::clamp(step, 1.0, 9.0e18)));
   struct Unit {
     double ps;
     const char* name;
@@ -66,7 +68,12 @@ std::vector<Tick> time_ticks(std::uint64_t total_ps, int target_count) {
     }
   const double in_unit = static_cast<double>(step_ps) / unit.ps;
   const int decimals = in_unit >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(in_unit) - 1e-9));
-  for (std::uint64_t t = 0; t <= total_ps; t += step_ps) {
+  // Counted, not stepped to total_ps: t += step_ps would wrap past 2^64 - 1 on a forged
+  // trace's total and never end. step_ps >= total_ps / target_count, so at most
+  // target_count + 1 ticks (+ 1 for rounding of the step).
+  const std::uint64_t count = std::min<std::uint64_t>(total_ps / step_ps, target_count + 1);
+  for (std::uint64_t i = 0; i <= count; ++i) {
+    const std::uint64_t t = i * step_ps;
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.*f %s", decimals, static_cast<double>(t) / unit.ps,
                   unit.name);

@@ -67,11 +67,14 @@ void add_queue_stretches(Lane& lane, std::vector<traces::DmaRecord>& pieces,
 }  // namespace
 
 void add_device_trace(std::vector<Lane>& lanes, const traces::TraceData& trace,
-                      const std::vector<std::string>& queue_names, std::uint64_t offset_ps) {
-  for (const traces::InstructionRecord& r : trace.instructions) {
+                      const std::vector<std::string>& queue_names, std::uint64_t offset_ps,
+                      std::uint32_t first_detail) {
+  for (std::size_t i = 0; i < trace.instructions.size(); ++i) {
+    const traces::InstructionRecord& r = trace.instructions[i];
     Lane& lane = lanes.at(static_cast<std::size_t>(r.engine));
     lane.slices.push_back(
-        {r.start_ps + offset_ps, r.end_ps + offset_ps, static_cast<std::uint16_t>(r.opcode), 1, 0});
+        {r.start_ps + offset_ps, r.end_ps + offset_ps, static_cast<std::uint16_t>(r.opcode), 1, 0,
+         first_detail == kNoIndex ? kNoIndex : first_detail + static_cast<std::uint32_t>(i)});
   }
   std::map<std::uint16_t, std::vector<traces::DmaRecord>> by_queue;
   for (const traces::DmaRecord& d : trace.dmas)
@@ -91,12 +94,14 @@ std::vector<Lane> host_lanes(const std::vector<Launch>& launches) {
     lanes[k].id = kind_name(LaneGroup::host, static_cast<std::uint16_t>(kinds[k]));
     lanes[k].label = kind_label(LaneGroup::host, static_cast<std::uint16_t>(kinds[k]));
   }
-  for (const Launch& l : launches) {
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const Launch& l = launches[i];
     const Interval spans[] = {l.framework_dispatch, l.runtime_call, l.device};
     for (int k = 0; k < 3; ++k)
       if (spans[k].duration_ps())
-        lanes[k].slices.push_back(
-            {spans[k].start_ps, spans[k].end_ps, static_cast<std::uint16_t>(kinds[k]), 1, 0});
+        lanes[k].slices.push_back({spans[k].start_ps, spans[k].end_ps,
+                                   static_cast<std::uint16_t>(kinds[k]), 1, 0,
+                                   static_cast<std::uint32_t>(i)});
   }
   return lanes;
 }

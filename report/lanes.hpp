@@ -17,8 +17,10 @@ std::vector<Lane> engine_lanes();
 // Adds one kernel trace to `lanes` (engine lanes first, as engine_lanes() makes them),
 // shifted by `offset_ps` (the launch's device start). DMA queues are named by
 // `queue_names` (the kernel's queues, by index); a queue name seen before reuses its lane.
+// The i-th instruction's slice gets detail first_detail + i (none if kNoIndex).
 void add_device_trace(std::vector<Lane>& lanes, const traces::TraceData& trace,
-                      const std::vector<std::string>& queue_names, std::uint64_t offset_ps);
+                      const std::vector<std::string>& queue_names, std::uint64_t offset_ps,
+                      std::uint32_t first_detail = kNoIndex);
 
 // The three host lanes of a sequence: framework dispatch, runtime call, device execution.
 std::vector<Lane> host_lanes(const std::vector<Launch>& launches);

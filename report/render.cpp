@@ -8,6 +8,8 @@
 #include "report/style.hpp"
 #include "report/svg_stalls.hpp"
 #include "report/svg_timeline.hpp"
+#include "report/viewer_json.hpp"
+#include "report/viewer_script.hpp"
 #include "traces/format.hpp"
 
 namespace neuronsim::report {
@@ -223,6 +225,29 @@ std::string launch_table(const Run& run) {
   return out;
 }
 
+// The interactive viewer of one run: toolbar, canvas, details pane, and its data.
+std::string viewer_section(const Run& run, std::size_t index) {
+  const std::string id = std::to_string(index);
+  std::string out = "<h3>Viewer</h3><div class=\"viewer\" data-run=\"" + id + "\">";
+  out +=
+      "<div class=\"bar\"><input type=\"search\" placeholder=\"search: opcode, or line N\" "
+      "aria-label=\"search by opcode or source line\"><button class=\"prev\" "
+      "type=\"button\">&#9664;</button><button class=\"next\" type=\"button\">&#9654;</button>"
+      "<span class=\"matches\"></span><label><input type=\"checkbox\" class=\"critical\"> "
+      "critical path</label><span class=\"crit-info\"></span><button class=\"reset\" "
+      "type=\"button\">reset zoom</button>"
+      "<span class=\"span\"></span></div>";
+  out += "<canvas tabindex=\"0\" aria-label=\"interactive timeline of " + html_escape(run.label) +
+         "\"></canvas>";
+  out +=
+      "<div class=\"details\"><span class=\"hint\">Wheel: zoom around the cursor. Drag: pan. "
+      "Click a slice for its details. Keys on the timeline: + and - zoom, arrows pan, 0 "
+      "resets.</span></div></div>";
+  out += "<script type=\"application/json\" id=\"viewer-data-" + id + "\">" + viewer_json(run) +
+         "</script>";
+  return out;
+}
+
 std::string run_section(const Run& run, const std::string& label, const RunFacts& f,
                         std::size_t index) {
   std::string out =
@@ -233,9 +258,10 @@ std::string run_section(const Run& run, const std::string& label, const RunFacts
       ": " + html_escape(human_time(f.total_ps)) + ", " + html_escape(bound_text(f)) + "</p>";
   out += "<h3>Timeline</h3>" + timeline_svg(run);
   out +=
-      "<p class=\"note\">Slices narrower than a pixel are summed per pixel column: the "
-      "bar's colour is the kind that took most of the column, its height the share of "
-      "the column's time in use. Hover a slice for details.</p>";
+      "<p class=\"note\">The whole run. Slices narrower than a pixel are summed per pixel "
+      "column: the bar's colour is the kind that took most of the column, its height the "
+      "share of the column's time in use. Hover a slice for details.</p>";
+  out += viewer_section(run, index);
   out += "<h3>Stall attribution</h3>" + stall_svg(run);
   out += "<h3>Summary</h3>" + summary_tables(run, f);
   if (run.sequence) out += launch_table(run);
@@ -253,7 +279,7 @@ std::string render_report(const std::vector<Run>& runs) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width\">"
       "<title>neuronsim report</title><style>" +
-      report_css() + "</style></head><body>\n";
+      report_css() + viewer_css() + "</style></head><body>\n";
   out += "<h1>neuronsim report</h1><p class=\"sub\">" + std::to_string(runs.size()) +
          (runs.size() == 1 ? " profile" : " profiles") +
          "; times are simulated. The first profile is the baseline.</p>\n";
@@ -263,7 +289,7 @@ std::string render_report(const std::vector<Run>& runs) {
   out += "<h2 id=\"legend-title\">Legend</h2>" + legend(runs) + "\n";
   for (std::size_t i = 0; i < runs.size(); ++i)
     out += run_section(runs[i], labels[i], facts[i], i) + "\n";
-  return out + "</body></html>\n";
+  return out + "<script>" + viewer_script() + "</script></body></html>\n";
 }
 
 }  // namespace neuronsim::report

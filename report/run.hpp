@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/viewer_data.hpp"
 #include "traces/summary.hpp"
 
 namespace neuronsim::report {
@@ -33,6 +34,9 @@ struct Slice {
   std::uint16_t kind = 0;
   std::uint32_t count = 1;  // instructions or DMA pieces it stands for
   std::uint64_t bytes = 0;  // DMA bytes
+  // Engine lanes: the instruction's index in Run::viewer; host lanes: the launch's index
+  // in Run::launches. None: ~0.
+  std::uint32_t detail = 0xFFFFFFFF;
 };
 
 struct Lane {
@@ -62,6 +66,7 @@ struct Run {
   std::vector<Launch> launches;
   traces::Summary device;   // all launches' summaries added (total_ps: sum of device times)
   std::vector<Lane> lanes;  // host lanes (sequences), engines, DMA queues
+  ViewerData viewer;        // instruction details, critical path, occupancy
 };
 
 // DMA route of a piece as a slice kind: src * 3 + dst (isa::MemSpace values).

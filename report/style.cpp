@@ -46,6 +46,10 @@ th{background:#f4f6f8;font-weight:600;white-space:normal;vertical-align:bottom}
 td:first-child,th:first-child{text-align:left}
 td.l{text-align:left}
 .comparison th:nth-child(2),.comparison th:nth-child(3),.comparison th:last-child{text-align:left}
+.comparison{width:100%}.comparison td{white-space:normal}.comparison td.l{overflow-wrap:anywhere}
+.launches td,.host-model td{white-space:normal}.launches td.l,.host-model td.l{overflow-wrap:anywhere}
+@media (max-width:1400px){table{font-size:12px}th,td{padding:3px 5px}}
+@media (max-width:1000px){body{margin:12px}table{font-size:11px}th,td{padding:2px 3px}th{overflow-wrap:anywhere}}
 .grid2{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}
 ul.explain{margin:4px 0 12px;padding-left:22px;font-size:14px;line-height:1.5}
 .bound{font-weight:600;white-space:normal;min-width:120px}

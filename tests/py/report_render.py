@@ -3,8 +3,9 @@
 Makes real profiles: RMSNorm compiled eager and fused (neuronsim compile, then neuronsim
 run launch.json --profile-dir: launch sequences, docs/report.md) and the fused RMSNorm
 example kernel (a single-kernel profile); writes the report twice (same bytes), checks it
-is self-contained, then
-loads it in Debian's headless Chromium: --dump-dom must hold every lane with its slices,
+is self-contained (inline CSS, SVG and scripts only), then
+loads it in Debian's headless Chromium (the interactive viewer has its own test,
+tests/py/report_viewer.py): --dump-dom must hold every lane with its slices,
 and --screenshot must be a non-blank PNG (decoded here with zlib). The screenshot is kept
 as <build dir>/artifacts/report.png.
 """
@@ -58,7 +59,13 @@ def make_sequence_profile(work, graph, mode):
 
 
 def check_self_contained(html):
-    for pattern in (r"https?://", r"\bsrc\s*=", r"<script", r"<link", r"url\(", r"@import"):
+    # Scripts are inline only: the viewer's code and each run's data (JSON).
+    for match in re.finditer(r"<script[^>]*>", html, re.IGNORECASE):
+        if match.group(0) != "<script>" and not re.fullmatch(
+                r'<script type="application/json" id="viewer-data-\d+">', match.group(0)):
+            fail("report.html has a script that is not inline: %r" % match.group(0))
+    for pattern in (r"https?://", r"\bsrc\s*=", r"<link", r"url\(", r"@import", r"fetch\(",
+                    r"XMLHttpRequest"):
         match = re.search(pattern, html, re.IGNORECASE)
         if match:
             fail("report.html is not self-contained: %r at offset %d" % (match.group(0),

@@ -79,9 +79,13 @@ TEST_CASE("report: the HTML is self-contained and shows every lane", "[report]")
   TempDir dir("report-render");
   const std::string html = report::render_report(fixture_runs(dir));
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
-  for (const char* external :
-       {"http://", "https://", "src=", "<script", "url(", "@import", "<link"})
+  for (const char* external : {"http://", "https://", "src=", "url(", "@import", "<link"})
     CHECK(html.find(external) == std::string::npos);
+  // Scripts are inline: the viewer's code, and each run's data as JSON.
+  const std::string code = "<script>", data = "<script type=\"application/json\" id=";
+  for (std::size_t at = html.find("<script"); at != std::string::npos;
+       at = html.find("<script", at + 1))
+    CHECK((html.compare(at, code.size(), code) == 0 || html.compare(at, data.size(), data) == 0));
   for (const char* lane : {"framework_dispatch", "runtime_call", "device", "tensor", "vector",
                            "scalar", "gpsimd", "sync", "dma:q_in", "dma:q_out"})
     CHECK_THAT(html, Catch::Contains(std::string("class=\"lane\" data-lane=\"") + lane + "\""));
@@ -124,4 +128,6 @@ TEST_CASE("report: a large sequence stays within the 5 MB budget", "[report]") {
   const std::string html = report::render_report({run});
   CHECK(html.size() < 5'000'000);
   CHECK_THAT(html, Catch::Contains("class=\"slice agg\""));
+  // Over the viewer's 1 M slices: its data is pixel-fitted too (report/viewer_json.hpp).
+  CHECK_THAT(html, Catch::Contains("\"fitted\":true"));
 }

@@ -1,0 +1,343 @@
+#include "report/viewer_data.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "traces/operand_text.hpp"
+
+namespace neuronsim::report {
+
+std::uint32_t ViewerData::intern(const std::string& s) {
+  const auto [it, added] = string_index_.emplace(s, static_cast<std::uint32_t>(strings.size()));
+  if (added) strings.push_back(s);
+  return it->second;
+}
+
+namespace {
+
+using traces::Agent;
+using traces::DmaRecord;
+using traces::InstructionRecord;
+using traces::SemaphoreRecord;
+using traces::TraceData;
+
+// Records of one engine (or DMA queue) by start time, for "what was running at t".
+template <typename Rec, typename Key>
+std::map<int, std::vector<std::size_t>> by_start(const std::vector<Rec>& recs, Key key) {
+  std::map<int, std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < recs.size(); ++i)
+    out[key(recs[i])].push_back(i);
+  for (auto& [k, v] : out)
+    std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
+      return recs[a].start_ps < recs[b].start_ps;
+    });
+  return out;
+}
+
+// The record among `sorted` whose end is the update at t (signals are applied when an
+// instruction or a DMA piece ends); failing that, one running at t that ended by
+// `waiter_start` (so that a signaller never ends after its waiter starts). -1 if none.
+// Looks at most 64 records back: the ones that ended at t started shortly before it.
+template <typename Rec>
+long ending_at(const std::vector<Rec>& recs, const std::vector<std::size_t>& sorted,
+               std::uint64_t t, std::uint64_t waiter_start) {
+  auto it = std::upper_bound(sorted.begin(), sorted.end(), t,
+                             [&](std::uint64_t v, std::size_t i) { return v < recs[i].start_ps; });
+  long fallback = -1;
+  for (int steps = 0; it != sorted.begin() && steps < 64; ++steps) {
+    const Rec& r = recs[*--it];
+    if (r.end_ps == t) return static_cast<long>(*it);
+    if (fallback < 0 && r.end_ps >= t && r.end_ps <= waiter_start)
+      fallback = static_cast<long>(*it);
+  }
+  return fallback;
+}
+
+// Per instruction of the trace: who set the semaphore it waited on longest (trace-local
+// indices: kind instruction -> trace.instructions, dma -> trace.dmas).
+std::vector<Signaller> find_signallers(const TraceData& t) {
+  std::vector<Signaller> out(t.instructions.size());
+  std::map<int, std::vector<std::size_t>> updates;
+  for (std::size_t i = 0; i < t.semaphores.size(); ++i)
+    updates[t.semaphores[i].semaphore].push_back(i);
+  for (auto& [sem, v] : updates)
+    std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
+      return t.semaphores[a].time_ps < t.semaphores[b].time_ps;
+    });
+  const auto per_engine = by_start(
+      t.instructions, [](const InstructionRecord& r) { return static_cast<int>(r.engine); });
+  const auto per_queue =
+      by_start(t.dmas, [](const DmaRecord& r) { return static_cast<int>(r.queue); });
+  for (std::size_t i = 0; i < t.instructions.size(); ++i) {
+    const InstructionRecord& waiter = t.instructions[i];
+    if (waiter.waited_semaphore == 0xFFFF || waiter.semaphore_wait_ps == 0) continue;
+    const auto u = updates.find(waiter.waited_semaphore);
+    if (u == updates.end()) continue;
+    const auto& times = u->second;
+    auto it = std::upper_bound(
+        times.begin(), times.end(), waiter.start_ps,
+        [&](std::uint64_t v, std::size_t s) { return v < t.semaphores[s].time_ps; });
+    const SemaphoreRecord* update = nullptr;
+    for (int steps = 0; it != times.begin() && steps < 64 && !update; ++steps) {
+      const SemaphoreRecord& s = t.semaphores[*--it];
+      if (waiter.waited_for.kind == Agent::Kind::none || s.source == waiter.waited_for) update = &s;
+    }
+    if (!update) continue;
+    Signaller& sig = out[i];
+    sig.time_ps = update->time_ps;
+    if (update->source.kind == Agent::Kind::engine) {
+      const auto e = per_engine.find(update->source.id);
+      if (e == per_engine.end()) continue;
+      const long s = ending_at(t.instructions, e->second, update->time_ps, waiter.start_ps);
+      if (s < 0 || static_cast<std::size_t>(s) == i) continue;
+      sig.kind = Signaller::Kind::instruction;
+      sig.index = static_cast<std::uint32_t>(s);
+    } else if (update->source.kind == Agent::Kind::dma_queue) {
+      const auto q = per_queue.find(update->source.id);
+      if (q == per_queue.end()) continue;
+      const long s = ending_at(t.dmas, q->second, update->time_ps, waiter.start_ps);
+      if (s < 0) continue;
+      sig.kind = Signaller::Kind::dma;
+      sig.index = static_cast<std::uint32_t>(s);
+    }
+  }
+  return out;
+}
+
+std::string waits_text(const isa::Kernel& k, const isa::Instruction* instr) {
+  if (!instr) return "";
+  std::string out;
+  for (const isa::SemWait& w : instr->waits) {
+    if (!out.empty()) out += ", ";
+    out += (w.sem < k.semaphores.size() ? k.semaphores[w.sem].name : std::to_string(w.sem)) +
+           ">=" + std::to_string(w.value);
+  }
+  return out;
+}
+
+std::int64_t signed_bytes(std::uint64_t b) {
+  return static_cast<std::int64_t>(b);
+}
+
+std::uint64_t allocation_bytes(const isa::Allocation& a) {
+  return a.bytes_per_partition() * a.partitions;
+}
+
+// Reserved: every allocation of the kernel from the launch's device start to its end.
+// Live: each allocation from the start of the first instruction (or DMA piece of a
+// dma_copy) that touches it to the end of the last.
+void add_occupancy(ViewerData& v, const TraceData& t, const isa::Kernel& k, std::uint64_t offset_ps,
+                   std::uint64_t device_end_ps,
+                   const std::vector<std::uint64_t>& dma_end_of_instruction) {
+  Occupancy* spaces[] = {nullptr, &v.sbuf, &v.psum};  // by isa::MemSpace
+  std::uint64_t reserved[3] = {0, 0, 0};
+  for (const isa::Allocation& a : k.allocations) {
+    const int s = static_cast<int>(a.space);
+    if (s >= 1 && s <= 2) reserved[s] += allocation_bytes(a);
+  }
+  for (int s = 1; s <= 2; ++s)
+    if (reserved[s]) {
+      spaces[s]->reserved_changes.emplace_back(offset_ps, signed_bytes(reserved[s]));
+      spaces[s]->reserved_changes.emplace_back(device_end_ps, -signed_bytes(reserved[s]));
+    }
+  struct Use {
+    std::uint64_t first = UINT64_MAX, last = 0;
+  };
+  std::vector<Use> uses(k.allocations.size());
+  for (std::size_t i = 0; i < t.instructions.size(); ++i) {
+    const InstructionRecord& r = t.instructions[i];
+    const isa::Instruction* instr = traces::find_instruction(k, r.engine, r.index);
+    if (!instr) continue;
+    const isa::Operands ops = isa::operands(*instr);
+    const std::uint64_t end = std::max(r.end_ps, dma_end_of_instruction[i]);
+    for (const auto* list : {&ops.reads, &ops.writes})
+      for (const isa::AccessPattern* ap : *list) {
+        if (ap->space == isa::MemSpace::hbm || ap->buffer >= uses.size()) continue;
+        uses[ap->buffer].first = std::min(uses[ap->buffer].first, r.start_ps);
+        uses[ap->buffer].last = std::max(uses[ap->buffer].last, end);
+      }
+  }
+  for (std::size_t a = 0; a < uses.size(); ++a) {
+    const int s = static_cast<int>(k.allocations[a].space);
+    if (s < 1 || s > 2 || uses[a].first > uses[a].last) continue;
+    const std::int64_t b = signed_bytes(allocation_bytes(k.allocations[a]));
+    spaces[s]->live_changes.emplace_back(uses[a].first + offset_ps, b);
+    spaces[s]->live_changes.emplace_back(uses[a].last + offset_ps, -b);
+  }
+}
+
+// The critical path of one launch (docs/report.md): from the record that ends last,
+// backwards: an instruction that waited on a semaphore -> its signaller; otherwise -> the
+// previous instruction of its engine; a DMA piece -> the dma_copy that issued it.
+// first_instruction / first_dma: where the launch's records start in v.
+void mark_critical_path(ViewerData& v, const TraceData& t, std::uint32_t first_instruction,
+                        std::uint32_t first_dma, const std::vector<long>& issuer_of_dma) {
+  if (t.instructions.empty()) return;
+  // The previous instruction of each instruction's engine, by start time.
+  std::vector<long> previous(t.instructions.size(), -1);
+  const auto per_engine = by_start(
+      t.instructions, [](const InstructionRecord& r) { return static_cast<int>(r.engine); });
+  for (const auto& [engine, order] : per_engine)
+    for (std::size_t j = 1; j < order.size(); ++j)
+      previous[order[j]] = static_cast<long>(order[j - 1]);
+
+  std::size_t last = 0;
+  for (std::size_t i = 1; i < t.instructions.size(); ++i)
+    if (t.instructions[i].end_ps > t.instructions[last].end_ps) last = i;
+  long at_instruction = static_cast<long>(last), at_dma = -1;
+  for (std::size_t d = 0; d < t.dmas.size(); ++d)
+    if (t.dmas[d].end_ps > t.instructions[last].end_ps &&
+        (at_dma < 0 || t.dmas[d].end_ps > t.dmas[at_dma].end_ps)) {
+      at_dma = static_cast<long>(d);
+      at_instruction = -1;
+    }
+
+  std::vector<std::uint32_t> path;
+  // Every step moves to a different record, and a record is visited once: the walk ends
+  // within instructions + DMA pieces steps even on a forged trace.
+  const std::size_t max_steps = t.instructions.size() + t.dmas.size();
+  for (std::size_t step = 0; step < max_steps; ++step) {
+    if (at_dma >= 0) {
+      DmaPiece& piece = v.dmas[first_dma + static_cast<std::size_t>(at_dma)];
+      if (piece.critical) break;
+      piece.critical = true;
+      at_instruction = issuer_of_dma[static_cast<std::size_t>(at_dma)];
+      at_dma = -1;
+      if (at_instruction < 0) break;
+      continue;
+    }
+    if (at_instruction < 0) break;
+    InstructionDetail& d =
+        v.instructions[first_instruction + static_cast<std::size_t>(at_instruction)];
+    if (d.critical) break;
+    d.critical = true;
+    path.push_back(first_instruction + static_cast<std::uint32_t>(at_instruction));
+    const Signaller& sig = d.signaller;
+    if (sig.kind == Signaller::Kind::instruction) {
+      at_instruction = static_cast<long>(sig.index - first_instruction);
+    } else if (sig.kind == Signaller::Kind::dma) {
+      at_dma = static_cast<long>(sig.index - first_dma);
+      at_instruction = -1;
+    } else {
+      at_instruction = previous[static_cast<std::size_t>(at_instruction)];
+    }
+  }
+  v.critical_path.insert(v.critical_path.end(), path.rbegin(), path.rend());
+}
+
+std::vector<OccupancyStep> steps_of(std::vector<std::pair<std::uint64_t, std::int64_t>>& changes) {
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<OccupancyStep> out;
+  std::int64_t level = 0;
+  for (std::size_t i = 0; i < changes.size();) {
+    const std::uint64_t t = changes[i].first;
+    for (; i < changes.size() && changes[i].first == t; ++i)
+      level += changes[i].second;
+    const std::uint64_t bytes = level > 0 ? static_cast<std::uint64_t>(level) : 0;
+    if (out.empty() || out.back().bytes != bytes) out.push_back({t, bytes});
+  }
+  changes.clear();
+  changes.shrink_to_fit();
+  return out;
+}
+
+}  // namespace
+
+std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Kernel& k,
+                                std::uint32_t launch, std::uint64_t offset_ps,
+                                std::uint64_t device_end_ps) {
+  std::map<std::pair<int, std::uint32_t>, std::size_t> instruction_at;
+  for (std::size_t i = 0; i < t.instructions.size(); ++i)
+    instruction_at[{static_cast<int>(t.instructions[i].engine), t.instructions[i].index}] = i;
+  std::vector<long> issuer_of_dma(t.dmas.size(), -1);
+  std::vector<std::uint64_t> dma_end_of_instruction(t.instructions.size(), 0);
+  for (std::size_t d = 0; d < t.dmas.size(); ++d) {
+    const DmaRecord& r = t.dmas[d];
+    const auto it = instruction_at.find({static_cast<int>(r.issuer), r.issuer_index});
+    if (it == instruction_at.end()) continue;
+    issuer_of_dma[d] = static_cast<long>(it->second);
+    dma_end_of_instruction[it->second] = std::max(dma_end_of_instruction[it->second], r.end_ps);
+  }
+  add_occupancy(v, t, k, offset_ps, device_end_ps, dma_end_of_instruction);
+
+  if (!v.complete || v.instructions.size() + t.instructions.size() > kMaxViewerInstructions) {
+    v.complete = false;
+    v.instructions.clear();
+    v.instructions.shrink_to_fit();
+    v.dmas.clear();
+    v.dmas.shrink_to_fit();
+    v.critical_path.clear();
+    return kNoIndex;
+  }
+  const auto first_instruction = static_cast<std::uint32_t>(v.instructions.size());
+  const auto first_dma = static_cast<std::uint32_t>(v.dmas.size());
+
+  // Queues are named by the kernel; one name is one queue across launches.
+  auto queue_index = [&](std::uint16_t q) {
+    const std::string name = q < k.queues.size() ? k.queues[q].name : "q" + std::to_string(q);
+    const auto at = static_cast<std::size_t>(
+        std::find(v.queue_names.begin(), v.queue_names.end(), name) - v.queue_names.begin());
+    if (at == v.queue_names.size()) v.queue_names.push_back(name);
+    return static_cast<std::uint16_t>(at);
+  };
+  std::map<std::uint16_t, std::uint16_t> queue_of;
+  for (std::size_t d = 0; d < t.dmas.size(); ++d) {
+    const DmaRecord& r = t.dmas[d];
+    auto q = queue_of.find(r.queue);
+    if (q == queue_of.end()) q = queue_of.emplace(r.queue, queue_index(r.queue)).first;
+    DmaPiece piece;
+    piece.launch = launch;
+    piece.queue = q->second;
+    piece.start_ps = r.start_ps + offset_ps;
+    piece.end_ps = r.end_ps + offset_ps;
+    piece.bytes = r.bytes;
+    if (issuer_of_dma[d] >= 0)
+      piece.issuer = first_instruction + static_cast<std::uint32_t>(issuer_of_dma[d]);
+    v.dmas.push_back(piece);
+  }
+
+  const std::vector<Signaller> signallers = find_signallers(t);
+  for (std::size_t i = 0; i < t.instructions.size(); ++i) {
+    const InstructionRecord& r = t.instructions[i];
+    const isa::Instruction* instr = traces::find_instruction(k, r.engine, r.index);
+    InstructionDetail d;
+    d.launch = launch;
+    d.engine = r.engine;
+    d.opcode = r.opcode;
+    d.pc = r.index;
+    d.source_line = instr ? instr->source_line : 0;
+    d.operands = v.intern(instr ? traces::operand_text(k, *instr) : "?");
+    d.waits = v.intern(waits_text(k, instr));
+    if (r.waited_semaphore != 0xFFFF)
+      d.waited =
+          v.intern(r.waited_semaphore < k.semaphores.size() ? k.semaphores[r.waited_semaphore].name
+                                                            : std::to_string(r.waited_semaphore));
+    d.ready_ps = r.ready_ps + offset_ps;
+    d.start_ps = r.start_ps + offset_ps;
+    d.end_ps = r.end_ps + offset_ps;
+    d.start_cycle = r.start_cycle;
+    d.end_cycle = r.end_cycle;
+    d.semaphore_wait_ps = r.semaphore_wait_ps;
+    d.port_wait_ps = r.port_wait_ps;
+    d.dma_wait_ps = r.dma_wait_ps;
+    d.bytes = r.bytes;
+    d.flops = r.flops;
+    d.signaller = signallers[i];
+    if (d.signaller.kind != Signaller::Kind::none) d.signaller.time_ps += offset_ps;
+    if (d.signaller.kind == Signaller::Kind::instruction) d.signaller.index += first_instruction;
+    if (d.signaller.kind == Signaller::Kind::dma) d.signaller.index += first_dma;
+    v.instructions.push_back(d);
+  }
+  mark_critical_path(v, t, first_instruction, first_dma, issuer_of_dma);
+  return first_instruction;
+}
+
+void finish_viewer(ViewerData& v) {
+  for (Occupancy* o : {&v.sbuf, &v.psum}) {
+    o->reserved = steps_of(o->reserved_changes);
+    o->live = steps_of(o->live_changes);
+  }
+}
+
+}  // namespace neuronsim::report
