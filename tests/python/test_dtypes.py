@@ -30,7 +30,8 @@ for dtype, bits_type in [("bf16", np.uint16), ("fp8_e4m3", np.uint8), ("fp8_e5m2
     raw = neuronsim.run(k, {"a": bits}, raw_bits=True, raw_outputs=True).outputs["out"]
     c.check(raw.dtype == bits_type and np.array_equal(raw, bits),
             "%s: raw bits in, the same raw bits out" % dtype)
-    # float64 input is rounded once, from float64 (as `neuronsim run` does with a <f8 file).
+    # float64 input goes float64 -> float32 -> dtype, as `neuronsim run` reads a <f8 file
+    # (docs/npy.md); these values are float32 already, so the result is the same.
     r64 = neuronsim.run(k, {"a": values.astype(np.float64)})
     c.check(np.array_equal(r64.outputs["out"], rounded), "%s: float64 input" % dtype)
     # The CLI rounds a float .npy the same way.
