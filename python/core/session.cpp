@@ -75,24 +75,25 @@ void Session::replace_context() {
     add(config, key);
 }
 
+Session::Platform& Session::build_core(const config::TargetConfig& config, const std::string& key) {
+  try {
+    if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) return add(config, key);
+    replace_context();  // builds the recent configs, this one first
+    return *find(key);
+  } catch (...) {
+    // A config no core can be built for is forgotten; the next run starts clean.
+    recent_.pop_front();
+    broken_ = true;
+    throw;
+  }
+}
+
 LaunchResult Session::run(const config::TargetConfig& config, const std::string& key,
                           LaunchRequest request) {
   if (broken_) replace_context();
   Platform* platform = find(key);
   remember(config, key);
-  if (!platform) try {
-      if (sc_core::sc_get_status() == sc_core::SC_ELABORATION)
-        platform = &add(config, key);
-      else {
-        replace_context();  // builds the recent configs, this one first
-        platform = find(key);
-      }
-    } catch (...) {
-      // A config no core can be built for is forgotten; the next run starts clean.
-      recent_.pop_front();
-      broken_ = true;
-      throw;
-    }
+  if (!platform) platform = &build_core(config, key);
   const std::string source = request.source;
   LaunchHandle launch = platform->core->launch(std::move(request));
   ++launches_;

@@ -56,6 +56,8 @@ class Session {
   Platform* find(const std::string& key);
   Platform& add(const config::TargetConfig& config, const std::string& key);
   void remember(const config::TargetConfig& config, const std::string& key);
+  // A core for a config that has none: added while elaborating, else in a fresh context.
+  Platform& build_core(const config::TargetConfig& config, const std::string& key);
   void replace_context();
 
   std::vector<std::unique_ptr<Platform>> platforms_;                 // in the current context

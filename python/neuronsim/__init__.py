@@ -139,6 +139,9 @@ def run(kernel_or_neff_path, inputs=None, target="trn2", timing_only=False, prof
     kernel = _kernel_of(kernel_or_neff_path)
     arrays = None
     if inputs is not None:
+        if not hasattr(inputs, "items"):
+            raise Error("run: inputs must be a dict {tensor name: array}, not %s"
+                        % type(inputs).__name__)
         arrays = {str(name): _input_array(value) for name, value in inputs.items()}
     extra = _Overrides(overrides)
     try:

@@ -32,6 +32,9 @@ c.raises(lambda: neuronsim.run(tiny, good, target="trn9"), ["trn9"], "unknown ta
 c.raises(lambda: neuronsim.run(tiny, good, overrides={"dma": {"no_such_key": 1}}),
          ["overrides", "no_such_key"], "bad override key, named in an overrides dict")
 c.raises(lambda: neuronsim.run(42), ["Kernel"], "not a kernel")
+c.raises(lambda: neuronsim.run(tiny, [a, a]), ["dict"], "inputs not a dict")
+c.raises(lambda: neuronsim.run(tiny, {"a": np.array(["x"] * 4), "b": a}), ["tensor a"],
+         "strings for a float tensor")
 
 stuck = neuronsim.assemble(DEADLOCK, "stuck.nasm")
 prof = os.path.join(SCRATCH, "stuck_profile")
@@ -43,6 +46,12 @@ c.check(not os.path.exists(prof), "a failed run leaves no profile directory behi
 b = np.full((128, 512), 2.0, np.float32)
 r = neuronsim.run(tiny, {"a": a, "b": b})
 c.check(np.all(r.outputs["out"] == 3.0), "a run after the failures computes right")
+# A config no core can be built for (an HBM of 2^62 bytes cannot be reserved) is refused,
+# and the session rebuilds its cores for the next run.
+c.raises(lambda: neuronsim.run(tiny, good, overrides={"hbm": {"capacity_bytes": 1 << 62}}),
+         ["hbm", "reserve"], "a core that cannot be built")
+r = neuronsim.run(tiny, {"a": a, "b": b})
+c.check(np.all(r.outputs["out"] == 3.0), "a run after a core could not be built")
 c.raises(lambda: neuronsim.Profile(os.path.join(SCRATCH, "no_profile_here")), ["no_profile_here"],
          "Profile of a missing directory")
 c.finish()
