@@ -110,3 +110,18 @@ class Checks:
     def finish(self):
         print("%d checks, %d failed" % (self.count, self.failed))
         sys.exit(1 if self.failed else 0)
+
+# Writes only out[0:64, :] (from a): the rest of out is whatever the launch placed there.
+HALF_WRITE = """
+kernel half_write target=trn2
+tensor a   fp32[64, 512] input
+tensor out fp32[128, 512] output
+sbuf xa fp32[64, 512]
+sem loaded = 0
+sem stored = 0
+queue q first_engine=0 engines=1
+sync:
+    dma_copy xa, a, queue=q  signal loaded
+    dma_copy out[0:64, :], xa, queue=q  wait loaded>=1  signal stored
+    nop  wait stored>=1
+"""

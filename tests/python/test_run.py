@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 import neuronsim
-from support import ASM, Checks, asm_neff, cli_run
+from support import ASM, HALF_WRITE, Checks, asm_neff, cli_run
 
 c = Checks()
 rng = np.random.default_rng(12)
@@ -92,6 +92,18 @@ r_file = neuronsim.run(tiny, {"a": a, "b": b}, target="trn2", overrides=slow)
 c.check(r_file.total_ns == r_slow.total_ns, "override file = override dict")
 c.check(neuronsim.run(tiny, {"a": a, "b": b}, target="trn2").total_ns == r.total_ns,
         "back on plain trn2 after the overrides")
+# Each launch starts clean on the live core, whose HBM window earlier runs wrote (tiny_add
+# right before): half_write writes half of its output; the other half reads 0, or NaN with
+# fill_uninitialised, never an earlier run's data.
+half = neuronsim.assemble(HALF_WRITE, "half_write.nasm")
+ones = np.ones((64, 512), np.float32)
+for fill in (False, True, False):
+    neuronsim.run(tiny, {"a": a, "b": b})
+    out = neuronsim.run(half, {"a": ones}, fill_uninitialised=fill).outputs["out"]
+    rest = out[64:]
+    c.check(np.all(out[:64] == 1.0) and
+            (np.all(np.isnan(rest)) if fill else np.all(rest == 0.0)),
+            "half_write (fill_uninitialised=%s): the unwritten half is %s" % (fill, rest[0, :3]))
 info = neuronsim.session_info()
 c.check(info["launches"] >= 25 and 1 <= len(info["cores"]) <= 5, "session_info %r" % info)
 print("session:", info)
