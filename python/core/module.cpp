@@ -24,6 +24,7 @@
 #include "python/core/json_to_python.hpp"
 #include "python/core/kernel_object.hpp"
 #include "python/core/profile_summary.hpp"
+#include "python/core/sanitizer_stack.hpp"
 #include "python/core/session.hpp"
 
 namespace py = pybind11;
@@ -275,12 +276,17 @@ PYBIND11_MODULE(_core, m) {
   using namespace neuronsim::python;
   m.doc() = "neuronsim's C++ core (docs/python.md); use the neuronsim package, not this module";
   py::register_exception<Error>(m, "Error");
+  const auto guard = py::call_guard<DeadStackUnpoisoned>();  // sanitizer_stack.hpp
 
   py::class_<KernelObject>(m, "Kernel")
       .def_property_readonly("name", [](const KernelObject& k) { return k.kernel().name; })
       .def_property_readonly("target", [](const KernelObject& k) { return k.kernel().target; })
       .def_property_readonly("source", &KernelObject::source)
-      .def_property_readonly("hash", &KernelObject::hash)
+      .def_property_readonly("hash",
+                             [](const KernelObject& k) {
+                               const DeadStackUnpoisoned unpoisoned;
+                               return k.hash();
+                             })
       .def_property_readonly(
           "inputs",
           [](const KernelObject& k) { return tensors_of(k.kernel(), isa::TensorRole::input); })
@@ -291,34 +297,47 @@ PYBIND11_MODULE(_core, m) {
           "tensors", [](const KernelObject& k) { return tensors_of(k.kernel(), std::nullopt); })
       .def_property_readonly("instruction_count",
                              [](const KernelObject& k) { return k.kernel().instruction_count(); })
-      .def("asm", [](const KernelObject& k) { return isa::print(k.kernel()); })
-      .def("save", &KernelObject::save, py::arg("path"))
+      .def(
+          "asm", [](const KernelObject& k) { return isa::print(k.kernel()); }, guard)
+      .def("save", &KernelObject::save, guard, py::arg("path"))
       .def("__repr__", [](const KernelObject& k) {
         return "<neuronsim.Kernel " + k.kernel().name + " (" + k.kernel().target + ", " +
                std::to_string(k.kernel().instruction_count()) + " instructions)>";
       });
 
-  m.def("assemble", &assemble, py::arg("text"), py::arg("name") = "kernel",
+  m.def("assemble", &assemble, guard, py::arg("text"), py::arg("name") = "kernel",
         py::arg("target") = py::none());
-  m.def("load_neff", &load_neff_file, py::arg("path"));
-  m.def("run", &run, py::arg("kernel"), py::arg("inputs"), py::arg("target"), py::arg("overrides"),
-        py::arg("timing_only"), py::arg("profile_dir"), py::arg("raw_bits"), py::arg("raw_outputs"),
-        py::arg("fill_uninitialised"));
-  m.def("compile", &compile, py::arg("graph_json"), py::arg("source"), py::arg("mode"),
+  m.def("load_neff", &load_neff_file, guard, py::arg("path"));
+  m.def("run", &run, guard, py::arg("kernel"), py::arg("inputs"), py::arg("target"),
+        py::arg("overrides"), py::arg("timing_only"), py::arg("profile_dir"), py::arg("raw_bits"),
+        py::arg("raw_outputs"), py::arg("fill_uninitialised"));
+  m.def("compile", &compile, guard, py::arg("graph_json"), py::arg("source"), py::arg("mode"),
         py::arg("target"), py::arg("out_dir"));
-  m.def("profile_summary", &profile_summary, py::arg("path"), py::arg("peak_tflops") = 0.0,
+  m.def("profile_summary", &profile_summary, guard, py::arg("path"), py::arg("peak_tflops") = 0.0,
         py::arg("top") = 10);
-  m.def("round_to", &round_to, py::arg("array"), py::arg("dtype"));
-  m.def("to_bits", &to_bits, py::arg("array"), py::arg("dtype"));
-  m.def("from_bits", &from_bits, py::arg("bits"), py::arg("dtype"));
-  m.def("target_names", [] { return config::target_names(); });
-  m.def("session_info", [] {
-    const SessionInfo i = Session::get().info();
-    py::dict d;
-    d["contexts"] = i.contexts;
-    d["launches"] = i.launches;
-    d["cores"] = i.cores;
-    return d;
-  });
-  m.def("shutdown", [] { Session::get().shutdown(); });
+  m.def("round_to", &round_to, guard, py::arg("array"), py::arg("dtype"));
+  m.def("to_bits", &to_bits, guard, py::arg("array"), py::arg("dtype"));
+  m.def("from_bits", &from_bits, guard, py::arg("bits"), py::arg("dtype"));
+  m.def(
+      "target_names", [] { return config::target_names(); }, guard);
+  m.def(
+      "session_info",
+      [] {
+        const SessionInfo i = Session::get().info();
+        py::dict d;
+        d["contexts"] = i.contexts;
+        d["launches"] = i.launches;
+        d["cores"] = i.cores;
+        return d;
+      },
+      guard);
+  // True in a sanitizer build: its allocator holds freed memory back, so resident memory
+  // says nothing about leaks there (tests/python/test_many_runs.py).
+#if defined(__SANITIZE_ADDRESS__)
+  m.attr("address_sanitizer") = true;
+#else
+  m.attr("address_sanitizer") = false;
+#endif
+  m.def(
+      "shutdown", [] { Session::get().shutdown(); }, guard);
 }

@@ -10,6 +10,10 @@ import neuronsim
 from support import Checks, asm_neff
 
 c = Checks()
+# A sanitizer build's allocator keeps freed memory in quarantine (up to 256 MiB): there RSS
+# grows whatever the module does, so only the figures are printed (memory errors are what
+# that build checks).
+CHECK_RSS = not neuronsim._core.address_sanitizer
 
 
 def rss_kib():
@@ -40,7 +44,8 @@ c.check(info["contexts"] == 1 and info["launches"] == 1001, "one context, one co
 # kernel's tensors are 768 KiB, and a leaked LaunchState or output copy shows at once.
 growth = rss[1000] - rss[100]
 print("RSS after 100 runs %d KiB, after 1000 runs %d KiB (%+d KiB)" % (rss[100], rss[1000], growth))
-c.check(growth < 8 * 1024, "RSS grew %d KiB between run 100 and run 1000" % growth)
+if CHECK_RSS:
+    c.check(growth < 8 * 1024, "RSS grew %d KiB between run 100 and run 1000" % growth)
 
 # Six configs (trn2 with six DMA latencies), more than the session keeps cores for: every
 # run builds a fresh context. 150 of them, RSS flat between run 30 and run 150.
@@ -59,5 +64,6 @@ c.check(made == 150, "a fresh context for each of the 150 runs (made %d)" % made
 c.check(len(set(times.values())) == 6, "six configs, six times")
 growth = rss[150] - rss[30]
 print("fresh contexts: RSS after 30 %d KiB, after 150 %d KiB (%+d KiB)" % (rss[30], rss[150], growth))
-c.check(growth < 8 * 1024, "RSS grew %d KiB between context 30 and 150" % growth)
+if CHECK_RSS:
+    c.check(growth < 8 * 1024, "RSS grew %d KiB between context 30 and 150" % growth)
 c.finish()
