@@ -1,7 +1,9 @@
 """What the Python module's tests share: the neuronsim program ($NEURONSIM), the source
 tree ($SOURCE_DIR), a scratch directory, small kernels, and running the CLI."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -12,6 +14,8 @@ NEURONSIM = os.environ["NEURONSIM"]
 SOURCE_DIR = os.environ.get("SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 ASM = os.path.join(SOURCE_DIR, "examples", "asm")
 SCRATCH = tempfile.mkdtemp(prefix="neuronsim-python-test-%d-" % os.getpid())
+if not os.environ.get("KEEP_SCRATCH"):  # KEEP_SCRATCH=1 keeps it, to look at
+    atexit.register(shutil.rmtree, SCRATCH, True)
 
 # An fp8 tensor through SBUF and back by DMA: out is exactly a's bytes.
 FP8_COPY = """
