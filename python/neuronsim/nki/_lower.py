@@ -254,15 +254,25 @@ def _short(path):
 
 
 def python_error(message, name, line_map):
-    """Rewrites `name:LINE: ...` of an assembler/validator message to the Python
-    file:line of the instruction on that assembly line."""
-    def loc(m):
-        n = int(m.group(1))
+    """An assembler/validator message with every assembly line it names (`name:LINE` or
+    `(line LINE)`) replaced by the Python file:line of the instruction on that line, and
+    the first such location in front: "kernel.py:42: ...". """
+    found = []
+
+    def where(n):
         if n in line_map:
             file, line = line_map[n]
+            found.append(f"{file}:{line}")
             return f"{file}:{line}"
-        return m.group(0)
+        return None
 
-    text = re.sub(re.escape(name) + r"(?:\.nasm)?:(\d+)", loc, message)
-    m = re.search(r"(?:instruction|line)\D*?(\d+)", text)
-    return text
+    def sub_colon(m):
+        return where(int(m.group(1))) or m.group(0)
+
+    def sub_paren(m):
+        w = where(int(m.group(1)))
+        return f"({w})" if w else m.group(0)
+
+    text = re.sub(re.escape(name) + r"(?:\.nasm)?:(\d+)", sub_colon, message)
+    text = re.sub(r"\(line (\d+)\)", sub_paren, text)
+    return f"{found[0]}: {text}" if found else text
