@@ -82,9 +82,10 @@ class JitKernel:
     """A function decorated with @nki.jit: traced on each call of simulate/benchmark/trace
     (tracing is cheap; results are cached per argument shapes, dtypes and target)."""
 
-    def __init__(self, fn, name=None):
+    def __init__(self, fn, name=None, reuse_delay=8):
         self.fn = fn
         self.name = name or fn.__name__
+        self.reuse_delay = int(reuse_delay)
         self._cache = {}
         functools.update_wrapper(self, fn)
 
@@ -108,7 +109,7 @@ class JitKernel:
     def _trace(self, arrays, target, kwargs):
         if Trace.active is not None:
             fail("a kernel cannot be traced inside another kernel's trace")
-        tr = Trace(target)
+        tr = Trace(target, self.reuse_delay)
         params = list(inspect.signature(self.fn).parameters)
         call_args, inputs = [], []
         Trace.active = tr
@@ -149,12 +150,18 @@ class JitKernel:
         return simulate(self, *args, **kwargs)
 
 
-def jit(fn=None, **options):
+def jit(fn=None, *, name=None, reuse_delay=8):
     """Marks a function as a kernel (NKI's @nki.jit). Its arguments are the kernel's HBM
-    input tensors (numpy arrays or nki.typed) or plain Python values (constants)."""
+    input tensors (numpy arrays or nki.typed) or plain Python values (constants).
+
+    reuse_delay: an SBUF block freed by a dead tile is reused only after this many
+    further allocations when other room exists (PSUM: at most 4), so loop iterations
+    rotate through several buffers and overlap (docs/python-nki.md, "Allocation").
+    0 reuses at once: a tile rebound in a loop is then double-buffered, its
+    temporaries single-buffered."""
     if fn is None:
-        return lambda f: JitKernel(f, options.get("name"))
-    return JitKernel(fn)
+        return lambda f: JitKernel(f, name, reuse_delay)
+    return JitKernel(fn, name, reuse_delay)
 
 
 def _inputs(traced, args):

@@ -293,14 +293,14 @@ class Trace:
 
     active = None
 
-    def __init__(self, target):
+    def __init__(self, target, reuse_delay=8):
         if target not in TARGETS:
             fail(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
         self.target = target
         self.instrs = []
         self.hbm = {}  # name -> HbmTensor, in declaration order
-        self.sbuf = Allocator("sbuf", TARGETS[target]["sbuf"], cooldown=8)
-        self.psum = Allocator("psum", TARGETS[target]["psum"], cooldown=4)
+        self.sbuf = Allocator("sbuf", TARGETS[target]["sbuf"], cooldown=reuse_delay)
+        self.psum = Allocator("psum", TARGETS[target]["psum"], cooldown=min(reuse_delay, 4))
         self.constants = {}  # (value, partitions) -> Tensor kept for the kernel's lifetime
         self.names = set()
 
