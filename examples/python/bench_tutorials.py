@@ -32,7 +32,7 @@ def cases():
     ln = layernorm.inputs((rows, cols))
     lhsT, rhs = matmul.inputs(K=1024, M=1024, N=2048)
     return [
-        ("tensor_add fp32 [1024,2048]", tensor_add.tensor_add_kernel, (a, b)),
+        ("tensor_add fp32 [1024,2048] (8x4 grid)", tensor_add.nki_tensor_add_kernel_[8, 4], (a, b)),
         ("rmsnorm tutorial (nl) bf16 [1024,2048]", rmsnorm.rmsnorm_tutorial, bf16(x, w)),
         ("rmsnorm fused (nisa) bf16 [1024,2048]", rmsnorm.rmsnorm_fused, bf16(x, w)),
         ("softmax fp32 [1024,2048]", softmax.softmax_kernel, (s,)),

@@ -4,8 +4,8 @@
 - `layernorm_v2`: nki.isa bn_stats / bn_aggr for mean and variance and one
   tensor_scalar (x - mean) * rstd.
 
-y = (x - mean) / sqrt(var + eps) * gamma + beta along each row. gamma and beta are
-broadcast to the partitions by their DMA (docs/python-nki.md).
+y = (x - mean) / sqrt(var + eps) * gamma + beta along each row. The bodies are the
+tutorial's (the SBUF broadcast of gamma and beta runs on the Tensor engine).
 """
 import math
 import sys
@@ -17,18 +17,16 @@ import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
 
 
-def _load_row_broadcast(v):
-    return nl.load(v.reshape((1, v.shape[0])).broadcast_to((nl.tile_size.pmax, v.shape[0])))
-
-
 @nki.jit
 def layernorm_v1(input_tensor, epsilon, gamma_vector, beta_vector):
     output_tensor = nl.ndarray(input_tensor.shape, dtype=input_tensor.dtype, buffer=nl.shared_hbm)
     assert input_tensor.shape[1] == gamma_vector.shape[0] == beta_vector.shape[0]
-    i_p_io, i_f_io = nl.mgrid[0:nl.tile_size.pmax, 0:input_tensor.shape[1]]
+    i_p_io, i_f_io, i_p_param = nl.mgrid[0:nl.tile_size.pmax, 0:input_tensor.shape[1], 0:1]
     num_rows = input_tensor.shape[0]
-    gamma_sb_bcast = _load_row_broadcast(gamma_vector)
-    beta_sb_bcast = _load_row_broadcast(beta_vector)
+    gamma_sb = nl.load(gamma_vector.reshape((1, gamma_vector.shape[0]))[i_p_param, i_f_io])
+    beta_sb = nl.load(beta_vector.reshape((1, beta_vector.shape[0]))[i_p_param, i_f_io])
+    gamma_sb_bcast = gamma_sb.broadcast_to((nl.tile_size.pmax, gamma_vector.shape[0]))
+    beta_sb_bcast = beta_sb.broadcast_to((nl.tile_size.pmax, beta_vector.shape[0]))
     for i in nl.affine_range(math.ceil(input_tensor.shape[0] / nl.tile_size.pmax)):
         input_sb = nl.load(input_tensor[i * nl.tile_size.pmax + i_p_io, i_f_io],
                            mask=(i * nl.tile_size.pmax + i_p_io < num_rows))
@@ -44,10 +42,12 @@ def layernorm_v1(input_tensor, epsilon, gamma_vector, beta_vector):
 @nki.jit
 def layernorm_v2(input_tensor, epsilon, gamma_vector, beta_vector):
     output_tensor = nl.ndarray(input_tensor.shape, dtype=input_tensor.dtype, buffer=nl.shared_hbm)
-    i_p_io, i_f_io = nl.mgrid[0:nl.tile_size.pmax, 0:input_tensor.shape[1]]
+    i_p_io, i_f_io, i_p_param = nl.mgrid[0:nl.tile_size.pmax, 0:input_tensor.shape[1], 0:1]
     num_rows = input_tensor.shape[0]
-    gamma_sb_bcast = _load_row_broadcast(gamma_vector)
-    beta_sb_bcast = _load_row_broadcast(beta_vector)
+    gamma_sb = nl.load(gamma_vector.reshape((1, gamma_vector.shape[0]))[i_p_param, i_f_io])
+    beta_sb = nl.load(beta_vector.reshape((1, beta_vector.shape[0]))[i_p_param, i_f_io])
+    gamma_sb_bcast = gamma_sb.broadcast_to((nl.tile_size.pmax, gamma_vector.shape[0]))
+    beta_sb_bcast = beta_sb.broadcast_to((nl.tile_size.pmax, beta_vector.shape[0]))
     for i in nl.affine_range(math.ceil(input_tensor.shape[0] / nl.tile_size.pmax)):
         input_sb = nl.load(input_tensor[i * nl.tile_size.pmax + i_p_io, i_f_io],
                            mask=(i * nl.tile_size.pmax + i_p_io < num_rows))

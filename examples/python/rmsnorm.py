@@ -7,9 +7,10 @@
   1/sqrt(D) and add-reduce = mean(x^2); activation rsqrt with bias eps;
   scalar_tensor_tensor (x * rstd) * w.
 
-y = x * rsqrt(mean(x^2, axis=1) + eps) * w. w is broadcast to the 128 partitions by the
-DMA that loads it (partition stride 0 in HBM), where the tutorial broadcasts an SBUF
-tile (neuronsim.nki cannot: docs/python-nki.md).
+y = x * rsqrt(mean(x^2, axis=1) + eps) * w. The tutorial broadcasts its [1, D] weight
+tile to 128 partitions in every iteration (a Tensor-engine matmul with ones, as written);
+the fused kernel has the DMA that loads w broadcast it (partition stride 0 in HBM).
+The tutorial's one change: eps inside the rsqrt, as the hand-fused example has it.
 """
 import math
 import sys
@@ -25,9 +26,9 @@ import neuronsim.nki.language as nl
 def rmsnorm_tutorial(a_tensor, g_tensor, eps=1e-6):
     out_tensor = nl.ndarray(a_tensor.shape, dtype=a_tensor.dtype, buffer=nl.shared_hbm)
     assert a_tensor.shape[1] == g_tensor.shape[0]
-    ix, iy = nl.mgrid[0:128, 0:a_tensor.shape[1]]
+    ix, iw, iy = nl.mgrid[0:128, 0:1, 0:a_tensor.shape[1]]
     num_rows = a_tensor.shape[0]
-    g_bcast = nl.load(g_tensor.reshape((1, g_tensor.shape[0])).broadcast_to((128, g_tensor.shape[0])))
+    g_tile = nl.load(g_tensor.reshape((1, g_tensor.shape[0]))[iw, iy])
     for i in nl.affine_range(math.ceil(a_tensor.shape[0] / 128)):
         a_tile = nl.load(a_tensor[i * 128 + ix, iy], mask=(i * 128 + ix < num_rows))
         in_square = nl.square(a_tile)
@@ -35,6 +36,7 @@ def rmsnorm_tutorial(a_tensor, g_tensor, eps=1e-6):
         mean = square_sum / a_tensor.shape[1]
         rms_reciprocal = nl.rsqrt(mean + eps)
         out_tile = nl.multiply(a_tile, rms_reciprocal)
+        g_bcast = g_tile.broadcast_to((128, g_tensor.shape[0]))
         out_tile[...] = nl.multiply(out_tile, g_bcast, mask=(i * 128 + ix < num_rows))
         nl.store(out_tensor[i * 128 + ix, iy], value=out_tile, mask=(i * 128 + ix < num_rows))
     return out_tensor

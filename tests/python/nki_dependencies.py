@@ -90,11 +90,11 @@ class Dependencies(unittest.TestCase):
         import tensor_add
 
         a, b = tensor_add.inputs((8 * 128, 8 * 512))
-        asm = tensor_add.tensor_add_kernel.trace(a, b).asm()
+        asm = tensor_add.tensor_add_loops.trace(a, b).asm()
         self.assertIn("sem _dma47 = 0", asm)
         self.assertNotIn("sem _dma48", asm)
         self.assertRegex(asm, r"dma_copy .*wait [^#]*_dma(\d+)>=\d+[^#]*signal _dma\1\b")
-        np.testing.assert_allclose(nki.simulate(tensor_add.tensor_add_kernel, a, b), a + b,
+        np.testing.assert_allclose(nki.simulate(tensor_add.tensor_add_loops, a, b), a + b,
                                    rtol=1e-6)
 
 

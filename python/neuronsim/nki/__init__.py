@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import os
 import tempfile
 
@@ -82,16 +83,26 @@ class JitKernel:
     """A function decorated with @nki.jit: traced on each call of simulate/benchmark/trace
     (tracing is cheap; results are cached per argument shapes, dtypes and target)."""
 
-    def __init__(self, fn, name=None, reuse_delay=8):
+    def __init__(self, fn, name=None, reuse_delay=8, grid=()):
         self.fn = fn
         self.name = name or fn.__name__
         self.reuse_delay = int(reuse_delay)
+        self.grid = grid
         self._cache = {}
         functools.update_wrapper(self, fn)
 
+    def __getitem__(self, grid):
+        """kernel[gx, gy](...): NKI's SPMD launch grid. neuronsim.nki traces the programs
+        one after the other into one kernel (nl.program_id gives each its index);
+        nl.shared_hbm tensors are shared by all programs."""
+        grid = tuple(int(g) for g in (grid if isinstance(grid, tuple) else (grid,)))
+        if not grid or any(g < 1 for g in grid):
+            fail(f"a launch grid needs positive sizes, got {list(grid)}")
+        return JitKernel(self.fn, self.name, self.reuse_delay, grid)
+
     def trace(self, *args, target="trn2", **kwargs):
         arrays = []
-        key = [target]
+        key = [target, self.grid]
         for a in args:
             if isinstance(a, (np.ndarray, typed)) or (hasattr(a, "__array__") and not np.isscalar(a)):
                 arr, dt = _arg_dtype(a)
@@ -126,7 +137,11 @@ class JitKernel:
                                             name=name))
                 else:
                     call_args.append(a)
-            result = self.fn(*call_args, **kwargs)
+            result = None
+            for program in (itertools.product(*(range(g) for g in self.grid)) if self.grid else [()]):
+                tr.start_program(program, self.grid)
+                r = self.fn(*call_args, **kwargs)
+                result = r if result is None else result
             location = (inspect.getsourcefile(self.fn) or "<kernel>", self.fn.__code__.co_firstlineno)
             results = result if isinstance(result, (tuple, list)) else ([] if result is None else [result])
             outputs = []
@@ -138,7 +153,7 @@ class JitKernel:
                 outputs.append(r.hbm)
             if not outputs:
                 fail("the kernel returns no output tensor", location)
-            del call_args, result, results
+            del call_args, result, results, r
             text, line_map = lower(tr, self.name, inputs, outputs)
         finally:
             Trace.active = None

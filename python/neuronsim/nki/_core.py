@@ -303,6 +303,20 @@ class Trace:
         self.psum = Allocator("psum", TARGETS[target]["psum"], cooldown=min(reuse_delay, 4))
         self.constants = {}  # (value, partitions) -> Tensor kept for the kernel's lifetime
         self.names = set()
+        self.program, self.grid = (), ()
+        self.shared = {}  # (call site, occurrence) -> HbmTensor shared by SPMD programs
+        self.occurrences = {}
+
+    def start_program(self, program, grid):
+        self.program, self.grid = tuple(program), tuple(grid)
+        self.occurrences = {}
+
+    def shared_site(self, location):
+        """The key of an nl.shared_hbm allocation: its call site and how many times this
+        program has reached it, the same in every program."""
+        n = self.occurrences.get(location, 0)
+        self.occurrences[location] = n + 1
+        return (location, n)
 
     def emit(self, instr):
         instr.index = len(self.instrs)

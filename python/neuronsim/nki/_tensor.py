@@ -107,7 +107,7 @@ class Tensor:
             stride = self.strides[dim]
             if isinstance(k, IndexExpr):
                 k, axis = k.as_index(location)
-                if axis is not None:
+                if axis is not None and k.stop - k.start > 1:  # size-1 axes do not order
                     if axis <= last_axis:
                         fail("index expressions must follow the tensor's dimension order "
                              "(a transposing index needs nc_transpose)", location)
@@ -180,9 +180,12 @@ class Tensor:
         return n
 
     def broadcast_to(self, shape):
-        """Size-1 dimensions repeat with stride 0. On chip only free dimensions can
-        broadcast (a lane reads its own partition); an HBM tensor may broadcast its
-        partition dimension too (a DMA reads the same row for every partition)."""
+        """Size-1 dimensions repeat with stride 0: a view, for the free dimensions of a
+        tile and every dimension of an HBM tensor (a DMA reads the same row for every
+        partition). A lane reads only its own partition, so a one-partition SBUF tile
+        broadcast over partitions becomes a new tile, made by the Tensor engine as NKI's
+        compiler does: ones[1, P].T @ tile (one matmul and one PSUM-to-SBUF copy per 512
+        elements)."""
         location = user_location()
         shape = tuple(int(s) for s in shape)
         if len(shape) != len(self.shape):
@@ -194,11 +197,16 @@ class Tensor:
             if have != 1:
                 fail(f"cannot broadcast dimension {d} of size {have} to {want}", location)
             if d == 0 and self.space != "hbm":
-                fail("an SBUF/PSUM tile cannot broadcast its partition dimension (each lane "
-                     "reads its own partition); broadcast the HBM tensor before nl.load, e.g. "
-                     "w.reshape((1, D)).broadcast_to((128, D))", location)
+                continue
             strides[d] = 0
-        return self._derive(shape, strides, self.offset)
+        if self.space == "hbm":
+            return self._derive(shape, strides, self.offset)
+        view = self._derive((self.shape[0],) + shape[1:], strides, self.offset)
+        if shape[0] != self.shape[0]:
+            from . import isa
+
+            return isa.partition_broadcast(view, shape[0], location)
+        return view
 
     def ap(self, pattern, offset=0):
         """An explicit access pattern on an HBM tensor, NKI's `tensor.ap(pattern, offset)`:

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _core
 from ._core import FLOAT32, Instr, fail, to_dtype, user_location
-from ._tensor import IndexExpr, Tensor, check_mask, new_tile
+from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
 
 
 class engine:
@@ -274,6 +274,39 @@ def constant_tile(value, partitions, location):
         emit("vector", "memset", t, [], [("value", repr(float(value)))], location)
         tr.constants[key] = t
     return tr.constants[key]
+
+
+def partition_broadcast(src, partitions, location):
+    """A new [partitions, free...] SBUF tile with every partition a copy of the
+    one-partition tile src: ones[1, P].T @ src through the Tensor engine into PSUM
+    (fp32), copied back to SBUF by the Vector engine, 512 elements (one PSUM bank) at a
+    time."""
+    if src.space != "sbuf":
+        fail("only an SBUF tile can broadcast its partition dimension", location)
+    if src.strides[1:] != tuple(_row_major(src.shape[1:])):
+        fail("a partition broadcast needs a contiguous tile (its free dimensions in order)",
+             location)
+    if partitions > _core.PARTITIONS:
+        fail(f"cannot broadcast to {partitions} partitions (at most {_core.PARTITIONS})", location)
+    tr = _core.trace()
+    key = ("ones", partitions, src.dtype.asm)
+    if key not in tr.constants:
+        ones = new_tile((1, partitions), src.dtype, "sbuf", location, "ones")
+        emit("vector", "memset", ones, [], [("value", "1.0")], location)
+        tr.constants[key] = ones
+    ones = tr.constants[key]
+    free = src.free_size()
+    out = new_tile((partitions,) + src.shape[1:], src.dtype, "sbuf", location,
+                   _core.assigned_name(location))
+    flat_src = src.reshape((1, free)) if src.ndim != 2 else src
+    flat_out = out.reshape((partitions, free)) if out.ndim != 2 else out
+    for c in range(0, free, 512):
+        n = min(512, free - c)
+        acc = new_tile((partitions, n), FLOAT32, "psum", location, "bcast")
+        mm = emit("tensor", "matmul", acc, [ones, flat_src[:, c:c + n]], [], location)
+        mm.acc = False
+        emit("vector", "tensor_copy", flat_out[:, c:c + n], [acc], [], location)
+    return out
 
 
 # --- Vector / GpSimd engines --------------------------------------------------------------

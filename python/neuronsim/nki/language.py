@@ -52,6 +52,31 @@ def par_dim(n):
     return int(n)
 
 
+def program_id(axis):
+    """This program's index along `axis` of the launch grid (kernel[gx, gy](...))."""
+    tr = _core.trace()
+    if not 0 <= axis < builtins.max(len(tr.grid), 1):
+        fail(f"program_id({axis}): the launch grid has {len(tr.grid)} axes")
+    return tr.program[axis] if tr.grid else 0
+
+
+def num_programs(axes=None):
+    tr = _core.trace()
+    grid = tr.grid or (1,)
+    if axes is None:
+        n = 1
+        for g in grid:
+            n *= g
+        return n
+    if isinstance(axes, int):
+        return grid[axes]
+    return tuple(grid[a] for a in axes)
+
+
+def program_ndim():
+    return len(_core.trace().grid)
+
+
 def affine_range(*args, **kwargs):
     """Iterations without loop-carried dependencies; traced by unrolling."""
     return range(*args)
@@ -77,13 +102,18 @@ def ndarray(shape, dtype=float32, buffer=sbuf, name=None, **kwargs):
     dtype = to_dtype(dtype, location)
     name = name or _core.assigned_name(location)
     if buffer in HBM_BUFFERS:
-        tr = _core.trace()
-        hname = tr.unique_name(name or "hbm")
-        h = HbmTensor(hname, shape, dtype, "scratch")
-        tr.hbm[hname] = h
         from ._tensor import _row_major
 
-        return Tensor("hbm", dtype, shape, _row_major(tuple(shape)), 0, hbm=h, name=hname)
+        tr = _core.trace()
+        site = tr.shared_site(location) if buffer == shared_hbm else None
+        h = tr.shared.get(site)
+        if h is None:
+            hname = tr.unique_name(name or "hbm")
+            h = HbmTensor(hname, shape, dtype, "scratch")
+            tr.hbm[hname] = h
+            if site is not None:
+                tr.shared[site] = h
+        return Tensor("hbm", dtype, shape, _row_major(tuple(shape)), 0, hbm=h, name=h.name)
     if buffer not in (sbuf, psum):
         fail(f"unknown buffer {buffer!r} (nl.sbuf, nl.psum, nl.hbm or nl.shared_hbm)", location)
     return new_tile(shape, dtype, buffer, location, name)
