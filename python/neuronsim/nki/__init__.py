@@ -83,7 +83,10 @@ class JitKernel:
     """A function decorated with @nki.jit: traced on each call of simulate/benchmark/trace
     (tracing is cheap; results are cached per argument shapes, dtypes and target)."""
 
-    def __init__(self, fn, name=None, reuse_delay=8, grid=()):
+    def __init__(self, fn, name=None, reuse_delay=8, grid=(), schedule="list"):
+        if schedule not in ("list", "program"):
+            fail(f"schedule must be 'list' or 'program', not {schedule!r}")
+        self.schedule = schedule
         self.fn = fn
         self.name = name or fn.__name__
         self.reuse_delay = int(reuse_delay)
@@ -98,7 +101,7 @@ class JitKernel:
         grid = tuple(int(g) for g in (grid if isinstance(grid, tuple) else (grid,)))
         if not grid or any(g < 1 for g in grid):
             fail(f"a launch grid needs positive sizes, got {list(grid)}")
-        return JitKernel(self.fn, self.name, self.reuse_delay, grid)
+        return JitKernel(self.fn, self.name, self.reuse_delay, grid, self.schedule)
 
     def trace(self, *args, target="trn2", **kwargs):
         arrays = []
@@ -154,7 +157,7 @@ class JitKernel:
             if not outputs:
                 fail("the kernel returns no output tensor", location)
             del call_args, result, results, r
-            text, line_map = lower(tr, self.name, inputs, outputs)
+            text, line_map = lower(tr, self.name, inputs, outputs, self.schedule)
         finally:
             Trace.active = None
         return TracedKernel(self.name, text, line_map, inputs, outputs, target)
@@ -165,7 +168,7 @@ class JitKernel:
         return simulate(self, *args, **kwargs)
 
 
-def jit(fn=None, *, name=None, reuse_delay=8):
+def jit(fn=None, *, name=None, reuse_delay=8, schedule="list"):
     """Marks a function as a kernel (NKI's @nki.jit). Its arguments are the kernel's HBM
     input tensors (numpy arrays or nki.typed) or plain Python values (constants).
 
@@ -173,10 +176,14 @@ def jit(fn=None, *, name=None, reuse_delay=8):
     further allocations when other room exists (PSUM: at most 4), so loop iterations
     rotate through several buffers and overlap (docs/python-nki.md, "Allocation").
     0 reuses at once: a tile rebound in a loop is then double-buffered, its
-    temporaries single-buffered."""
+    temporaries single-buffered.
+
+    schedule: "list" (default) orders each engine's stream by a list schedule of rough
+    durations; "program" keeps program order on the compute engines (the Sync engine's
+    DMAs are still ordered by when their inputs are ready)."""
     if fn is None:
-        return lambda f: JitKernel(f, name, reuse_delay)
-    return JitKernel(fn, name, reuse_delay)
+        return lambda f: JitKernel(f, name, reuse_delay, schedule=schedule)
+    return JitKernel(fn, name, reuse_delay, schedule=schedule)
 
 
 def _inputs(traced, args):

@@ -6,11 +6,10 @@
 2. Dependencies: in program order, every read depends on the last overlapping writes
    (RAW), every write on the overlapping reads and writes since (WAR, WAW). Regions are
    physical bounding boxes: SBUF/PSUM partitions x bytes, HBM bytes of one tensor.
-3. DMA issue order: the Sync engine only issues DMAs, in its stream's order, and an
-   issue waits for its semaphores, so program order would hold the load of tile t+1
-   behind the store of tile t. The Sync stream is ordered instead by an estimate of
-   when each DMA's inputs are ready (a rough list schedule of the trace), which keeps
-   every dependency ahead of its dependants (estimated ready times grow along them).
+3. Stream order: each engine runs its stream in order and an instruction waits for its
+   semaphores, so program order would, e.g., hold the Sync engine's load of tile t+1
+   behind its store of tile t. A list schedule with rough durations orders every stream
+   (order_streams), keeping every dependency ahead of its dependants.
 4. Semaphores: compute engines finish in stream order, so one counting semaphore per
    engine says "the first n signalling instructions are done". DMAs of one queue can
    finish out of order (they split over DMA engines by partition), so each DMA that is
@@ -123,28 +122,68 @@ def _duration_ns(ins):
     return max(64, n) / ENGINE_GHZ.get(ins.engine, 1.0)
 
 
-def order_streams(instrs, deps):
-    finish = [0.0] * len(instrs)
-    ready = [0.0] * len(instrs)
-    engine_free = {}
-    for ins in instrs:
-        r = max((finish[j] for j in deps[ins.index]), default=0.0)
-        if ins.engine != "sync":
-            r = max(r, engine_free.get(ins.engine, 0.0))
-        ready[ins.index] = r
-        finish[ins.index] = r + _duration_ns(ins)
-        if ins.engine != "sync":
-            engine_free[ins.engine] = finish[ins.index]
-    streams = {e: [] for e in ENGINE_ORDER}
-    for ins in instrs:
-        streams[ins.engine].append(ins)
-    streams["sync"].sort(key=lambda i: (ready[i.index], i.index))
-    # Safety net: a DMA never precedes a DMA it depends on in the same in-order stream.
-    pos = {ins.index: k for k, ins in enumerate(streams["sync"])}
-    for ins in streams["sync"]:
-        for j in deps[ins.index]:
-            if instrs[j].engine == "sync" and pos[j] > pos[ins.index]:
-                raise NkiError("internal: DMA issue order broke a dependency")
+def order_streams(instrs, deps, schedule="list"):
+    """Each engine's stream. schedule="program": compute engines in program order, the
+    Sync stream by estimated ready time. schedule="list": a list schedule with the rough
+    durations: repeatedly the instruction that can start soonest (its dependencies done,
+    its engine free; DMAs issue without waiting for each other) goes next on its engine,
+    ties in program order. Either way an instruction follows everything it depends on
+    in its stream, so the semaphores cannot deadlock."""
+    import heapq
+
+    if schedule == "program":
+        finish = [0.0] * len(instrs)
+        ready = [0.0] * len(instrs)
+        engine_free = {}
+        for ins in instrs:
+            r = max((finish[j] for j in deps[ins.index]), default=0.0)
+            if ins.engine != "sync":
+                r = max(r, engine_free.get(ins.engine, 0.0))
+            ready[ins.index] = r
+            finish[ins.index] = r + _duration_ns(ins)
+            if ins.engine != "sync":
+                engine_free[ins.engine] = finish[ins.index]
+        streams = {e: [] for e in ENGINE_ORDER}
+        for ins in instrs:
+            streams[ins.engine].append(ins)
+        streams["sync"].sort(key=lambda i: (ready[i.index], i.index))
+    else:
+        n = len(instrs)
+        waiting = [len(d) for d in deps]
+        users = [[] for _ in range(n)]
+        for i, d in enumerate(deps):
+            for j in d:
+                users[j].append(i)
+        data_ready = [0.0] * n
+        engine_free = {}
+        heap = [(0.0, i) for i in range(n) if waiting[i] == 0]
+        heapq.heapify(heap)
+        streams = {e: [] for e in ENGINE_ORDER}
+        while heap:
+            t, i = heapq.heappop(heap)
+            ins = instrs[i]
+            start = max(t, engine_free.get(ins.engine, 0.0)) if ins.engine != "sync" else t
+            if start > t:  # its engine is busy: try again when it is free
+                heapq.heappush(heap, (start, i))
+                continue
+            finish = start + _duration_ns(ins)
+            if ins.engine != "sync":
+                engine_free[ins.engine] = finish
+            streams[ins.engine].append(ins)
+            for u in users[i]:
+                data_ready[u] = max(data_ready[u], finish)
+                waiting[u] -= 1
+                if waiting[u] == 0:
+                    heapq.heappush(heap, (data_ready[u], u))
+        if sum(len(v) for v in streams.values()) != n:
+            raise NkiError("internal: the list schedule lost instructions")
+    # Safety net: nothing precedes an instruction it depends on in its own stream.
+    for stream in streams.values():
+        pos = {ins.index: k for k, ins in enumerate(stream)}
+        for ins in stream:
+            for j in deps[ins.index]:
+                if j in pos and pos[j] > pos[ins.index]:
+                    raise NkiError("internal: the stream order broke a dependency")
     return streams
 
 
@@ -203,14 +242,14 @@ def assign_semaphores(instrs, deps, streams):
     return sems
 
 
-def lower(tr, name, inputs, outputs):
+def lower(tr, name, inputs, outputs, schedule="list"):
     """(assembly text, {asm line: (file, line)}) of a finished trace."""
     instrs = tr.instrs
     for ins in instrs:
         ins.waits, ins.signals = [], []
     assign_matmul_groups(instrs)
     deps = find_dependencies(instrs)
-    streams = order_streams(instrs, deps)
+    streams = order_streams(instrs, deps, schedule)
     sems = assign_semaphores(instrs, deps, streams)
 
     lines = [f"# Traced by neuronsim.nki from Python; each instruction names its source line.",
