@@ -1,0 +1,324 @@
+// neuronsim._core: the C++ half of the Python module (python/neuronsim/__init__.py is the
+// other; docs/python.md). Kernels, in-process runs on live NeuronCores (session.hpp),
+// profiles, the compiler and dtype conversions, all through the libraries the CLI uses.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "compiler/compiler.hpp"
+#include "config/target_config.hpp"
+#include "isa/assembler.hpp"
+#include "isa/dtype.hpp"
+#include "isa/error.hpp"
+#include "isa/file_io.hpp"
+#include "isa/printer.hpp"
+#include "isa/validate.hpp"
+#include "profile/profiled_run.hpp"
+#include "python/core/arrays.hpp"
+#include "python/core/json_to_python.hpp"
+#include "python/core/kernel_object.hpp"
+#include "python/core/profile_summary.hpp"
+#include "python/core/session.hpp"
+
+namespace py = pybind11;
+
+namespace neuronsim::python {
+
+namespace {
+
+// A target config and the key that identifies it among the live cores: its full dump
+// (every parameter's value, and the file that set it).
+struct ResolvedConfig {
+  config::TargetConfig config;
+  std::string key;
+};
+
+ResolvedConfig resolve(const std::string& target, const std::vector<std::string>& overrides) {
+  // Presets never change within a process: resolved once each. Files are read every run.
+  static std::map<std::string, ResolvedConfig> presets;
+  const bool preset = overrides.empty() && target.find('/') == std::string::npos &&
+                      target.find(".json") == std::string::npos;
+  if (preset) {
+    auto it = presets.find(target);
+    if (it != presets.end()) return it->second;
+  }
+  ResolvedConfig r{config::load_target(target, overrides),
+                   config::dump_target(target, overrides).dump()};
+  if (preset) presets.emplace(target, r);
+  return r;
+}
+
+py::dict tensor_dict(const isa::HbmTensor& t) {
+  py::dict d;
+  d["name"] = t.name;
+  d["dtype"] = std::string(isa::dtype_name(t.dtype));
+  py::tuple shape(t.shape.size());
+  for (std::size_t i = 0; i < t.shape.size(); ++i)
+    shape[i] = py::int_(t.shape[i]);
+  d["shape"] = shape;
+  d["role"] = std::string(isa::tensor_role_name(t.role));
+  return d;
+}
+
+py::list tensors_of(const isa::Kernel& k, std::optional<isa::TensorRole> role) {
+  py::list l;
+  for (const auto& t : k.tensors)
+    if (!role || t.role == *role) l.append(tensor_dict(t));
+  return l;
+}
+
+const isa::HbmTensor* find_tensor(const isa::Kernel& k, const std::string& name,
+                                  isa::TensorRole role) {
+  for (const auto& t : k.tensors)
+    if (t.name == name && t.role == role) return &t;
+  return nullptr;
+}
+
+// `neuronsim asm`'s rules: the kernel's own target unless one is given (then recorded in
+// the kernel), validated against its limits.
+KernelObject assemble(const std::string& text, const std::string& name,
+                      const std::optional<std::string>& target) {
+  isa::Kernel k = isa::assemble(text, name);
+  const std::string t = target ? *target : k.target;
+  if (t.empty()) throw Error(name + ": kernel '" + k.name + "' names no target; give target=");
+  const config::TargetConfig config = config::load_target(t);
+  if (target) k.target = config.name;
+  isa::validate(k, config.limits, name);
+  return KernelObject(std::move(k), name);
+}
+
+KernelObject load_neff_file(const std::string& path) {
+  return KernelObject(read_file(path), path);
+}
+
+py::dict run(const KernelObject& kernel, const py::object& inputs,
+             const std::optional<std::string>& target, const std::vector<std::string>& overrides,
+             bool timing_only, const std::optional<std::string>& profile_dir, bool raw_bits,
+             bool raw_outputs, bool fill_uninitialised) {
+  const isa::Kernel& k = kernel.kernel();
+  const std::string target_name = target ? *target : (k.target.empty() ? "trn2" : k.target);
+  const ResolvedConfig resolved = resolve(target_name, overrides);
+  const config::TargetConfig& cfg = resolved.config;
+  LaunchRequest request;
+  request.source = kernel.source();
+  request.timing_only = timing_only;
+  request.fill_uninitialised = fill_uninitialised;
+  if (!inputs.is_none())
+    for (const auto& [key, value] : inputs.cast<py::dict>()) {
+      const std::string name = py::str(key);
+      const isa::HbmTensor* t = find_tensor(k, name, isa::TensorRole::input);
+      if (!t)
+        throw Error(kernel.source() + ": the kernel has no input tensor named '" + name + "'");
+      if (timing_only) continue;  // nothing is read
+      request.inputs[name] =
+          array_to_tensor(value.cast<py::array>(), *t, raw_bits, "input '" + name + "'");
+    }
+  std::unique_ptr<profile::LaunchProfile> profile;
+  if (profile_dir) {
+    const std::shared_ptr<const neff::Neff> neff = kernel.neff();
+    profile =
+        std::make_unique<profile::LaunchProfile>(kernel.neff_bytes(), neff, cfg, *profile_dir);
+    request.kernel = std::shared_ptr<const isa::Kernel>(neff, &neff->kernel);
+    request.observers.push_back(profile->observer());
+  } else {
+    request.kernel = kernel.shared();
+  }
+  const LaunchResult r = Session::get().run(cfg, resolved.key, std::move(request));
+  r.rethrow_if_failed();  // a profile not finished removes what it wrote
+  if (profile) profile->finish(r);
+
+  py::dict out;
+  py::dict outputs;
+  for (const auto& t : k.tensors) {
+    if (t.role != isa::TensorRole::output) continue;
+    auto it = r.outputs.find(t.name);
+    if (it != r.outputs.end())
+      outputs[py::str(t.name)] = tensor_to_array(it->second, t, raw_outputs);
+  }
+  out["outputs"] = outputs;
+  // Exactly the total_time_ns statistic `neuronsim run` reports (LaunchResult::total_ns may
+  // differ from it in the last bit).
+  out["total_ns"] = static_cast<double>(r.total_ps) / 1000.0;
+  out["total_ps"] = r.total_ps;
+  out["neuroncore_cycle_count"] = r.neuroncore_cycle_count;
+  out["target"] = cfg.name;
+  out["kernel"] = k.name;
+  py::dict stats, units;
+  for (const auto& s : r.stats.all()) {
+    stats[py::str(s.name)] = to_python(s.value);
+    units[py::str(s.name)] = s.unit;
+  }
+  out["stats"] = stats;
+  out["stat_units"] = units;
+  py::dict engines;
+  for (const auto& e : r.engines) {
+    py::dict d;
+    d["instructions"] = e.instructions;
+    d["busy_ns"] = e.busy_ns;
+    d["semaphore_wait_ns"] = e.semaphore_wait_ns;
+    d["port_wait_ns"] = e.port_wait_ns;
+    d["dma_queue_wait_ns"] = e.dma_queue_wait_ns;
+    d["idle_ns"] = e.idle_ns;
+    d["utilisation"] = r.total_ns > 0 ? e.busy_ns / r.total_ns : 0.0;
+    d["clock_ghz"] = e.clock_ghz;
+    engines[py::str(std::string(isa::engine_name(e.engine)))] = d;
+  }
+  out["engines"] = engines;
+  if (profile) {
+    out["profile_dir"] = *profile_dir;
+    out["profile_neff"] = profile->neff_path;
+    out["profile_ntff"] = profile->ntff_path;
+  } else {
+    out["profile_dir"] = py::none();
+  }
+  return out;
+}
+
+// `neuronsim compile`: the graph (JSON text) compiled for a target, and with `out_dir` the
+// program directory the CLI's -o writes (one NEFF per launch and launch.json).
+py::dict compile(const std::string& graph_json, const std::string& source, const std::string& mode,
+                 const std::string& target, const std::optional<std::string>& out_dir) {
+  const auto m = compiler::parse_mode(mode);
+  if (!m) throw Error("compile: mode must be eager or fused, not '" + mode + "'");
+  const config::TargetConfig config = config::load_target(target);
+  const compiler::Graph g = compiler::parse_graph(graph_json, source);
+  compiler::CompiledProgram p = compiler::compile(g, *m, config.name, config.limits);
+  const std::string launch_json = compiler::launch_json(p);
+  if (out_dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(*out_dir, ec);
+    if (ec) throw Error(*out_dir + ": cannot create the output directory: " + ec.message());
+    const std::filesystem::path dir(*out_dir);
+    for (const auto& l : p.launches)
+      neff::write_file(l.kernel, (dir / l.neff).string());
+    write_file_atomic((dir / "launch.json").string(), launch_json);
+  }
+  py::dict out;
+  out["program"] = p.program;
+  out["mode"] = compiler::mode_name(p.mode);
+  out["target"] = config.name;
+  py::list launches;
+  for (auto& l : p.launches) {
+    py::dict d;
+    d["name"] = l.name;
+    d["neff"] = l.neff;
+    d["op"] = l.op;
+    d["nodes"] = l.nodes;
+    const std::string where =
+        out_dir ? (std::filesystem::path(*out_dir) / l.neff).string() : source + ":" + l.name;
+    d["kernel"] = KernelObject(std::move(l.kernel), where);
+    launches.append(d);
+  }
+  out["launches"] = launches;
+  out["launch_json"] = launch_json;
+  out["warnings"] = p.warnings;
+  return out;
+}
+
+// Element-wise dtype conversions of isa/ (what the engines do when they store a float).
+py::array_t<float> round_to(const py::array_t<float, py::array::c_style | py::array::forcecast>& a,
+                            const std::string& dtype_name) {
+  const auto dtype = isa::parse_dtype(dtype_name);
+  if (!dtype || !isa::is_float(*dtype))
+    throw Error("round_to: '" + dtype_name + "' is not a float dtype");
+  py::array_t<float> out(std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
+  std::uint8_t element[8];
+  const float* src = a.data();
+  float* dst = out.mutable_data();
+  for (py::ssize_t i = 0; i < a.size(); ++i) {
+    isa::store_fp32(*dtype, src[i], element);
+    dst[i] = isa::load_fp32(*dtype, element);
+  }
+  return out;
+}
+
+py::array to_bits(const py::array_t<float, py::array::c_style | py::array::forcecast>& a,
+                  const std::string& dtype_name) {
+  const auto dtype = isa::parse_dtype(dtype_name);
+  if (!dtype || !isa::is_float(*dtype))
+    throw Error("to_bits: '" + dtype_name + "' is not a float dtype");
+  isa::HbmTensor t;
+  t.dtype = *dtype;
+  t.shape.assign(a.shape(), a.shape() + a.ndim());
+  const std::size_t size = isa::dtype_size(*dtype);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(a.size()) * size);
+  for (py::ssize_t i = 0; i < a.size(); ++i)
+    isa::store_fp32(*dtype, a.data()[i], bytes.data() + i * size);
+  return tensor_to_array(bytes, t, true);
+}
+
+py::array_t<float> from_bits(const py::array& bits, const std::string& dtype_name) {
+  const auto dtype = isa::parse_dtype(dtype_name);
+  if (!dtype || !isa::is_float(*dtype))
+    throw Error("from_bits: '" + dtype_name + "' is not a float dtype");
+  isa::HbmTensor t;
+  t.name = "bits";
+  t.dtype = *dtype;
+  for (py::ssize_t i = 0; i < bits.ndim(); ++i)
+    t.shape.push_back(static_cast<std::uint64_t>(bits.shape(i)));
+  const std::vector<std::uint8_t> bytes = array_to_tensor(bits, t, true, "from_bits");
+  return tensor_to_array(bytes, t, false);
+}
+
+}  // namespace
+
+}  // namespace neuronsim::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace neuronsim;
+  using namespace neuronsim::python;
+  m.doc() = "neuronsim's C++ core (docs/python.md); use the neuronsim package, not this module";
+  py::register_exception<Error>(m, "Error");
+
+  py::class_<KernelObject>(m, "Kernel")
+      .def_property_readonly("name", [](const KernelObject& k) { return k.kernel().name; })
+      .def_property_readonly("target", [](const KernelObject& k) { return k.kernel().target; })
+      .def_property_readonly("source", &KernelObject::source)
+      .def_property_readonly("hash", &KernelObject::hash)
+      .def_property_readonly(
+          "inputs",
+          [](const KernelObject& k) { return tensors_of(k.kernel(), isa::TensorRole::input); })
+      .def_property_readonly(
+          "outputs",
+          [](const KernelObject& k) { return tensors_of(k.kernel(), isa::TensorRole::output); })
+      .def_property_readonly(
+          "tensors", [](const KernelObject& k) { return tensors_of(k.kernel(), std::nullopt); })
+      .def_property_readonly("instruction_count",
+                             [](const KernelObject& k) { return k.kernel().instruction_count(); })
+      .def("asm", [](const KernelObject& k) { return isa::print(k.kernel()); })
+      .def("save", &KernelObject::save, py::arg("path"))
+      .def("__repr__", [](const KernelObject& k) {
+        return "<neuronsim.Kernel " + k.kernel().name + " (" + k.kernel().target + ", " +
+               std::to_string(k.kernel().instruction_count()) + " instructions)>";
+      });
+
+  m.def("assemble", &assemble, py::arg("text"), py::arg("name") = "kernel",
+        py::arg("target") = py::none());
+  m.def("load_neff", &load_neff_file, py::arg("path"));
+  m.def("run", &run, py::arg("kernel"), py::arg("inputs"), py::arg("target"), py::arg("overrides"),
+        py::arg("timing_only"), py::arg("profile_dir"), py::arg("raw_bits"), py::arg("raw_outputs"),
+        py::arg("fill_uninitialised"));
+  m.def("compile", &compile, py::arg("graph_json"), py::arg("source"), py::arg("mode"),
+        py::arg("target"), py::arg("out_dir"));
+  m.def("profile_summary", &profile_summary, py::arg("path"), py::arg("peak_tflops") = 0.0,
+        py::arg("top") = 10);
+  m.def("round_to", &round_to, py::arg("array"), py::arg("dtype"));
+  m.def("to_bits", &to_bits, py::arg("array"), py::arg("dtype"));
+  m.def("from_bits", &from_bits, py::arg("bits"), py::arg("dtype"));
+  m.def("target_names", [] { return config::target_names(); });
+  m.def("session_info", [] {
+    const SessionInfo i = Session::get().info();
+    py::dict d;
+    d["contexts"] = i.contexts;
+    d["launches"] = i.launches;
+    d["cores"] = i.cores;
+    return d;
+  });
+  m.def("shutdown", [] { Session::get().shutdown(); });
+}
