@@ -28,7 +28,7 @@ import tempfile
 import numpy as np
 
 from . import isa, language  # noqa: F401
-from ._core import NkiError, Trace, fail, to_dtype, user_location  # noqa: F401
+from ._core import NkiError, Trace, fail, to_dtype
 from ._lower import lower, python_error
 from ._tensor import HbmTensor, Tensor, _row_major
 

@@ -262,7 +262,7 @@ class Allocator:
 
 class Instr:
     """One instruction of the trace: engine, opcode, operand views (dst first when it has
-    one), options as (key, value text, view or None) and where in Python it came from."""
+    one), options as (key, text or View) and where in Python it came from."""
 
     def __init__(self, engine, opcode, operands, options, location, writes, reads, queue=None):
         self.engine, self.opcode = engine, opcode
@@ -274,7 +274,8 @@ class Instr:
         self.index = -1
         # Lowering fills these in.
         self.waits, self.signals = [], []
-        self.acc = None  # matmul accumulation role before patching
+        self.acc = None  # matmul: accumulate= (None -> "auto", True, False)
+        self.acc_flag = None  # matmul: single/first/middle/last, set by lowering
 
     def asm(self):
         parts = [v.asm() for v in self.operands]

@@ -42,14 +42,9 @@ def assign_matmul_groups(instrs):
     open_groups = {}  # dst region -> [instr, ...]
 
     def close(key):
-        group = open_groups.pop(key)
-        last = group[-1]
-        if len(group) == 1 and last.acc_flag == "first":
-            last.acc_flag = "single"
-        elif last.acc_flag in ("middle", "first") and len(group) > 1:
-            last.acc_flag = "last"
-        elif last.acc_flag == "middle":
-            last.acc_flag = "last"
+        # The group's last matmul closes it: a lone `first` is `single`, else `last`.
+        last = open_groups.pop(key)[-1]
+        last.acc_flag = "single" if last.acc_flag == "first" else "last"
 
     for ins in instrs:
         if ins.opcode == "matmul":
@@ -252,7 +247,7 @@ def lower(tr, name, inputs, outputs, schedule="list"):
     streams = order_streams(instrs, deps, schedule)
     sems = assign_semaphores(instrs, deps, streams)
 
-    lines = [f"# Traced by neuronsim.nki from Python; each instruction names its source line.",
+    lines = ["# Traced by neuronsim.nki from Python; each instruction names its source line.",
              f"kernel {name} target={tr.target}", ""]
     line_map = {}
     roles = {h.name: "scratch" for h in tr.hbm.values()}

@@ -9,8 +9,6 @@ where neuronsim allows it. DMAs are issued by the Sync engine.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from . import _core
 from ._core import FLOAT32, Instr, fail, to_dtype, user_location
 from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
@@ -123,14 +121,15 @@ def _out(dst, shape, dtype, location, space="sbuf"):
 
 
 def _scalar_arg(x, role, location, partitions):
-    """An fp32 immediate or a [P,1] per-partition tile."""
+    """An option value: an fp32 immediate (its text) or a [P,1] per-partition tile (its
+    view)."""
     if isinstance(x, Tensor):
         _tile(x, role, location)
         if x.partitions() != partitions or x.free_size() != 1:
             fail(f"{role} {list(x.shape)} must be a number or a [{partitions}, 1] tile", location)
-        return x.view(), x
+        return x.view()
     try:
-        return repr(float(x)), None
+        return repr(float(x))
     except (TypeError, ValueError):
         fail(f"{role} must be a number or a [P, 1] tile, not {type(x).__name__}", location)
 
@@ -146,8 +145,6 @@ def _engine(value, default, allowed, what, location):
 def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None):
     tr = _core.trace()
     reads = [s.view() for s in srcs if s is not None]
-    for _, v in options:
-        pass
     writes = [dst.view()] + [w.view() for w in extra_writes]
     operands = [dst.view()] + [s.view() for s in srcs if s is not None]
     instr = Instr(eng, opcode, operands, options, location, writes, reads, queue)
@@ -239,14 +236,14 @@ def _activation(a, location):
     dst = _out(a.get("dst"), data.shape, dtype, location)
     _same_shape(dst, data, "dst", "data", location)
     options = [("func", func)]
-    scale, scale_t = _scalar_arg(a.get("scale", 1.0), "scale", location, data.partitions())
+    scale = _scalar_arg(a.get("scale", 1.0), "scale", location, data.partitions())
     if scale != "1.0":
         options.append(("scale", scale))
     bias = a.get("bias")
     if bias is not None:
         if not isinstance(bias, Tensor):
             bias = constant_tile(float(bias), data.partitions(), location)
-        bias_view, _ = _scalar_arg(bias, "bias", location, data.partitions())
+        bias_view = _scalar_arg(bias, "bias", location, data.partitions())
         options.append(("bias", bias_view))
     extra = []
     res = a.get("reduce_res")
@@ -364,12 +361,12 @@ def _tensor_scalar(a, location):
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
     dst = _out(a.get("dst"), data.shape, dtype, location)
     _same_shape(dst, data, "dst", "data", location)
-    arg0, _ = _scalar_arg(a.get("operand0"), "operand0", location, data.partitions())
+    arg0 = _scalar_arg(a.get("operand0"), "operand0", location, data.partitions())
     options = [("op0", alu_op(a.get("op0"), location)), ("arg0", arg0)]
     if a.get("reverse0"):
         options.append(("reverse0", "true"))
     if a.get("op1") is not None:
-        arg1, _ = _scalar_arg(a.get("operand1"), "operand1", location, data.partitions())
+        arg1 = _scalar_arg(a.get("operand1"), "operand1", location, data.partitions())
         options += [("op1", alu_op(a["op1"], location)), ("arg1", arg1)]
         if a.get("reverse1"):
             options.append(("reverse1", "true"))
@@ -395,7 +392,7 @@ def scalar_tensor_tensor(*args, **kwargs):
     _same_shape(data, other, "data", "operand1", location)
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
     dst = _out(a.get("dst"), data.shape, dtype, location)
-    scalar, _ = _scalar_arg(a.get("operand0"), "operand0", location, data.partitions())
+    scalar = _scalar_arg(a.get("operand0"), "operand0", location, data.partitions())
     emit("vector", "scalar_tensor_tensor", dst, [data, other],
          [("scalar", scalar), ("op0", alu_op(a.get("op0"), location)),
           ("op1", alu_op(a.get("op1"), location))], location)

@@ -15,7 +15,11 @@ import numpy as np
 from . import _core
 from . import isa as _isa
 from ._core import BY_NKI, FLOAT32, fail, to_dtype, user_location
-from ._tensor import HBM_BUFFERS, HbmTensor, Tensor, arange, check_mask, mgrid, new_tile  # noqa: F401
+from ._tensor import HBM_BUFFERS, HbmTensor, Tensor, check_mask, new_tile
+from . import _tensor
+
+arange = _tensor.arange  # nl.arange(n)[:, None]: an index expression
+mgrid = _tensor.mgrid  # nl.mgrid[0:128, 0:D]: index expressions
 
 # --- dtypes and buffers -------------------------------------------------------------------
 float32 = BY_NKI["float32"]
@@ -186,16 +190,17 @@ def _assign(dst, value, location):
         fail("assign to HBM with nl.store(dst, value)", location)
     if dst.partitions() != value.partitions() or dst.free_size() != value.free_size():
         fail(f"cannot assign a {list(value.shape)} tile to a {list(dst.shape)} view", location)
-    last = tr.instrs[-1] if tr.instrs else None
     p = value.producer
-    if p is not None and p is last and p.opcode != "dma_copy" and p.writes[0].region() == value.view().region():
-        if p.opcode in ("matmul",) and dst.space != "psum":
-            pass
-        else:
-            p.operands[0] = dst.view()
-            p.writes[0] = dst.view()
-            dst.producer = p
-            return
+    last = tr.instrs[-1] if tr.instrs else None
+    forwardable = (p is not None and p is last and p.opcode != "dma_copy"
+                   and p.writes[0].region() == value.view().region()
+                   # the Tensor engine writes PSUM only
+                   and (p.engine != "tensor" or dst.space == "psum"))
+    if forwardable:
+        p.operands[0] = dst.view()
+        p.writes[0] = dst.view()
+        dst.producer = p
+        return
     _isa.emit("vector", "tensor_copy", dst, [value], [], location)
 
 
