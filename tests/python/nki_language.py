@@ -77,7 +77,78 @@ def partial_mask(a):
     return out
 
 
+@nki.jit
+def causal_mask_old(scores):
+    # NKI's earlier form: the predicate is a comparison of index expressions.
+    out = nl.ndarray(scores.shape, dtype=scores.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:128]
+    nl.store(out, nisa.affine_select(i_p >= i_f, nl.load(scores), -1e9))
+    return out
+
+
+@nki.jit
+def causal_mask_new(scores):
+    # NKI's current form: p * channel_multiplier + i * step + offset, compared with 0.
+    out = nl.ndarray(scores.shape, dtype=scores.dtype, buffer=nl.shared_hbm)
+    t = nl.load(scores)
+    masked = nl.ndarray(scores.shape, dtype=scores.dtype, buffer=nl.sbuf)
+    nisa.affine_select(dst=masked, pattern=[[-1, 128]], offset=0, channel_multiplier=1,
+                       on_true_tile=t, on_false_value=-1e9, cmp_op=nl.greater_equal)
+    nl.store(out, masked)
+    return out
+
+
+@nki.jit
+def iota_pattern():
+    out = nl.ndarray((128, 4, 8), dtype=nl.int32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 4, 8), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.iota(t, [[100, 4], [1, 8]], offset=7, channel_multiplier=1000)
+    nl.store(out, t)
+    return out
+
+
+@nki.jit
+def where_kernel(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    ta, tb = nl.load(a), nl.load(b)
+    nl.store(out, nl.where(nl.greater(ta, tb), ta, 0.0))
+    return out
+
+
+@nki.jit
+def reduce_3d(a):
+    # [128, 4, 8]: the innermost axis alone, then both free axes. The contiguous tile's
+    # dims must reach tensor_reduce unmerged.
+    inner = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.shared_hbm)
+    both = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    nl.store(inner, nl.max(t, axis=2))
+    nl.store(both, nl.sum(t, axis=[1, 2], keepdims=True))
+    return inner, both
+
+
 class Language(unittest.TestCase):
+    def test_reduce_3d(self):
+        a = np.random.default_rng(8).random((128, 4, 8), dtype=np.float32)
+        inner, both = nki.simulate(reduce_3d, a)
+        np.testing.assert_array_equal(inner, a.max(axis=2))
+        np.testing.assert_allclose(both, a.sum(axis=(1, 2)).reshape(128, 1), rtol=1e-5)
+
+    def test_affine_select_causal_mask(self):
+        s = np.random.default_rng(6).standard_normal((128, 128), dtype=np.float32)
+        want = np.where(np.tril(np.ones((128, 128), bool)), s, np.float32(-1e9))
+        np.testing.assert_array_equal(nki.simulate(causal_mask_old, s), want)
+        np.testing.assert_array_equal(nki.simulate(causal_mask_new, s), want)
+
+    def test_iota_pattern(self):
+        p, i, j = np.meshgrid(np.arange(128), np.arange(4), np.arange(8), indexing="ij")
+        np.testing.assert_array_equal(nki.simulate(iota_pattern), 7 + 1000 * p + 100 * i + j)
+
+    def test_where(self):
+        rng = np.random.default_rng(7)
+        a, b = rng.random((128, 32), dtype=np.float32), rng.random((128, 32), dtype=np.float32)
+        np.testing.assert_array_equal(nki.simulate(where_kernel, a, b), np.where(a > b, a, 0.0))
+
     def test_spmd_grid(self):
         a = np.random.default_rng(1).random((384, 64), dtype=np.float32)
         out = nki.simulate(grid_scale[3], a)

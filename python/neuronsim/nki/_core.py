@@ -129,12 +129,16 @@ class View:
     start/count (+ stride for HBM), byte offset, free dims [(stride, size)] in elements."""
 
     __slots__ = ("space", "buffer", "dtype", "pstart", "partitions", "pstride", "offset", "dims",
-                 "row")
+                 "row", "exact")
 
     def __init__(self, space, buffer, dtype, pstart, partitions, pstride, offset, dims, row=1):
         self.space, self.buffer, self.dtype, self.row = space, buffer, dtype, row
         self.pstart, self.partitions, self.pstride = pstart, partitions, pstride
         self.offset, self.dims = offset, list(dims)
+        # Keep every dimension of size > 1 apart (no merging of contiguous neighbours):
+        # for instructions whose meaning follows the dims (iota, affine_select steps,
+        # tensor_reduce axes).
+        self.exact = False
 
     def free_elems(self):
         n = 1
@@ -143,7 +147,7 @@ class View:
         return n
 
     def asm(self):
-        dims = normalise_dims(self.dims)
+        dims = normalise_dims(self.dims, merge=not self.exact)
         ap = ", ".join(f"[{s}, {n}]" for s, n in dims)
         view = "" if self.space == "hbm" or self.dtype.asm == "uint8" else f".{self.dtype.asm}"
         if self.space == "hbm":
@@ -176,14 +180,14 @@ class View:
                 (self.offset + lo * es, self.offset + (hi + 1) * es))
 
 
-def normalise_dims(dims):
+def normalise_dims(dims, merge=True):
     """Drop size-1 dims and merge contiguous neighbours (at most 4 free dims reach the
     instruction, reference section 2); at least one dim remains."""
     out = []
     for stride, size in dims:
         if size == 1:
             continue
-        if out and out[-1][0] == stride * size:
+        if merge and out and out[-1][0] == stride * size:
             out[-1] = (stride, out[-1][1] * size)
         else:
             out.append((stride, size))

@@ -280,11 +280,12 @@ def new_tile(shape, dtype, space, location, name=None):
 
 
 class Mask:
-    """A mask over an index grid; neuronsim.nki supports masks that are all true (the
-    tutorials' bounds masks on shapes that tile exactly)."""
+    """A comparison of an index expression with 0 over an index grid (`expr cmp 0`). As a
+    `mask=` neuronsim.nki supports masks that are all true (the tutorials' bounds masks
+    on shapes that tile exactly); as affine_select's predicate any one comparison."""
 
-    def __init__(self, all_true):
-        self.all_true = all_true
+    def __init__(self, all_true, expr=None, cmp=None):
+        self.all_true, self.expr, self.cmp = all_true, expr, cmp
 
     def __and__(self, o):
         return Mask(self.all_true and _mask_true(o))
@@ -360,17 +361,32 @@ class IndexExpr:
             hi += max(0, span)
         return lo, hi
 
-    def __lt__(self, n):
-        return Mask(self._range()[1] < n)
+    def _compare(self, o, cmp):
+        diff = self - o
+        lo, hi = diff._range()
+        all_true = {"is_lt": hi < 0, "is_le": hi <= 0, "is_gt": lo > 0, "is_ge": lo >= 0,
+                    "is_equal": lo == hi == 0, "not_equal": lo > 0 or hi < 0}[cmp]
+        return Mask(all_true, diff, cmp)
 
-    def __le__(self, n):
-        return Mask(self._range()[1] <= n)
+    def __lt__(self, o):
+        return self._compare(o, "is_lt")
 
-    def __gt__(self, n):
-        return Mask(self._range()[0] > n)
+    def __le__(self, o):
+        return self._compare(o, "is_le")
 
-    def __ge__(self, n):
-        return Mask(self._range()[0] >= n)
+    def __gt__(self, o):
+        return self._compare(o, "is_gt")
+
+    def __ge__(self, o):
+        return self._compare(o, "is_ge")
+
+    def __eq__(self, o):
+        return self._compare(o, "is_equal")
+
+    def __ne__(self, o):
+        return self._compare(o, "not_equal")
+
+    __hash__ = object.__hash__
 
     def as_index(self, location):
         """(int or slice, grid axis or None) for indexing one tensor dimension."""

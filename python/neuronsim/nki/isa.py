@@ -47,6 +47,8 @@ _ALU_NAMES = {
     "left_shift": "logical_shift_left", "right_shift": "logical_shift_right",
     "logical_shift_left": "logical_shift_left", "logical_shift_right": "logical_shift_right",
     "sum": "add", "prod": "multiply", "bypass": "bypass", "abs_max": "abs_max",
+    # neuronsim's own names (docs/assembly.md) map to themselves
+    "is_equal": "is_equal", "is_ge": "is_ge", "is_gt": "is_gt", "is_le": "is_le", "is_lt": "is_lt",
 }
 _ACT_NAMES = {
     "copy": "copy", "identity": "copy", "square": "square", "exp": "exp", "log": "log",
@@ -142,11 +144,19 @@ def _engine(value, default, allowed, what, location):
     return e
 
 
+# Opcodes whose meaning follows the operands' dims, and how many leading operands keep
+# them (dst, src): iota and affine_select steps, tensor_reduce's innermost axes.
+EXACT_DIMS = {"iota": 1, "affine_select": 2, "tensor_reduce": 2}
+
+
 def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None):
     tr = _core.trace()
     reads = [s.view() for s in srcs if s is not None]
     writes = [dst.view()] + [w.view() for w in extra_writes]
     operands = [dst.view()] + [s.view() for s in srcs if s is not None]
+    if opcode in EXACT_DIMS:
+        for v in operands[:EXACT_DIMS[opcode]]:
+            v.exact = True
     instr = Instr(eng, opcode, operands, options, location, writes, reads, queue)
     for key, value in options:
         if isinstance(value, _core.View) and key != "reduce":
@@ -428,6 +438,8 @@ def tensor_reduce(*args, **kwargs):
     shape = kept + (1,) * axes if a.get("keepdims") else (kept if len(kept) > 1 else kept + (1,))
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
     dst = _out(a.get("dst"), shape, dtype, location)
+    # The instruction sees src's dims of size > 1 (View.exact): count the reduced ones.
+    axes = max(1, sum(1 for n in data.shape[data.ndim - axes:] if n != 1))
     options = [("op", op)]
     if axes != 1:
         options.append(("axes", str(axes)))
@@ -469,21 +481,124 @@ def memset(*args, **kwargs):
     return dst
 
 
+def _pattern_steps(pattern, dst, location, what):
+    """steps=[...] of an NKI pattern [[step, num], ...] (outermost first), checked against
+    dst's free dimensions."""
+    pattern = [(int(st), int(n)) for st, n in pattern if int(n) != 1]
+    free = [n for n in dst.shape[1:] if n != 1]
+    if [n for _, n in pattern] != free:
+        fail(f"{what}: pattern sizes {[n for _, n in pattern]} do not match dst's free "
+             f"dimensions {list(dst.shape[1:])}", location)
+    if len(pattern) > 4:
+        fail(f"{what}: at most 4 pattern dimensions", location)
+    # The instruction sees dst's dims of size > 1 (View.exact), one step each.
+    return "[" + ", ".join(str(st) for st, _ in pattern or [(0, 1)]) + "]"
+
+
+def _expr_steps(expr, shape, location, what):
+    """(base, partition_step, steps text) of an affine index expression over a grid of
+    `shape` (axis 0 the partitions)."""
+    if expr.ndim != len(shape):
+        fail(f"{what}: the index expression has {expr.ndim} axes, the tile {len(shape)}", location)
+    for a, n in expr.sizes.items():
+        if expr.terms.get(a, 0) and n != shape[a]:
+            fail(f"{what}: axis {a} of the index expression has {n} values, the tile {shape[a]}",
+                 location)
+    # The instruction sees the tile's dims of size > 1 (View.exact), one step each.
+    steps = [expr.terms.get(i, 0) for i in range(1, expr.ndim) if shape[i] != 1]
+    if len(steps) > 4:
+        fail(f"{what}: at most 4 free dimensions", location)
+    return expr.const, expr.terms.get(0, 0), "[" + ", ".join(str(v) for v in steps or [0]) + "]"
+
+
 def iota(*args, **kwargs):
-    """dst[p, i...] = an affine index expression (nl.arange / nl.mgrid arithmetic), on
-    GpSimd: const + coef_p * p + sum coef_k * i_k."""
+    """dst[p, i...] = offset + p * channel_multiplier + sum i_k * step_k, on GpSimd. NKI's
+    current form iota(dst, pattern, offset, channel_multiplier) with pattern [[step, num],
+    ...]; or NKI's earlier iota(expr, dtype) with an index expression built from
+    nl.arange / nl.mgrid."""
     location = user_location()
-    new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
-    a = _bind(args, kwargs, ["dst", "expr"] if new else ["expr", "dtype"], location, "iota")
-    expr = a.get("expr")
-    if not isinstance(expr, IndexExpr):
-        fail("iota takes an index expression built from nl.arange / nl.mgrid", location)
-    shape = tuple(expr.sizes.get(i, 1) for i in range(expr.ndim))
-    dst = _out(a.get("dst"), shape, to_dtype(a.get("dtype", "int32"), location), location)
-    steps = [str(expr.terms.get(i, 0)) for i in range(1, expr.ndim)][:4] or ["0"]
-    emit("gpsimd", "iota", dst, [], [("base", str(expr.const)),
-                                     ("partition_step", str(expr.terms.get(0, 0))),
-                                     ("steps", "[" + ", ".join(steps) + "]")], location)
+    if "pattern" in kwargs or (len(args) >= 2 and isinstance(args[0], Tensor) and
+                               isinstance(args[1], (list, tuple))):
+        a = _bind(args, kwargs, ["dst", "pattern", "offset", "channel_multiplier"], location, "iota")
+        dst = _tile(a.get("dst"), "dst", location)
+        steps = _pattern_steps(a["pattern"], dst, location, "iota")
+        base, pstep = int(a.get("offset", 0)), int(a.get("channel_multiplier", 0))
+    else:
+        new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
+        a = _bind(args, kwargs, ["dst", "expr"] if new else ["expr", "dtype"], location, "iota")
+        expr = a.get("expr")
+        if not isinstance(expr, IndexExpr):
+            fail("iota takes an index expression built from nl.arange / nl.mgrid", location)
+        shape = tuple(expr.sizes.get(i, 1) for i in range(expr.ndim))
+        dst = _out(a.get("dst"), shape, to_dtype(a.get("dtype", "int32"), location), location)
+        base, pstep, steps = _expr_steps(expr, dst.shape, location, "iota")
+    emit("gpsimd", "iota", dst, [], [("base", str(base)), ("partition_step", str(pstep)),
+                                     ("steps", steps)], location)
+    return dst
+
+
+def affine_select(*args, **kwargs):
+    """dst = on_true_tile where (offset + p * channel_multiplier + sum i_k * step_k) cmp_op 0,
+    else on_false_value; on GpSimd (causal masks). NKI's current form affine_select(dst,
+    pattern, offset, channel_multiplier, on_true_tile, on_false_value, cmp_op=nl.equal), or
+    the earlier affine_select(pred, on_true_tile, on_false_value) with pred one comparison
+    of index expressions (e.g. `i_p >= i_f`)."""
+    location = user_location()
+    if "pred" in kwargs or (args and not isinstance(args[0], Tensor)):
+        a = _bind(args, kwargs, ["pred", "on_true_tile", "on_false_value"], location, "affine_select")
+        pred = a.get("pred")
+        src = _tile(a.get("on_true_tile"), "on_true_tile", location)
+        if getattr(pred, "expr", None) is None:
+            fail("affine_select: pred must be one comparison of index expressions "
+                 "(nl.arange / nl.mgrid), e.g. i_p >= i_f", location)
+        dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else src.dtype
+        dst = _out(a.get("dst"), src.shape, dtype, location)
+        offset, pstep, steps = _expr_steps(pred.expr, src.shape, location, "affine_select")
+        cmp = pred.cmp
+    else:
+        a = _bind(args, kwargs, ["dst", "pattern", "offset", "channel_multiplier", "on_true_tile",
+                                 "on_false_value", "cmp_op"], location, "affine_select")
+        dst = _tile(a.get("dst"), "dst", location)
+        src = _tile(a.get("on_true_tile"), "on_true_tile", location)
+        steps = _pattern_steps(a["pattern"], dst, location, "affine_select")
+        offset, pstep = int(a.get("offset", 0)), int(a.get("channel_multiplier", 0))
+        cmp = alu_op(a.get("cmp_op", "equal"), location)
+    _same_shape(dst, src, "dst", "on_true_tile", location)
+    emit("gpsimd", "affine_select", dst, [src],
+         [("offset", str(offset)), ("partition_step", str(pstep)), ("steps", steps),
+          ("cmp", cmp), ("fill", repr(float(a.get("on_false_value", 0.0))))], location)
+    return dst
+
+
+def select(*args, **kwargs):
+    """dst = on_true where predicate != 0 else on_false, elementwise, on Vector (NKI's
+    nl.where; the on_false number becomes a memset tile)."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    names = ["predicate", "on_true", "on_false"]
+    a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "select")
+    return _select(a, location)
+
+
+def _select(a, location):
+    pred = _tile(a.get("predicate"), "predicate", location)
+    on_true = a.get("on_true")
+    on_false = a.get("on_false")
+    shaped = on_true if isinstance(on_true, Tensor) else on_false
+    if not isinstance(shaped, Tensor):
+        fail("select: on_true or on_false must be a tile", location)
+    for role in ("on_true", "on_false"):
+        v = a.get(role)
+        if not isinstance(v, Tensor):
+            t = new_tile(shaped.shape, shaped.dtype, "sbuf", location, role)
+            emit("vector", "memset", t, [], [("value", repr(float(v)))], location)
+            a[role] = t
+    on_true, on_false = _tile(a["on_true"], "on_true", location), _tile(a["on_false"], "on_false", location)
+    _same_shape(pred, on_true, "predicate", "on_true", location)
+    _same_shape(pred, on_false, "predicate", "on_false", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else on_true.dtype
+    dst = _out(a.get("dst"), on_true.shape, dtype, location)
+    emit("vector", "select", dst, [pred, on_true, on_false], [], location)
     return dst
 
 

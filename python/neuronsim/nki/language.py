@@ -340,6 +340,15 @@ reciprocal = _unary("reciprocal")
 identity = _unary("copy")
 
 
+def where(condition, x, y, dtype=None, mask=None, **kw):
+    """x where condition (a tile, nonzero = true) else y: one Vector select (a number
+    for x or y becomes a memset tile)."""
+    location = user_location()
+    check_mask(mask, location)
+    return _isa._select({"predicate": condition, "on_true": x, "on_false": y, "dtype": dtype},
+                        location)
+
+
 # --- reductions ---------------------------------------------------------------------------
 
 
