@@ -184,9 +184,9 @@ def nc_matmul(*args, **kwargs):
     a = _bind(args, kwargs, names, location, "nc_matmul")
     st = _tile(a.get("stationary"), "stationary", location, ("sbuf",))
     mv = _tile(a.get("moving"), "moving", location, ("sbuf",))
-    for unsupported in ("is_stationary_onezero", "is_moving_onezero", "is_transpose", "tile_position",
-                        "tile_size", "perf_mode", "mask"):
-        if a.get(unsupported) not in (None, False, (), 0) and unsupported != "mask":
+    for unsupported in ("is_stationary_onezero", "is_moving_onezero", "is_transpose",
+                        "tile_position", "tile_size", "perf_mode"):
+        if a.get(unsupported) not in (None, False, (), 0, "none"):
             fail(f"nc_matmul: {unsupported} is not supported by neuronsim", location)
     check_mask(a.get("mask"), location)
     dst = _out(a.get("dst"), (st.free_size(), mv.free_size()), FLOAT32, location, "psum")
