@@ -1,0 +1,349 @@
+"""The tracer's core: dtypes, errors naming the Python line, access views, tensors,
+on-chip allocation and the traced instruction list.
+
+A kernel function runs once, in plain Python, with tensors that record instead of
+compute: every nki.isa / nki.language call appends one `Instr` (engine, opcode, operand
+views, options, the Python file:line that made it) to the active `Trace`. Loops are
+ordinary Python loops (affine_range and sequential_range are range()), so tracing
+unrolls them. Lowering (_lower.py) turns the list into neuronsim assembly.
+"""
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import sys
+import weakref
+
+try:  # every neuronsim error is a neuronsim.Error (docs/python.md)
+    from neuronsim import Error as _BaseError
+except ImportError:  # pragma: no cover - the package always provides it
+    _BaseError = Exception
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class NkiError(_BaseError):
+    """A tracing, lowering or validation error; the message starts with the Python
+    file:line of the kernel code that caused it."""
+
+
+def user_location():
+    """(file, line) of the innermost stack frame outside neuronsim.nki: the kernel's call."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIR + os.sep):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return "<unknown>", 0
+
+
+def fail(message, location=None):
+    file, line = location or user_location()
+    raise NkiError(f"{file}:{line}: {message}")
+
+
+def assigned_name(location):
+    """The variable a call's result is assigned to, read from the source line
+    (`x_tile = nl.load(...)` -> 'x_tile'), or None."""
+    text = linecache.getline(location[0], location[1])
+    m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=[^=]", text)
+    return m.group(1) if m else None
+
+
+# --- dtypes -----------------------------------------------------------------------------
+
+
+class DType:
+    """A neuronsim dtype (docs/dtypes.md) under its NKI name."""
+
+    def __init__(self, nki_name, asm, size, is_float):
+        self.nki_name, self.asm, self.size, self.is_float = nki_name, asm, size, is_float
+
+    def __repr__(self):
+        return f"nl.{self.nki_name}"
+
+
+DTYPES = [
+    DType("float32", "fp32", 4, True),
+    DType("tfloat32", "tf32", 4, True),
+    DType("bfloat16", "bf16", 2, True),
+    DType("float16", "fp16", 2, True),
+    DType("float8_e4m3", "fp8_e4m3", 1, True),
+    DType("float8_e5m2", "fp8_e5m2", 1, True),
+    DType("int8", "int8", 1, False),
+    DType("int16", "int16", 2, False),
+    DType("int32", "int32", 4, False),
+    DType("uint8", "uint8", 1, False),
+    DType("uint16", "uint16", 2, False),
+    DType("uint32", "uint32", 4, False),
+]
+BY_NKI = {d.nki_name: d for d in DTYPES}
+BY_ASM = {d.asm: d for d in DTYPES}
+FLOAT32 = BY_NKI["float32"]
+
+
+def to_dtype(x, location=None):
+    """An nl dtype, a numpy dtype (or type) or a neuronsim/NKI dtype name."""
+    if isinstance(x, DType):
+        return x
+    if isinstance(x, str):
+        d = BY_NKI.get(x) or BY_ASM.get(x)
+        if d:
+            return d
+    else:
+        try:
+            import numpy as np
+
+            name = np.dtype(x).name
+            d = BY_NKI.get(name)
+            if d:
+                return d
+        except TypeError:
+            pass
+    fail(f"unsupported dtype {x!r} (supported: {', '.join(BY_NKI)})", location)
+
+
+# --- target limits ------------------------------------------------------------------------
+
+# Bytes per partition of SBUF and PSUM, and PSUM's bank size: reference section 1
+# (../shared/reference/neuroncore.md), the same numbers as config/targets/*.json
+# (sbuf.partition_bytes, psum.*). Validation checks the kernel again against the real
+# target config; these let the tracer name the Python line that overflowed.
+TARGETS = {
+    "trn1": {"sbuf": 192 * 1024, "psum": 16 * 1024},
+    "trn2": {"sbuf": 224 * 1024, "psum": 16 * 1024},
+    "trn3": {"sbuf": 256 * 1024, "psum": 16 * 1024},
+}
+PSUM_BANK = 2048
+PARTITIONS = 128
+ALIGN = 64  # the assembler's automatic placement alignment (docs/assembly.md), kept here
+
+
+# --- access views -------------------------------------------------------------------------
+
+
+class View:
+    """One operand's access pattern, frozen: memory space, buffer name, dtype, partition
+    start/count (+ stride for HBM), byte offset, free dims [(stride, size)] in elements."""
+
+    __slots__ = ("space", "buffer", "dtype", "pstart", "partitions", "pstride", "offset", "dims",
+                 "row", "exact")
+
+    def __init__(self, space, buffer, dtype, pstart, partitions, pstride, offset, dims, row=1):
+        self.space, self.buffer, self.dtype, self.row = space, buffer, dtype, row
+        self.pstart, self.partitions, self.pstride = pstart, partitions, pstride
+        self.offset, self.dims = offset, list(dims)
+        # Keep every dimension of size > 1 apart (no merging of contiguous neighbours):
+        # for instructions whose meaning follows the dims (iota, affine_select steps,
+        # tensor_reduce axes).
+        self.exact = False
+
+    def free_elems(self):
+        n = 1
+        for _, s in self.dims:
+            n *= s
+        return n
+
+    def asm(self):
+        dims = normalise_dims(self.dims, merge=not self.exact)
+        ap = ", ".join(f"[{s}, {n}]" for s, n in dims)
+        view = "" if self.space == "hbm" or self.dtype.asm == "uint8" else f".{self.dtype.asm}"
+        if self.space == "hbm":
+            return f"{self.buffer}{view}{{ap=[[{self.pstride}, {self.partitions}], {ap}], offset={self.offset}}}"
+        return (f"{self.buffer}{view}{{ap=[[0, {self.partitions}], {ap}], start={self.pstart}, "
+                f"offset={self.offset}}}")
+
+    def region(self):
+        """(memory key, partition range, byte range): a bounding box of what it touches.
+        HBM regions are linear byte ranges of one tensor (partitions = rows folded in)."""
+        lo = hi = 0
+        for stride, size in self.dims:
+            span = stride * (size - 1)
+            lo += min(0, span)
+            hi += max(0, span)
+        es = self.dtype.size
+        if self.space == "hbm":
+            # Rows x columns of the tensor (row = its innermost dimension), so tiles side
+            # by side in one row band do not look like they overlap.
+            L, base = self.row, self.offset // es
+            col0 = (base + lo) % L
+            if self.pstride % L == 0 and self.pstride >= 0 and col0 + hi - lo < L:
+                r0 = (base + lo) // L
+                rows = (r0, r0 + (self.pstride // L) * (self.partitions - 1) + 1)
+                return (("hbm", self.buffer), rows, (col0, col0 + hi - lo + 1))
+            span = self.pstride * (self.partitions - 1)
+            a, b = base + lo + min(0, span), base + hi + max(0, span) + 1
+            return (("hbm", self.buffer), (a // L, (b - 1) // L + 1), (0, L))
+        return ((self.space,), (self.pstart, self.pstart + self.partitions),
+                (self.offset + lo * es, self.offset + (hi + 1) * es))
+
+
+def normalise_dims(dims, merge=True):
+    """Drop size-1 dims and merge contiguous neighbours (at most 4 free dims reach the
+    instruction, reference section 2); at least one dim remains."""
+    out = []
+    for stride, size in dims:
+        if size == 1:
+            continue
+        if merge and out and out[-1][0] == stride * size:
+            out[-1] = (stride, out[-1][1] * size)
+        else:
+            out.append((stride, size))
+    return out or [(1, 1)]
+
+
+# --- on-chip allocation -------------------------------------------------------------------
+
+
+class Allocation:
+    """A block of bytes on every partition of SBUF or PSUM; freed when the last tensor
+    viewing it is garbage (Python reference counting), so a tile rebound in a loop frees
+    the previous iteration's buffer."""
+
+    def __init__(self, space, offset, size):
+        self.space, self.offset, self.size = space, offset, size
+
+
+class Allocator:
+    """First fit, 64-byte aligned, over a memory of `capacity` bytes per partition.
+    PSUM blocks of up to one bank never straddle a bank boundary (a matmul result lies
+    in one bank, reference section 2). A freed block cools down for `cooldown` later
+    allocations before it is reused when other room exists, so consecutive iterations of
+    a loop rotate through buffers instead of waiting on each other (multi-buffering)."""
+
+    def __init__(self, space, capacity, cooldown):
+        self.space, self.capacity, self.cooldown = space, capacity, cooldown
+        self.live = {}  # id -> (offset, size)
+        self.cooling = []  # (offset, size, allocations left)
+        self.high_water = 0
+        self._next = 0
+
+    def _fits(self, offset, size, blocks):
+        return all(offset + size <= o or o + s <= offset for o, s in blocks)
+
+    def _search(self, size, blocks):
+        candidates = sorted({0} | {o + s for o, s in blocks})
+        for c in candidates:
+            off = (c + ALIGN - 1) // ALIGN * ALIGN
+            if self.space == "psum":
+                if size <= PSUM_BANK and off // PSUM_BANK != (off + size - 1) // PSUM_BANK:
+                    off = (off // PSUM_BANK + 1) * PSUM_BANK
+                elif size > PSUM_BANK and off % PSUM_BANK:
+                    off = (off // PSUM_BANK + 1) * PSUM_BANK
+            if off + size <= self.capacity and self._fits(off, size, blocks):
+                return off
+        return None
+
+    def allocate(self, size, what, location):
+        live = list(self.live.values())
+        off = self._search(size, live + [(o, s) for o, s, _ in self.cooling])
+        if off is None:
+            off = self._search(size, live)
+        if off is None:
+            used = sum(s for _, s in live)
+            fail(f"{what} needs {size} bytes per partition of {self.space.upper()}, but only "
+                 f"{self.capacity - used} of {self.capacity} are free (live tiles hold {used}); "
+                 f"free tiles (let them go out of scope) or use smaller tiles", location)
+        self.cooling = [(o, s, n - 1) for o, s, n in self.cooling if n > 1]
+        alloc = Allocation(self.space, off, size)
+        key = self._next
+        self._next += 1
+        self.live[key] = (off, size)
+        self.high_water = max(self.high_water, off + size)
+        weakref.finalize(alloc, self._free, key)
+        return alloc
+
+    def _free(self, key):
+        block = self.live.pop(key, None)
+        if block and self.cooldown:
+            self.cooling.append((block[0], block[1], self.cooldown))
+
+
+# --- traced instructions ------------------------------------------------------------------
+
+
+class Instr:
+    """One instruction of the trace: engine, opcode, operand views (dst first when it has
+    one), options as (key, text or View) and where in Python it came from."""
+
+    def __init__(self, engine, opcode, operands, options, location, writes, reads, queue=None):
+        self.engine, self.opcode = engine, opcode
+        self.operands = operands  # list of View
+        self.options = options  # list of (key, text) ; text may be a View
+        self.location = location
+        self.writes, self.reads = writes, reads  # lists of View
+        self.queue = queue
+        self.index = -1
+        # Lowering fills these in.
+        self.waits, self.signals = [], []
+        self.acc = None  # matmul: accumulate= (None -> "auto", True, False)
+        self.acc_flag = None  # matmul: single/first/middle/last, set by lowering
+
+    def asm(self):
+        parts = [v.asm() for v in self.operands]
+        for key, value in self.options:
+            parts.append(f"{key}={value.asm() if isinstance(value, View) else value}")
+        text = f"{self.opcode} " + ", ".join(parts) if parts else self.opcode
+        if self.waits:
+            text += "  wait " + ", ".join(f"{s}>={v}" for s, v in self.waits)
+        if self.signals:
+            text += "  signal " + ", ".join(self.signals)
+        return text
+
+
+class Trace:
+    """What one tracing of a kernel collects."""
+
+    active = None
+
+    def __init__(self, target, reuse_delay=8):
+        if target not in TARGETS:
+            fail(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
+        self.target = target
+        self.instrs = []
+        self.hbm = {}  # name -> HbmTensor, in declaration order
+        self.sbuf = Allocator("sbuf", TARGETS[target]["sbuf"], cooldown=reuse_delay)
+        self.psum = Allocator("psum", TARGETS[target]["psum"], cooldown=min(reuse_delay, 4))
+        self.constants = {}  # (value, partitions) -> Tensor kept for the kernel's lifetime
+        self.names = set()
+        self.program, self.grid = (), ()
+        self.shared = {}  # (call site, occurrence) -> HbmTensor shared by SPMD programs
+        self.occurrences = {}
+
+    def start_program(self, program, grid):
+        self.program, self.grid = tuple(program), tuple(grid)
+        self.occurrences = {}
+
+    def shared_site(self, location):
+        """The key of an nl.shared_hbm allocation: its call site and how many times this
+        program has reached it, the same in every program."""
+        n = self.occurrences.get(location, 0)
+        self.occurrences[location] = n + 1
+        return (location, n)
+
+    def emit(self, instr):
+        instr.index = len(self.instrs)
+        self.instrs.append(instr)
+        return instr
+
+    def unique_name(self, base):
+        base = re.sub(r"[^A-Za-z0-9_]", "_", base or "t")
+        if not re.match(r"[A-Za-z]", base):
+            base = "t" + base
+        if base in ("inf", "nan", "true", "false"):
+            base += "_"
+        name, k = base, 1
+        while name in self.names:
+            name, k = f"{base}_{k}", k + 1
+        self.names.add(name)
+        return name
+
+
+def trace():
+    t = Trace.active
+    if t is None:
+        fail("nki calls only work inside a kernel being traced (decorate it with @nki.jit and "
+             "call it through nki.simulate / nki.benchmark)")
+    return t

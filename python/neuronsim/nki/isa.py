@@ -1,0 +1,663 @@
+"""neuronsim.nki.isa: the nki.isa calls that map one-to-one onto neuronsim instructions.
+
+Each call takes NKI's current argument convention, the output tile first
+(`nisa.tensor_copy(dst=res_sb, src=res_psum)`), or NKI's earlier one, which returns a
+new tile (`res = nisa.tensor_copy(src)`); both append one instruction to the trace.
+Default engines (docs/python.md ("neuronsim.nki")): nc_matmul and nc_transpose on Tensor, activation
+on Scalar, iota on GpSimd, every other compute call on Vector; `engine=` picks another
+where neuronsim allows it. DMAs are issued by the Sync engine.
+"""
+from __future__ import annotations
+
+from . import _core
+from ._core import FLOAT32, Instr, fail, to_dtype, user_location
+from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
+
+
+class engine:
+    """NKI's nki.isa.engine values."""
+
+    tensor = "tensor"
+    vector = "vector"
+    scalar = "scalar"
+    gpsimd = "gpsimd"
+    sync = "sync"
+    unknown = None
+
+
+tensor_engine, vector_engine, scalar_engine, gpsimd_engine, sync_engine, unknown_engine = (
+    "tensor", "vector", "scalar", "gpsimd", "sync", None)
+
+
+class reduce_cmd:
+    idle = "idle"
+    reset = "reset"
+    reduce = "reduce"
+    reset_reduce = "reset_reduce"
+
+
+# --- op names -----------------------------------------------------------------------------
+
+_ALU_NAMES = {
+    "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
+    "true_divide": "divide", "maximum": "max", "minimum": "min", "max": "max", "min": "min",
+    "power": "pow", "pow": "pow", "equal": "is_equal", "not_equal": "not_equal",
+    "greater_equal": "is_ge", "greater": "is_gt", "less_equal": "is_le", "less": "is_lt",
+    "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
+    "left_shift": "logical_shift_left", "right_shift": "logical_shift_right",
+    "logical_shift_left": "logical_shift_left", "logical_shift_right": "logical_shift_right",
+    "sum": "add", "prod": "multiply", "bypass": "bypass", "abs_max": "abs_max",
+    # neuronsim's own names (docs/assembly.md) map to themselves
+    "is_equal": "is_equal", "is_ge": "is_ge", "is_gt": "is_gt", "is_le": "is_le", "is_lt": "is_lt",
+}
+_ACT_NAMES = {
+    "copy": "copy", "identity": "copy", "square": "square", "exp": "exp", "log": "log",
+    "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal", "relu": "relu",
+    "sigmoid": "sigmoid", "tanh": "tanh", "gelu": "gelu", "gelu_apprx_tanh": "gelu_apprx_tanh",
+    "silu": "silu", "softplus": "softplus", "erf": "erf", "sin": "sin", "sign": "sign",
+    "abs": "abs", "absolute": "abs",
+}
+
+
+def _op_name(op):
+    if isinstance(op, str):
+        return op
+    return getattr(op, "__name__", None) or repr(op)
+
+
+def alu_op(op, location):
+    name = _ALU_NAMES.get(_op_name(op))
+    if name is None:
+        fail(f"unsupported ALU op {_op_name(op)!r} (supported: {', '.join(sorted(set(_ALU_NAMES)))})",
+             location)
+    return name
+
+
+def act_func(op, location):
+    name = _ACT_NAMES.get(_op_name(op))
+    if name is None:
+        fail(f"unsupported activation function {_op_name(op)!r} (supported: "
+             f"{', '.join(sorted(set(_ACT_NAMES)))})", location)
+    return name
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def _bind(args, kwargs, names, location, what):
+    bound = dict(zip(names, args))
+    if len(args) > len(names):
+        fail(f"{what}: too many positional arguments", location)
+    for k, v in kwargs.items():
+        if k in bound:
+            fail(f"{what}: argument '{k}' given twice", location)
+        bound[k] = v
+    return bound
+
+
+def _leading_tensors(args):
+    n = 0
+    for a in args:
+        if not isinstance(a, Tensor):
+            break
+        n += 1
+    return n
+
+
+def _tile(x, role, location, spaces=("sbuf", "psum")):
+    if not isinstance(x, Tensor):
+        fail(f"{role} must be a tile, not {type(x).__name__}", location)
+    if x.space not in spaces:
+        fail(f"{role} is in {x.space.upper()}; it must be in "
+             f"{' or '.join(s.upper() for s in spaces)}" +
+             (" (nl.load it first)" if x.space == "hbm" else ""), location)
+    return x
+
+
+def _out(dst, shape, dtype, location, space="sbuf"):
+    """The given dst, or a new tile for the returning convention."""
+    if dst is not None:
+        return _tile(dst, "dst", location)
+    name = _core.assigned_name(location)
+    return new_tile(shape, dtype, space, location, name)
+
+
+def _scalar_arg(x, role, location, partitions):
+    """An option value: an fp32 immediate (its text) or a [P,1] per-partition tile (its
+    view)."""
+    if isinstance(x, Tensor):
+        _tile(x, role, location)
+        if x.partitions() != partitions or x.free_size() != 1:
+            fail(f"{role} {list(x.shape)} must be a number or a [{partitions}, 1] tile", location)
+        return x.view()
+    try:
+        return repr(float(x))
+    except (TypeError, ValueError):
+        fail(f"{role} must be a number or a [P, 1] tile, not {type(x).__name__}", location)
+
+
+def _engine(value, default, allowed, what, location):
+    e = default if value is None else value
+    if e not in allowed:
+        fail(f"{what} cannot run on the {e} engine (neuronsim runs it on {', '.join(allowed)})",
+             location)
+    return e
+
+
+# Opcodes whose meaning follows the operands' dims, and how many leading operands keep
+# them (dst, src): iota and affine_select steps, tensor_reduce's innermost axes.
+EXACT_DIMS = {"iota": 1, "affine_select": 2, "tensor_reduce": 2}
+
+
+def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None):
+    tr = _core.trace()
+    reads = [s.view() for s in srcs if s is not None]
+    writes = [dst.view()] + [w.view() for w in extra_writes]
+    operands = [dst.view()] + [s.view() for s in srcs if s is not None]
+    if opcode in EXACT_DIMS:
+        for v in operands[:EXACT_DIMS[opcode]]:
+            v.exact = True
+    instr = Instr(eng, opcode, operands, options, location, writes, reads, queue)
+    for key, value in options:
+        if isinstance(value, _core.View) and key != "reduce":
+            instr.reads.append(value)
+    tr.emit(instr)
+    dst.producer = instr
+    return instr
+
+
+def _same_shape(a, b, ra, rb, location):
+    if a.partitions() != b.partitions() or a.free_size() != b.free_size():
+        fail(f"{ra} {list(a.shape)} and {rb} {list(b.shape)} differ in shape", location)
+
+
+# --- Tensor engine ------------------------------------------------------------------------
+
+
+def nc_matmul(*args, **kwargs):
+    """dst[M,N] (PSUM, fp32) = stationary[K,M].T @ moving[K,N]. accumulate=None (NKI's
+    default) starts an accumulation group with the first matmul into a PSUM tile and adds
+    the following matmuls into the same tile until something else touches it."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    names = ["dst", "stationary", "moving"] if new else ["stationary", "moving"]
+    a = _bind(args, kwargs, names, location, "nc_matmul")
+    st = _tile(a.get("stationary"), "stationary", location, ("sbuf",))
+    mv = _tile(a.get("moving"), "moving", location, ("sbuf",))
+    for unsupported in ("is_stationary_onezero", "is_moving_onezero", "is_transpose",
+                        "tile_position", "tile_size", "perf_mode"):
+        if a.get(unsupported) not in (None, False, (), 0, "none"):
+            fail(f"nc_matmul: {unsupported} is not supported by neuronsim", location)
+    check_mask(a.get("mask"), location)
+    dst = _out(a.get("dst"), (st.free_size(), mv.free_size()), FLOAT32, location, "psum")
+    if dst.space != "psum":
+        fail("nc_matmul writes PSUM: dst must be an nl.psum tile", location)
+    instr = emit("tensor", "matmul", dst, [st, mv], [], location)
+    acc = a.get("accumulate")
+    instr.acc = "auto" if acc is None else bool(acc)
+    return dst
+
+
+def nc_transpose(*args, **kwargs):
+    """dst[F,P] = data[P,F].T, on the Tensor engine (to PSUM, up to 128x128) by default
+    or the Vector engine (up to 32x32, engine=nisa.vector_engine)."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    a = _bind(args, kwargs, ["dst", "data", "engine"] if new else ["data", "engine"], location,
+              "nc_transpose")
+    data = _tile(a.get("data"), "data", location)
+    eng = _engine(a.get("engine"), "tensor", ("tensor", "vector"), "nc_transpose", location)
+    space = "psum" if eng == "tensor" else "sbuf"
+    dst = _out(a.get("dst"), (data.free_size(), data.partitions()), data.dtype, location, space)
+    emit(eng, "transpose", dst, [data], [], location)
+    return dst
+
+
+# --- Scalar engine ------------------------------------------------------------------------
+
+
+def activation(*args, **kwargs):
+    """dst = op(data * scale + bias), on the Scalar engine; reduce_res (with reduce_op
+    nl.add) receives the sum along the free axis of the results."""
+    location = user_location()
+    new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
+    names = (["dst", "op", "data", "bias", "scale", "reduce_op", "reduce_res", "reduce_cmd"] if new
+             else ["op", "data", "bias", "scale", "reduce_op", "reduce_res", "reduce_cmd"])
+    a = _bind(args, kwargs, names, location, "activation")
+    return _activation(a, location)
+
+
+def activation_reduce(*args, **kwargs):
+    """activation with its add-reduction into reduce_res (NKI's older spelling)."""
+    location = user_location()
+    new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
+    names = (["dst", "op", "data", "reduce_op", "reduce_res", "bias", "scale"] if new
+             else ["op", "data", "reduce_op", "reduce_res", "bias", "scale"])
+    a = _bind(args, kwargs, names, location, "activation_reduce")
+    return _activation(a, location)
+
+
+def _activation(a, location):
+    data = _tile(a.get("data"), "data", location)
+    func = act_func(a.get("op"), location)
+    check_mask(a.get("mask"), location)
+    _engine(a.get("engine"), "scalar", ("scalar",), "activation", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
+    dst = _out(a.get("dst"), data.shape, dtype, location)
+    _same_shape(dst, data, "dst", "data", location)
+    options = [("func", func)]
+    scale = _scalar_arg(a.get("scale", 1.0), "scale", location, data.partitions())
+    if scale != "1.0":
+        options.append(("scale", scale))
+    bias = a.get("bias")
+    if bias is not None:
+        if not isinstance(bias, Tensor):
+            bias = constant_tile(float(bias), data.partitions(), location)
+        bias_view = _scalar_arg(bias, "bias", location, data.partitions())
+        options.append(("bias", bias_view))
+    extra = []
+    res = a.get("reduce_res")
+    if res is not None:
+        if a.get("reduce_op") is not None and alu_op(a["reduce_op"], location) != "add":
+            fail("the Scalar engine's activation reduction only adds (reduce_op=nl.add)", location)
+        cmd = a.get("reduce_cmd")
+        if cmd not in (None, "idle", "reset_reduce"):
+            fail(f"reduce_cmd {cmd} is not supported: neuronsim's activation writes the "
+                 "reduction of this instruction alone (reset_reduce)", location)
+        res = _tile(res, "reduce_res", location)
+        options.append(("reduce", res.view()))
+        extra.append(res)
+    emit("scalar", "activation", dst, [data], options, location, extra)
+    return dst
+
+
+def constant_tile(value, partitions, location):
+    """A [P,1] fp32 tile holding `value`, made once per kernel by a memset (an activation's
+    bias is a per-partition vector in neuronsim)."""
+    tr = _core.trace()
+    key = (value, partitions)
+    if key not in tr.constants:
+        t = new_tile((partitions, 1), FLOAT32, "sbuf", location, "const")
+        emit("vector", "memset", t, [], [("value", repr(float(value)))], location)
+        tr.constants[key] = t
+    return tr.constants[key]
+
+
+def partition_broadcast(src, partitions, location):
+    """A new [partitions, free...] SBUF tile with every partition a copy of the
+    one-partition tile src: ones[1, P].T @ src through the Tensor engine into PSUM
+    (fp32), copied back to SBUF by the Vector engine, 512 elements (one PSUM bank) at a
+    time."""
+    if src.space != "sbuf":
+        fail("only an SBUF tile can broadcast its partition dimension", location)
+    if src.strides[1:] != tuple(_row_major(src.shape[1:])):
+        fail("a partition broadcast needs a contiguous tile (its free dimensions in order)",
+             location)
+    if partitions > _core.PARTITIONS:
+        fail(f"cannot broadcast to {partitions} partitions (at most {_core.PARTITIONS})", location)
+    tr = _core.trace()
+    key = ("ones", partitions, src.dtype.asm)
+    if key not in tr.constants:
+        ones = new_tile((1, partitions), src.dtype, "sbuf", location, "ones")
+        emit("vector", "memset", ones, [], [("value", "1.0")], location)
+        tr.constants[key] = ones
+    ones = tr.constants[key]
+    free = src.free_size()
+    out = new_tile((partitions,) + src.shape[1:], src.dtype, "sbuf", location,
+                   _core.assigned_name(location))
+    flat_src = src.reshape((1, free)) if src.ndim != 2 else src
+    flat_out = out.reshape((partitions, free)) if out.ndim != 2 else out
+    for c in range(0, free, 512):
+        n = min(512, free - c)
+        acc = new_tile((partitions, n), FLOAT32, "psum", location, "bcast")
+        mm = emit("tensor", "matmul", acc, [ones, flat_src[:, c:c + n]], [], location)
+        mm.acc = False
+        emit("vector", "tensor_copy", flat_out[:, c:c + n], [acc], [], location)
+    return out
+
+
+# --- Vector / GpSimd engines --------------------------------------------------------------
+
+
+def tensor_tensor(*args, **kwargs):
+    """dst = data1 op data2, elementwise; Vector by default, GpSimd with engine=."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    names = ["dst", "data1", "data2", "op", "engine"] if new else ["data1", "data2", "op", "engine"]
+    a = _bind(args, kwargs, names, location, "tensor_tensor")
+    d1 = _tile(a.get("data1"), "data1", location)
+    d2 = _tile(a.get("data2"), "data2", location)
+    _same_shape(d1, d2, "data1", "data2", location)
+    op = alu_op(a.get("op"), location)
+    check_mask(a.get("mask"), location)
+    eng = _engine(a.get("engine"), "gpsimd" if op == "pow" else "vector", ("vector", "gpsimd"),
+                  "tensor_tensor", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else _promote(d1, d2)
+    dst = _out(a.get("dst"), d1.shape, dtype, location)
+    _same_shape(dst, d1, "dst", "data1", location)
+    emit(eng, "tensor_tensor", dst, [d1, d2], [("op", op)], location)
+    return dst
+
+
+def _promote(a, b):
+    if a.dtype is FLOAT32 or b.dtype is FLOAT32:
+        return FLOAT32
+    return a.dtype
+
+
+def tensor_scalar(*args, **kwargs):
+    """dst = (data op0 operand0) op1 operand1, operands numbers or [P,1] tiles; Vector by
+    default, Scalar (multiply/add pairs only) or GpSimd with engine=."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    names = ["data", "op0", "operand0", "reverse0", "op1", "operand1", "reverse1", "engine"]
+    a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "tensor_scalar")
+    return _tensor_scalar(a, location)
+
+
+def tensor_scalar_reduce(*args, **kwargs):
+    """tensor_scalar with a reduction of the results into reduce_res ([P,1])."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    names = ["data", "op0", "operand0", "reduce_op", "reduce_res", "reverse0"]
+    a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "tensor_scalar_reduce")
+    return _tensor_scalar(a, location)
+
+
+def _tensor_scalar(a, location):
+    data = _tile(a.get("data"), "data", location)
+    check_mask(a.get("mask"), location)
+    eng = _engine(a.get("engine"), "vector", ("vector", "scalar", "gpsimd"), "tensor_scalar", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
+    dst = _out(a.get("dst"), data.shape, dtype, location)
+    _same_shape(dst, data, "dst", "data", location)
+    arg0 = _scalar_arg(a.get("operand0"), "operand0", location, data.partitions())
+    options = [("op0", alu_op(a.get("op0"), location)), ("arg0", arg0)]
+    if a.get("reverse0"):
+        options.append(("reverse0", "true"))
+    if a.get("op1") is not None:
+        arg1 = _scalar_arg(a.get("operand1"), "operand1", location, data.partitions())
+        options += [("op1", alu_op(a["op1"], location)), ("arg1", arg1)]
+        if a.get("reverse1"):
+            options.append(("reverse1", "true"))
+    extra = []
+    if a.get("reduce_res") is not None:
+        res = _tile(a["reduce_res"], "reduce_res", location)
+        options.append(("reduce", res.view()))
+        options.append(("reduce_op", alu_op(a.get("reduce_op", "add"), location)))
+        extra.append(res)
+    emit(eng, "tensor_scalar", dst, [data], options, location, extra)
+    return dst
+
+
+def scalar_tensor_tensor(*args, **kwargs):
+    """dst = (data op0 operand0) op1 operand1; operand0 a number or [P,1] tile, operand1
+    a tile of data's shape. Vector engine."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    names = ["data", "op0", "operand0", "op1", "operand1"]
+    a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "scalar_tensor_tensor")
+    data = _tile(a.get("data"), "data", location)
+    other = _tile(a.get("operand1"), "operand1", location)
+    _same_shape(data, other, "data", "operand1", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
+    dst = _out(a.get("dst"), data.shape, dtype, location)
+    scalar = _scalar_arg(a.get("operand0"), "operand0", location, data.partitions())
+    emit("vector", "scalar_tensor_tensor", dst, [data, other],
+         [("scalar", scalar), ("op0", alu_op(a.get("op0"), location)),
+          ("op1", alu_op(a.get("op1"), location))], location)
+    return dst
+
+
+def _reduce_axes(data, axis, location):
+    if axis is None:
+        axis = list(range(1, data.ndim))
+    if isinstance(axis, int):
+        axis = [axis]
+    axis = sorted(int(x) if x >= 0 else int(x) + data.ndim for x in axis)
+    nd = data.ndim
+    if 0 in axis:
+        fail("reducing the partition dimension is not supported (tensor_partition_reduce is not "
+             "in neuronsim); transpose first", location)
+    if axis != list(range(nd - len(axis), nd)):
+        fail(f"axis {axis} must be the innermost free dimensions of a {nd}-D tile", location)
+    return len(axis)
+
+
+def tensor_reduce(*args, **kwargs):
+    """dst = reduce op over the innermost free axes of data; Vector engine."""
+    location = user_location()
+    new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
+    names = ["op", "data", "axis", "negate", "keepdims"]
+    a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "tensor_reduce")
+    data = _tile(a.get("data"), "data", location)
+    check_mask(a.get("mask"), location)
+    op = alu_op(a.get("op"), location)
+    axes = _reduce_axes(data, a.get("axis"), location)
+    kept = data.shape[:data.ndim - axes]
+    shape = kept + (1,) * axes if a.get("keepdims") else (kept if len(kept) > 1 else kept + (1,))
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
+    dst = _out(a.get("dst"), shape, dtype, location)
+    # The instruction sees src's dims of size > 1 (View.exact): count the reduced ones.
+    axes = max(1, sum(1 for n in data.shape[data.ndim - axes:] if n != 1))
+    options = [("op", op)]
+    if axes != 1:
+        options.append(("axes", str(axes)))
+    if a.get("negate"):
+        options.append(("negate", "true"))
+    emit(_engine(a.get("engine"), "vector", ("vector",), "tensor_reduce", location), "tensor_reduce",
+         dst, [data], options, location)
+    return dst
+
+
+def tensor_copy(*args, **kwargs):
+    """dst = src (with a dtype cast); Vector by default, Scalar or GpSimd with engine=."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    a = _bind(args, kwargs, ["dst", "src", "engine"] if new else ["src", "engine"], location,
+              "tensor_copy")
+    src = _tile(a.get("src", a.get("data")), "src", location)
+    check_mask(a.get("mask"), location)
+    eng = _engine(a.get("engine"), "vector", ("vector", "scalar", "gpsimd"), "tensor_copy", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else src.dtype
+    dst = _out(a.get("dst"), src.shape, dtype, location)
+    _same_shape(dst, src, "dst", "src", location)
+    emit(eng, "tensor_copy", dst, [src], [], location)
+    return dst
+
+
+def memset(*args, **kwargs):
+    """dst = value everywhere; Vector by default, GpSimd with engine=."""
+    location = user_location()
+    new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
+    a = _bind(args, kwargs, ["dst", "value", "engine"] if new else ["shape", "value", "dtype", "engine"],
+              location, "memset")
+    eng = _engine(a.get("engine"), "vector", ("vector", "gpsimd"), "memset", location)
+    if new:
+        dst = _tile(a["dst"], "dst", location)
+    else:
+        dst = _out(None, a["shape"], to_dtype(a.get("dtype", FLOAT32), location), location)
+    emit(eng, "memset", dst, [], [("value", repr(float(a.get("value", 0.0))))], location)
+    return dst
+
+
+def _pattern_steps(pattern, dst, location, what):
+    """steps=[...] of an NKI pattern [[step, num], ...] (outermost first), checked against
+    dst's free dimensions."""
+    pattern = [(int(st), int(n)) for st, n in pattern if int(n) != 1]
+    free = [n for n in dst.shape[1:] if n != 1]
+    if [n for _, n in pattern] != free:
+        fail(f"{what}: pattern sizes {[n for _, n in pattern]} do not match dst's free "
+             f"dimensions {list(dst.shape[1:])}", location)
+    if len(pattern) > 4:
+        fail(f"{what}: at most 4 pattern dimensions", location)
+    # The instruction sees dst's dims of size > 1 (View.exact), one step each.
+    return "[" + ", ".join(str(st) for st, _ in pattern or [(0, 1)]) + "]"
+
+
+def _expr_steps(expr, shape, location, what):
+    """(base, partition_step, steps text) of an affine index expression over a grid of
+    `shape` (axis 0 the partitions)."""
+    if expr.ndim != len(shape):
+        fail(f"{what}: the index expression has {expr.ndim} axes, the tile {len(shape)}", location)
+    for a, n in expr.sizes.items():
+        if expr.terms.get(a, 0) and n != shape[a]:
+            fail(f"{what}: axis {a} of the index expression has {n} values, the tile {shape[a]}",
+                 location)
+    # The instruction sees the tile's dims of size > 1 (View.exact), one step each.
+    steps = [expr.terms.get(i, 0) for i in range(1, expr.ndim) if shape[i] != 1]
+    if len(steps) > 4:
+        fail(f"{what}: at most 4 free dimensions", location)
+    return expr.const, expr.terms.get(0, 0), "[" + ", ".join(str(v) for v in steps or [0]) + "]"
+
+
+def iota(*args, **kwargs):
+    """dst[p, i...] = offset + p * channel_multiplier + sum i_k * step_k, on GpSimd. NKI's
+    current form iota(dst, pattern, offset, channel_multiplier) with pattern [[step, num],
+    ...]; or NKI's earlier iota(expr, dtype) with an index expression built from
+    nl.arange / nl.mgrid."""
+    location = user_location()
+    if "pattern" in kwargs or (len(args) >= 2 and isinstance(args[0], Tensor) and
+                               isinstance(args[1], (list, tuple))):
+        a = _bind(args, kwargs, ["dst", "pattern", "offset", "channel_multiplier"], location, "iota")
+        dst = _tile(a.get("dst"), "dst", location)
+        steps = _pattern_steps(a["pattern"], dst, location, "iota")
+        base, pstep = int(a.get("offset", 0)), int(a.get("channel_multiplier", 0))
+    else:
+        new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
+        a = _bind(args, kwargs, ["dst", "expr"] if new else ["expr", "dtype"], location, "iota")
+        expr = a.get("expr")
+        if not isinstance(expr, IndexExpr):
+            fail("iota takes an index expression built from nl.arange / nl.mgrid", location)
+        shape = tuple(expr.sizes.get(i, 1) for i in range(expr.ndim))
+        dst = _out(a.get("dst"), shape, to_dtype(a.get("dtype", "int32"), location), location)
+        base, pstep, steps = _expr_steps(expr, dst.shape, location, "iota")
+    emit("gpsimd", "iota", dst, [], [("base", str(base)), ("partition_step", str(pstep)),
+                                     ("steps", steps)], location)
+    return dst
+
+
+def affine_select(*args, **kwargs):
+    """dst = on_true_tile where (offset + p * channel_multiplier + sum i_k * step_k) cmp_op 0,
+    else on_false_value; on GpSimd (causal masks). NKI's current form affine_select(dst,
+    pattern, offset, channel_multiplier, on_true_tile, on_false_value, cmp_op=nl.equal), or
+    the earlier affine_select(pred, on_true_tile, on_false_value) with pred one comparison
+    of index expressions (e.g. `i_p >= i_f`)."""
+    location = user_location()
+    if "pred" in kwargs or (args and not isinstance(args[0], Tensor)):
+        a = _bind(args, kwargs, ["pred", "on_true_tile", "on_false_value"], location, "affine_select")
+        pred = a.get("pred")
+        src = _tile(a.get("on_true_tile"), "on_true_tile", location)
+        if getattr(pred, "expr", None) is None:
+            fail("affine_select: pred must be one comparison of index expressions "
+                 "(nl.arange / nl.mgrid), e.g. i_p >= i_f", location)
+        dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else src.dtype
+        dst = _out(a.get("dst"), src.shape, dtype, location)
+        offset, pstep, steps = _expr_steps(pred.expr, src.shape, location, "affine_select")
+        cmp = pred.cmp
+    else:
+        a = _bind(args, kwargs, ["dst", "pattern", "offset", "channel_multiplier", "on_true_tile",
+                                 "on_false_value", "cmp_op"], location, "affine_select")
+        dst = _tile(a.get("dst"), "dst", location)
+        src = _tile(a.get("on_true_tile"), "on_true_tile", location)
+        steps = _pattern_steps(a["pattern"], dst, location, "affine_select")
+        offset, pstep = int(a.get("offset", 0)), int(a.get("channel_multiplier", 0))
+        cmp = alu_op(a.get("cmp_op", "equal"), location)
+    _same_shape(dst, src, "dst", "on_true_tile", location)
+    emit("gpsimd", "affine_select", dst, [src],
+         [("offset", str(offset)), ("partition_step", str(pstep)), ("steps", steps),
+          ("cmp", cmp), ("fill", repr(float(a.get("on_false_value", 0.0))))], location)
+    return dst
+
+
+def select(*args, **kwargs):
+    """dst = on_true where predicate != 0 else on_false, elementwise, on Vector (NKI's
+    nl.where; the on_false number becomes a memset tile)."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    names = ["predicate", "on_true", "on_false"]
+    a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "select")
+    return _select(a, location)
+
+
+def _select(a, location):
+    pred = _tile(a.get("predicate"), "predicate", location)
+    on_true = a.get("on_true")
+    on_false = a.get("on_false")
+    shaped = on_true if isinstance(on_true, Tensor) else on_false
+    if not isinstance(shaped, Tensor):
+        fail("select: on_true or on_false must be a tile", location)
+    for role in ("on_true", "on_false"):
+        v = a.get(role)
+        if not isinstance(v, Tensor):
+            t = new_tile(shaped.shape, shaped.dtype, "sbuf", location, role)
+            emit("vector", "memset", t, [], [("value", repr(float(v)))], location)
+            a[role] = t
+    on_true, on_false = _tile(a["on_true"], "on_true", location), _tile(a["on_false"], "on_false", location)
+    _same_shape(pred, on_true, "predicate", "on_true", location)
+    _same_shape(pred, on_false, "predicate", "on_false", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else on_true.dtype
+    dst = _out(a.get("dst"), on_true.shape, dtype, location)
+    emit("vector", "select", dst, [pred, on_true, on_false], [], location)
+    return dst
+
+
+def bn_stats(*args, **kwargs):
+    """Per-partition (count, mean, variance*count) statistics, 6 values; Vector engine."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    a = _bind(args, kwargs, ["dst", "data"] if new else ["data"], location, "bn_stats")
+    data = _tile(a.get("data"), "data", location)
+    check_mask(a.get("mask"), location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else FLOAT32
+    dst = _out(a.get("dst"), (data.partitions(), 6), dtype, location)
+    emit("vector", "bn_stats", dst, [data], [], location)
+    return dst
+
+
+def bn_aggr(*args, **kwargs):
+    """Aggregates bn_stats triples into (mean, variance) per partition; Vector engine."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    a = _bind(args, kwargs, ["dst", "data"] if new else ["data"], location, "bn_aggr")
+    data = _tile(a.get("data"), "data", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else FLOAT32
+    dst = _out(a.get("dst"), (data.partitions(), 2), dtype, location)
+    emit("vector", "bn_aggr", dst, [data], [], location)
+    return dst
+
+
+# --- DMA ----------------------------------------------------------------------------------
+
+
+def dma_copy(*args, **kwargs):
+    """dst = src by DMA (HBM <-> SBUF, SBUF <-> SBUF), issued by the Sync engine;
+    dst_rmw_op=nl.add adds src into dst."""
+    location = user_location()
+    a = _bind(args, kwargs, ["dst", "src", "dst_rmw_op"], location, "dma_copy")
+    dst, src = a.get("dst"), a.get("src")
+    for role, t in (("dst", dst), ("src", src)):
+        if not isinstance(t, Tensor):
+            fail(f"dma_copy: {role} must be a tensor", location)
+        if t.space == "psum":
+            fail(f"dma_copy: {role} is in PSUM, which DMA cannot reach (tensor_copy it to SBUF)",
+                 location)
+    check_mask(a.get("mask"), location)
+    if dst.free_size() * dst.partitions() != src.free_size() * src.partitions():
+        fail(f"dma_copy: dst {list(dst.shape)} and src {list(src.shape)} differ in size", location)
+    return _dma(dst, src, location, a.get("dst_rmw_op"))
+
+
+def _dma(dst, src, location, rmw=None):
+    queue = "_load" if src.space == "hbm" and dst.space != "hbm" else (
+        "_store" if dst.space == "hbm" and src.space != "hbm" else "_copy")
+    options = [("queue", queue)]
+    if rmw is not None:
+        if alu_op(rmw, location) != "add":
+            fail("dma_copy: dst_rmw_op must be nl.add (neuronsim's DMA accumulates by adding)",
+                 location)
+        options.append(("accumulate", "true"))
+    instr = emit("sync", "dma_copy", dst, [src], options, location, queue=queue)
+    if rmw is not None:
+        instr.reads.append(dst.view())
+    return dst
