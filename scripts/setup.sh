@@ -24,3 +24,12 @@ fi
 build_type=${BUILD_TYPE:-RelWithDebInfo}
 cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
 cmake --build build -j"$(nproc)"
+
+# `import neuronsim` from Debian's python3 without PYTHONPATH: a .pth file (what
+# `pip install -e` would write) puts build/python on its path, once the module is built.
+# NEURONSIM_NO_PTH=1 leaves the system's Python alone.
+site_dir=/usr/local/lib/python3.11/dist-packages
+if [[ -z "${NEURONSIM_NO_PTH:-}" && -d build/python/neuronsim && -w "$(dirname "$site_dir")" ]]; then
+  mkdir -p "$site_dir"
+  echo "$PWD/build/python" >"$site_dir/neuronsim-build.pth"
+fi
