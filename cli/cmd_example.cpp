@@ -77,6 +77,9 @@ void add_example_command(CLI::App& app) {
   cmd->add_flag("--double-buffer", o->params.double_buffered,
                 "Overlap DMA with compute (two buffers per stage; matmul: its pipelined "
                 "schedule, docs/compiler.md)");
+  cmd->add_option("--buffers", o->params.buffers,
+                  "rmsnorm, softmax: buffers per stage, 1 to 8 (--double-buffer: 2)")
+      ->check(CLI::Range(1, 8));
   cmd->callback([o] { run_example(*o); });
 }
 

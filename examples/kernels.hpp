@@ -18,7 +18,8 @@ struct ExampleParams {
   std::uint32_t cols = 0;   // N (matmul) or D (columns)
   std::uint32_t inner = 0;  // K (matmul only)
   bool double_buffered = false;
-  std::string dtype;  // matmul only: its inputs' dtype (default bf16)
+  std::uint32_t buffers = 0;  // rmsnorm/softmax: buffers per stage; 0: 2 if double_buffered
+  std::string dtype;          // matmul only: its inputs' dtype (default bf16)
   std::string target = "trn2";
   isa::TargetLimits limits;  // the target's (matmul sizes its tiles by them)
 };
@@ -32,6 +33,10 @@ isa::Kernel softmax_rows(const ExampleParams& p);
 // y = x * rsqrt(mean(x^2) + eps) * w over x[N, D] (bf16), w[D]: the hand-fused RMSNorm
 // (the torch.rms_norm analogue). Default [1024, 2048].
 isa::Kernel rmsnorm_fused(const ExampleParams& p, float eps = 1e-6f);
+
+// Buffers per stage of the row examples: `buffers` (1..8) if given, else 2 with
+// double_buffered, else 1. Throws neuronsim::Error outside 1..8.
+std::uint32_t stage_buffers(const ExampleParams& p);
 
 struct Example {
   std::string name;

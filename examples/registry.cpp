@@ -1,6 +1,8 @@
 #include "examples/kernels.hpp"
 #include "isa/error.hpp"
 
+#include <string>
+
 namespace neuronsim::examples {
 
 const std::vector<Example>& all_examples() {
@@ -12,6 +14,13 @@ const std::vector<Example>& all_examples() {
        [](const ExampleParams& p) { return rmsnorm_fused(p); }},
   };
   return examples;
+}
+
+std::uint32_t stage_buffers(const ExampleParams& p) {
+  if (p.buffers == 0) return p.double_buffered ? 2 : 1;
+  if (p.buffers > 8)
+    throw Error("--buffers " + std::to_string(p.buffers) + ": 1 to 8 buffers per stage");
+  return p.buffers;
 }
 
 const Example& find_example(const std::string& name) {

@@ -4,7 +4,7 @@
 //   scalar  activation rsqrt with bias eps: rstd = 1/sqrt(ss + eps)
 //   vector  scalar_tensor_tensor: y = (x * rstd) * w
 //   sync    store y tile (SBUF -> HBM)
-// Data stays on chip between the steps. With nbuf buffers (1 serial, 2 double-buffered)
+// Data stays on chip between the steps. With nbuf buffers (1 serial, 2 double-buffered, up to 8)
 // the load of tile t+nbuf overlaps the compute of tile t. Semaphores count tiles:
 // x_loaded = tiles loaded, rstd_ready = row factors computed, y_ready = tiles computed,
 // x_free = x buffers released, y_free = tiles stored.
@@ -22,9 +22,9 @@ Kernel rmsnorm_fused(const ExampleParams& p, float eps) {
   const std::uint32_t N = or_default(p.rows, 1024), D = or_default(p.cols, 2048);
   require_bf16(p.dtype, "rmsnorm");
   const std::uint32_t T = tiles_of(N, "rows");
-  const std::uint32_t nbuf = p.double_buffered ? 2 : 1;
+  const std::uint32_t nbuf = stage_buffers(p);
 
-  Builder b(p.double_buffered ? "rmsnorm_db" : "rmsnorm", p.target);
+  Builder b(buffered_name("rmsnorm", nbuf), p.target);
   Buffer x = b.input("x", DType::bf16, {N, D});
   Buffer w = b.input("w", DType::bf16, {D});
   Buffer y = b.output("y", DType::bf16, {N, D});

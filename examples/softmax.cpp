@@ -6,7 +6,7 @@
 //   vector  tensor_scalar: rsum = 1 / sum (divide, operands reversed)
 //   vector  tensor_scalar: y = e * rsum
 //   sync    store y tile
-// With nbuf buffers (1 serial, 2 double-buffered) loads and stores overlap compute.
+// With nbuf buffers (1 serial, 2 double-buffered, up to 8) loads and stores overlap compute.
 #include "examples/kernels.hpp"
 #include "examples/row_pipeline.hpp"
 #include "isa/builder.hpp"
@@ -19,9 +19,9 @@ Kernel softmax_rows(const ExampleParams& p) {
   const std::uint32_t N = or_default(p.rows, 1024), D = or_default(p.cols, 1024);
   require_bf16(p.dtype, "softmax");
   const std::uint32_t T = tiles_of(N, "rows");
-  const std::uint32_t nbuf = p.double_buffered ? 2 : 1;
+  const std::uint32_t nbuf = stage_buffers(p);
 
-  Builder b(p.double_buffered ? "softmax_db" : "softmax", p.target);
+  Builder b(buffered_name("softmax", nbuf), p.target);
   Buffer x = b.input("x", DType::bf16, {N, D});
   Buffer y = b.output("y", DType::bf16, {N, D});
   Buffer xt = b.sbuf("xt", DType::bf16, {kPartitions, nbuf, D});

@@ -26,4 +26,10 @@ inline std::uint32_t tiles_of(std::uint32_t n, const std::string& what) {
   return n / kPartitions;
 }
 
+// The kernel's name for `nbuf` buffers per stage: NAME (1), NAME_db (2), NAME_bN (more).
+inline std::string buffered_name(const std::string& name, std::uint32_t nbuf) {
+  if (nbuf == 1) return name;
+  return nbuf == 2 ? name + "_db" : name + "_b" + std::to_string(nbuf);
+}
+
 }  // namespace neuronsim::examples

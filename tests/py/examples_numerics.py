@@ -1,7 +1,7 @@
 """The example kernels (examples/) against float64 references computed here with numpy.
 
 Each example is emitted with `neuronsim example`, run with `neuronsim run` on trn1 and
-trn2, serial and double-buffered, on random inputs; the outputs must match the reference
+trn2, serial, double-buffered and (rmsnorm, softmax) with 4 buffers, on random inputs; the outputs must match the reference
 within the tolerance stated beside each check, and the double-buffered variant must be
 faster than the serial one.
 """
@@ -24,12 +24,15 @@ def bf16_round(a):
     return bits.astype(np.uint32).view(np.float32)
 
 
-def run(work, name, target, double, inputs, sizes):
-    tag = f"{name}_{target}_{'db' if double else 'serial'}"
+def run(work, name, target, nbuf, inputs, sizes):
+    """nbuf buffers per stage: 1 serial, 2 by --double-buffer, more by --buffers."""
+    tag = f"{name}_{target}_b{nbuf}"
     neff = os.path.join(work, tag + ".neff")
     cmd = [NEURONSIM, "example", name, "-t", target, "-o", neff] + sizes
-    if double:
+    if nbuf == 2:
         cmd.append("--double-buffer")
+    elif nbuf > 2:
+        cmd += ["--buffers", str(nbuf)]
     subprocess.run(cmd, check=True)
     args = [NEURONSIM, "run", neff, "--target", target, "--out-dir", os.path.join(work, tag)]
     for key, value in inputs.items():
@@ -79,17 +82,20 @@ def main():
         for target in ("trn1", "trn2"):
             for name, inputs, out, reference, rtol, atol, sizes in cases:
                 times = {}
-                for double in (False, True):
-                    d, t = run(work, name, target, double, inputs, sizes)
+                buffers = (1, 2) if name == "matmul" else (1, 2, 4)  # matmul: --double-buffer
+                for nbuf in buffers:
+                    d, t = run(work, name, target, nbuf, inputs, sizes)
                     got = np.load(os.path.join(d, out + ".npy"))
-                    check(f"{name} {target} {'db' if double else 'serial'}", got, reference,
-                          rtol, atol)
-                    times[double] = t
-                print(f"   {name} {target}: serial {times[False]:.0f} ns, "
-                      f"double-buffered {times[True]:.0f} ns "
-                      f"({times[False] / times[True]:.2f}x)")
-                if not times[True] < times[False]:
+                    check(f"{name} {target} {nbuf} buffers", got, reference, rtol, atol)
+                    times[nbuf] = t
+                print(f"   {name} {target}: serial {times[1]:.0f} ns, "
+                      f"double-buffered {times[2]:.0f} ns ({times[1] / times[2]:.2f}x)"
+                      + (f", 4 buffers {times[4]:.0f} ns" if 4 in times else ""))
+                if not times[2] < times[1]:
                     print(f"FAIL {name} {target}: double-buffered is not faster")
+                    failures += 1
+                if 4 in times and not times[4] <= times[2]:
+                    print(f"FAIL {name} {target}: 4 buffers are slower than 2")
                     failures += 1
     sys.exit(1 if failures else 0)
 
