@@ -22,11 +22,14 @@ struct Dim {
   bool operator!=(const Dim& o) const { return !(*this == o); }
 };
 
+// The one-byte fields come first so that the pattern packs into 64 bytes (a kernel holds
+// millions of them: docs/performance.md).
 struct AccessPattern {
   MemSpace space = MemSpace::sbuf;
+  DType dtype = DType::fp32;
+  std::uint8_t ndims = 1;  // number of free dimensions in use, 1..kMaxFreeDims
   // HBM: index into Kernel::tensors. SBUF/PSUM: index into Kernel::allocations.
   std::uint32_t buffer = 0;
-  DType dtype = DType::fp32;
   // SBUF/PSUM: first partition, relative to the allocation's start partition.
   // HBM: index of the first row (the partition axis maps onto rows of the tensor).
   std::uint32_t start_partition = 0;
@@ -36,7 +39,6 @@ struct AccessPattern {
   std::int64_t partition_stride = 0;
   // Bytes from the start of the buffer (per partition for SBUF/PSUM) to element 0.
   std::uint64_t byte_offset = 0;
-  std::uint8_t ndims = 1;                // number of free dimensions in use, 1..kMaxFreeDims
   std::array<Dim, kMaxFreeDims> dims{};  // outermost first; dims[ndims-1] is innermost
 
   std::uint64_t free_elems() const;  // product of the used dims' sizes

@@ -140,14 +140,15 @@ struct TensorTensor {
 // Optional reduce_dst[P,1] = reduce_op over free of the results.
 struct TensorScalar {
   AccessPattern dst, src;
+  // The one-byte settings together: the largest operation sizes every Instruction.
   AluOp op0 = AluOp::bypass;
-  ScalarArg arg0 = 0.0f;
   bool reverse0 = false;
   std::optional<AluOp> op1;
-  ScalarArg arg1 = 0.0f;
   bool reverse1 = false;
-  std::optional<AccessPattern> reduce_dst;
   AluOp reduce_op = AluOp::add;
+  ScalarArg arg0 = 0.0f;
+  ScalarArg arg1 = 0.0f;
+  std::optional<AccessPattern> reduce_dst;
   static constexpr auto fields() {
     return std::make_tuple(
         field::out("dst", &TensorScalar::dst), field::in("src", &TensorScalar::src).sets_n(),

@@ -107,7 +107,18 @@ inline Kernel every_opcode_kernel() {
 
   auto& vector = k.stream(Engine::vector);
   vector.push_back(instr(TensorTensor{xt, xt, acc, AluOp::subtract}));
-  TensorScalar ts_full{xt, xt, AluOp::multiply, wt, true, AluOp::add, 2.5f, false, wt, AluOp::max};
+  // Fields by name: the struct orders them for size, not as the assembly writes them.
+  TensorScalar ts_full;
+  ts_full.dst = xt;
+  ts_full.src = xt;
+  ts_full.op0 = AluOp::multiply;
+  ts_full.arg0 = wt;
+  ts_full.reverse0 = true;
+  ts_full.op1 = AluOp::add;
+  ts_full.arg1 = 2.5f;
+  ts_full.reverse1 = false;
+  ts_full.reduce_dst = wt;
+  ts_full.reduce_op = AluOp::max;
   vector.push_back(instr(ts_full));
   TensorScalar ts_plain;
   ts_plain.dst = xt;
