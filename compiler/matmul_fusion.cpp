@@ -75,7 +75,11 @@ class Planner {
   bool available(const std::string& t, const Node& m) const {
     if (g_.is_input(t)) return true;
     const Node* n = g_.node(t);
-    return n && index_.at(t) < index_.at(m.id) && !in_launch_.count(t) && !is_layout(n);
+    if (!n || in_launch_.count(t) || is_layout(n)) return false;
+    // Computed where its launch is: a matmul launch's result at the matmul.
+    const auto r = result_of_.find(t);
+    const std::size_t at = index_.at(r != result_of_.end() ? r->second : t);
+    return at < index_.at(m.id);
   }
 
   void plan(const Node& m) {
