@@ -16,6 +16,7 @@
 #include "compiler/attention_kernel.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "compiler/hazards.hpp"
@@ -112,9 +113,12 @@ class AttentionEmitter {
 
   isa::Kernel emit() {
     prologue();
+    // Tile t's scores, then tile t-1's P @ V (its softmax is done), then tile t's softmax:
+    // each engine's stream has the work that is ready first.
     for (std::uint32_t t = 0; t <= z_.q_tiles; ++t) {
       if (t < z_.q_tiles) scores(t);
       if (t > 0) output(t - 1);
+      if (t < z_.q_tiles) softmax(t);
     }
     return b_.build();
   }
@@ -186,12 +190,17 @@ class AttentionEmitter {
   std::uint32_t tr_bank() { return z_.chunks + z_.o_banks + (transposes_++ % z_.tr_banks); }
   Engine next_copier() { return copies_++ % 2 == 0 ? Engine::vector : Engine::scalar; }
 
+  // A copy that multiplies by `scale` (1: a plain copy).
   void copy(Engine e, const isa::AccessPattern& dst, const isa::AccessPattern& src,
-            const std::vector<Access>& accesses) {
-    isa::Instruction& ins = e == Engine::vector
-                                ? b_.vector().tensor_copy(dst, src).instruction()
-                                : b_.scalar().activation(dst, src, ActFunc::copy).instruction();
-    h_.compute(ins, e, accesses);
+            const std::vector<Access>& accesses, float scale = 1.0f) {
+    isa::Instruction* ins = nullptr;
+    if (e == Engine::vector)
+      ins = scale == 1.0f
+                ? &b_.vector().tensor_copy(dst, src).instruction()
+                : &b_.vector().tensor_scalar(dst, src, AluOp::multiply, scale).instruction();
+    else
+      ins = &b_.scalar().activation(dst, src, ActFunc::copy).scale(scale).instruction();
+    h_.compute(*ins, e, accesses);
   }
 
   // One [parts, free] result of a transpose: its source and its column in the destination.
@@ -205,7 +214,8 @@ class AttentionEmitter {
   // they have one shape and their columns follow each other tile by tile) and copied to
   // `dst` ([P, cols] or, with a slot, [P, slots, cols]) by Vector or Scalar.
   void transpose_into(const std::vector<TrTile>& tiles, const Buffer& dst, std::int64_t slot,
-                      const std::vector<Access>& src_reads, Slot& dst_slot) {
+                      const std::vector<Access>& src_reads, Slot& dst_slot, float scale,
+                      std::optional<Engine> copier) {
     const std::uint32_t P = z_.tile;
     const std::uint64_t elem = isa::dtype_size(s_.dtype);
     for (std::size_t u0 = 0; u0 < tiles.size();) {
@@ -229,7 +239,8 @@ class AttentionEmitter {
           acc_in_.raw(0, parts, 0, std::uint64_t{bank} * acc_in_.shape()[2] * elem, dims);
       const std::uint64_t row = slot < 0 ? 0 : std::uint64_t(slot) * dst.shape()[2];
       const isa::AccessPattern to = dst.raw(0, parts, 0, (row + tiles[u0].col) * elem, dims);
-      copy(next_copier(), to, from, {reads(banks_[bank]), writes(dst_slot)});
+      copy(copier ? *copier : next_copier(), to, from, {reads(banks_[bank]), writes(dst_slot)},
+           scale);
       u0 += cnt;
     }
   }
@@ -257,7 +268,7 @@ class AttentionEmitter {
                        std::uint64_t{j} * z_.tile});
       src_reads.push_back(reads(k_rows_slot_[j]));
     }
-    transpose_into(tiles, k_t_, -1, src_reads, k_t_slot_);
+    transpose_into(tiles, k_t_, -1, src_reads, k_t_slot_, 1.0f, std::nullopt);
   }
 
   void load_q(std::uint32_t t) {
@@ -277,8 +288,10 @@ class AttentionEmitter {
     const std::uint32_t slot = t % kSlots, mr = qrows(t);
     const Ix r(0, mr);
     // Q^T for this tile.
+    // The scale is applied to Q^T on its copy out of PSUM (rounded to Q's dtype, as torch's
+    // math SDPA scales q before its matmul), so that the scores need one pass, not two.
     transpose_into({TrTile{q_rows_.slice(r, slot, Ix(0, s_.d)), s_.d, mr, 0}}, q_t_, slot,
-                   {reads(q_rows_slot_[slot])}, q_t_slot_[slot]);
+                   {reads(q_rows_slot_[slot])}, q_t_slot_[slot], s_.scale, Engine::vector);
     // The next-but-one tile's rows can come in once Q^T is taken.
     if (t + kSlots < z_.q_tiles) pending_q_ = t + kSlots;
     for (std::uint32_t c = 0; c < z_.chunks; ++c) {
@@ -296,12 +309,11 @@ class AttentionEmitter {
       std::vector<Access> acc{reads(banks_[c]), writes(s_slot_[slot])};
       if (s_.mask.empty()) {
         auto ref = b_.scalar().activation(dst, src, ActFunc::copy);
-        ref.scale(s_.scale);
         h_.compute(ref.instruction(), Engine::scalar, acc);
       } else {
         acc.push_back(reads(mask_slot_[slot]));
-        auto ref = b_.vector().scalar_tensor_tensor(
-            dst, src, s_.scale, AluOp::multiply, mask_.slice(r, slot, Ix(k0, k0 + w)), AluOp::add);
+        auto ref =
+            b_.vector().tensor_tensor(dst, src, mask_.slice(r, slot, Ix(k0, k0 + w)), AluOp::add);
         h_.compute(ref.instruction(), Engine::vector, acc);
       }
     }
@@ -309,6 +321,12 @@ class AttentionEmitter {
       load_q(pending_q_);
       pending_q_ = 0;
     }
+  }
+
+  // Tile t's softmax numerator exp(s - max) and 1 / its row sum.
+  void softmax(std::uint32_t t) {
+    const std::uint32_t slot = t % kSlots, mr = qrows(t);
+    const Ix r(0, mr);
     const isa::AccessPattern nm = negmax_.slice(r, Ix(slot, slot + 1));
     auto mx =
         b_.vector().tensor_reduce(nm, s_sb_.slice(r, slot, Ix(0, s_.sk)), AluOp::max, 1, true);
@@ -319,10 +337,10 @@ class AttentionEmitter {
     h_.compute(ex.instruction(), Engine::scalar,
                {reads(s_slot_[slot]), reads(stat_slot_[slot]), writes(p_slot_[slot]),
                 writes(rsum_slot_[slot])});
-    auto rc = b_.vector().tensor_scalar(rsum_.slice(r, Ix(slot, slot + 1)),
-                                        sum_.slice(r, Ix(slot, slot + 1)), AluOp::divide, 1.0);
-    rc.reverse0();
-    h_.compute(rc.instruction(), Engine::vector, {writes(rsum_slot_[slot])});
+    // 1 / sum on Scalar right after the exp that made the sum (no engine waits for it).
+    auto rc = b_.scalar().activation(rsum_.slice(r, Ix(slot, slot + 1)),
+                                     sum_.slice(r, Ix(slot, slot + 1)), ActFunc::reciprocal);
+    h_.compute(rc.instruction(), Engine::scalar, {writes(rsum_slot_[slot])});
   }
 
   // Tile t's P^T, P @ V, and the normalised output.
@@ -333,7 +351,9 @@ class AttentionEmitter {
     for (std::uint32_t j = 0; j < z_.k_tiles; ++j)
       tiles.push_back({p_sb_.slice(r, slot, Ix(j * z_.tile, j * z_.tile + krows(j))), krows(j), mr,
                        std::uint64_t{j} * z_.tile});
-    transpose_into(tiles, p_t_, slot, {reads(p_slot_[slot])}, p_t_slot_[slot]);
+    // On Scalar, which made P: Vector goes on with the next tile's scores meanwhile.
+    transpose_into(tiles, p_t_, slot, {reads(p_slot_[slot])}, p_t_slot_[slot], 1.0f,
+                   Engine::scalar);
     const std::uint32_t bank = z_.chunks + (outputs_++ % z_.o_banks);
     for (std::uint32_t j = 0; j < z_.k_tiles; ++j) {
       const std::uint32_t kr = krows(j);
@@ -369,6 +389,7 @@ class AttentionEmitter {
   std::vector<Slot> q_rows_slot_, q_t_slot_, mask_slot_, s_slot_, p_slot_, p_t_slot_, stat_slot_,
       rsum_slot_, o_slot_;
   std::uint32_t pending_q_ = 0;
+
   std::uint64_t transposes_ = 0, copies_ = 0, outputs_ = 0;
 };
 
