@@ -180,6 +180,7 @@ class AttentionEmitter {
     banks_.resize(z_.banks);
     k_rows_slot_.resize(z_.k_tiles);
     v_slot_.resize(z_.k_tiles);
+    k_t_slot_.resize(z_.chunks);
     for (auto* v : {&q_rows_slot_, &q_t_slot_, &mask_slot_, &s_slot_, &p_slot_, &p_t_slot_,
                     &stat_slot_, &rsum_slot_, &o_slot_})
       v->resize(kSlots);
@@ -261,14 +262,18 @@ class AttentionEmitter {
                                     rows_of(V_, s_.v_view, j * z_.tile, kr, 0, s_.dv), q_load_);
       h_.dma(ref.instruction(), q_load_, 0, kr, {writes(v_slot_[j])});
     }
-    std::vector<TrTile> tiles;
-    std::vector<Access> src_reads;
-    for (std::uint32_t j = 0; j < z_.k_tiles; ++j) {
-      tiles.push_back({k_rows_.slice(Ix(0, krows(j)), j, Ix(0, s_.d)), s_.d, krows(j),
-                       std::uint64_t{j} * z_.tile});
-      src_reads.push_back(reads(k_rows_slot_[j]));
+    // K^T by chunks of keys, so that the first scores start when their keys are in.
+    const std::uint32_t per_chunk = z_.chunk / z_.tile;
+    for (std::uint32_t c = 0; c < z_.chunks; ++c) {
+      std::vector<TrTile> tiles;
+      std::vector<Access> src_reads;
+      for (std::uint32_t j = c * per_chunk; j < std::min(z_.k_tiles, (c + 1) * per_chunk); ++j) {
+        tiles.push_back({k_rows_.slice(Ix(0, krows(j)), j, Ix(0, s_.d)), s_.d, krows(j),
+                         std::uint64_t{j} * z_.tile});
+        src_reads.push_back(reads(k_rows_slot_[j]));
+      }
+      transpose_into(tiles, k_t_, -1, src_reads, k_t_slot_[c], 1.0f, std::nullopt);
     }
-    transpose_into(tiles, k_t_, -1, src_reads, k_t_slot_, 1.0f, std::nullopt);
   }
 
   void load_q(std::uint32_t t) {
@@ -296,7 +301,7 @@ class AttentionEmitter {
     if (t + kSlots < z_.q_tiles) pending_q_ = t + kSlots;
     for (std::uint32_t c = 0; c < z_.chunks; ++c) {
       const std::uint32_t k0 = c * z_.chunk, w = std::min(z_.chunk, s_.sk - k0);
-      const std::vector<Access> acc{reads(k_t_slot_), reads(q_t_slot_[slot]), writes(banks_[c])};
+      const std::vector<Access> acc{reads(k_t_slot_[c]), reads(q_t_slot_[slot]), writes(banks_[c])};
       auto ref = b_.tensor().matmul(acc_.slice(r, c, Ix(0, w)), q_t_.slice(Ix(0, s_.d), slot, r),
                                     k_t_.slice(Ix(0, s_.d), Ix(k0, k0 + w)));
       h_.compute(ref.instruction(), Engine::tensor, acc);
@@ -385,7 +390,7 @@ class AttentionEmitter {
       acc_, acc_in_;
   isa::Queue q_load_, q_store_;
   std::vector<Slot> banks_, k_rows_slot_, v_slot_;
-  Slot k_t_slot_;
+  std::vector<Slot> k_t_slot_;  // by chunk of keys
   std::vector<Slot> q_rows_slot_, q_t_slot_, mask_slot_, s_slot_, p_slot_, p_t_slot_, stat_slot_,
       rsum_slot_, o_slot_;
   std::uint32_t pending_q_ = 0;
