@@ -1,18 +1,20 @@
-// One attention head as one kernel (compiler/attention_kernel.hpp). Per tile of 128 rows
-// of Q, with K^T and V loaded once and kept:
+// Attention heads as one kernel (compiler/attention_kernel.hpp). Per tile of 128 rows of
+// a head's Q, with the head's K^T and V loaded once and kept:
 //
-//   Q tile --Tensor transpose--> Q^T [d, 128]            (stationary of the scores)
+//   Q tile --Tensor transpose--> Q^T [d, 128], times the scale on its copy out of PSUM
 //   S = Q^T' K^T: one matmul per 512 keys, into PSUM banks (fp32)
-//   Vector: s = S * scale + mask  (PSUM -> SBUF fp32, one scalar_tensor_tensor per bank)
-//   Vector: -max over the row;  Scalar: p = exp(s - max) in bf16, summing the row
-//   P --Tensor transpose--> P^T, 128 keys at a time (the stationary of P @ V)
+//   Vector: s = S + mask  (PSUM -> SBUF fp32, one tensor_tensor per bank)
+//   Vector: -max over the row;  Scalar: p = exp(s - max) in bf16, summing the row; 1/sum
+//   P --Tensor transpose--> P^T, 128 keys at a time (the stationary of P @ V), Scalar copies
 //   O = sum over key tiles of P^T' V, accumulated in one PSUM bank
-//   O * (1 / sum) on the copy out of PSUM, stored
+//   O * (1 / sum) on the copy out of PSUM, stored (into the head's columns of a concat)
 //
-// so the scores and probabilities never leave the chip. The loop is software-pipelined:
-// the Tensor engine computes tile t's scores before tile t-1's P @ V, so that it has work
-// while Vector and Scalar compute tile t's softmax. Semaphores come from what each
-// instruction reads and writes (compiler/hazards.hpp).
+// so the scores and probabilities never leave the chip. The loop runs over jobs (head,
+// tile) and is software-pipelined: the Tensor engine computes job g's scores, then job
+// g-1's P @ V, while Vector and Scalar compute job g's softmax. With several heads, the
+// next head's K and V (a second set of buffers) are loaded and transposed while the
+// current head runs. Semaphores come from what each instruction reads and writes
+// (compiler/hazards.hpp).
 #include "compiler/attention_kernel.hpp"
 
 #include <algorithm>
@@ -44,6 +46,7 @@ struct Sizes {
   std::uint32_t tile = 0, chunk = 0;  // rows per tile; keys per score matmul (a PSUM bank)
   std::uint32_t q_tiles = 0, k_tiles = 0, chunks = 0;
   std::uint32_t banks = 0, o_banks = 0, tr_banks = 0, per_bank = 0;
+  std::uint32_t kv_sets = 1;
   std::uint64_t sbuf = 0;
   std::string problem;  // empty: fits
 };
@@ -63,6 +66,10 @@ Sizes sizes(const AttentionSpec& s, const isa::TargetLimits& l) {
   const std::uint64_t in = isa::dtype_size(s.dtype);
   z.per_bank =
       static_cast<std::uint32_t>(std::max<std::uint64_t>(1, l.psum_bank_bytes / (z.tile * in)));
+  if (s.heads.empty()) {
+    z.problem = "no heads";
+    return z;
+  }
   if (s.d > z.tile || s.dv > z.tile) {
     z.problem = "a head of " + std::to_string(std::max(s.d, s.dv)) + " exceeds " +
                 std::to_string(z.tile) + " (one matmul's contraction)";
@@ -78,9 +85,10 @@ Sizes sizes(const AttentionSpec& s, const isa::TargetLimits& l) {
   z.o_banks = z.chunks + 4 <= z.banks ? 2 : 1;
   const std::uint64_t out = isa::dtype_size(s.out_dtype), mk = isa::dtype_size(s.mask_dtype);
   const std::uint64_t keys = std::uint64_t{z.k_tiles} * z.tile;
-  z.sbuf = granule(std::uint64_t{z.k_tiles} * s.d * in)                  // rows of K
-           + granule(keys * in)                                          // K^T (on d partitions)
-           + granule(std::uint64_t{z.k_tiles} * s.dv * in)               // V
+  z.kv_sets = s.heads.size() > 1 ? 2 : 1;                // the next head's K and V arrive meanwhile
+  z.sbuf = granule(z.kv_sets * z.k_tiles * s.d * in)     // rows of K
+           + granule(z.kv_sets * keys * in)              // K^T (on d partitions)
+           + granule(z.kv_sets * z.k_tiles * s.dv * in)  // V
            + granule(kSlots * s.d * in) + granule(kSlots * z.tile * in)  // Q rows, Q^T
            + (s.mask.empty() ? 0 : granule(kSlots * s.sk * mk))          // mask rows
            + granule(kSlots * s.sk * 4) + granule(kSlots * keys * in)    // s, p
@@ -111,14 +119,29 @@ class AttentionEmitter {
     declare(l);
   }
 
+  // Jobs g = head * q_tiles + row tile, one after another across heads.
   isa::Kernel emit() {
-    prologue();
-    // Tile t's scores, then tile t-1's P @ V (its softmax is done), then tile t's softmax:
-    // each engine's stream has the work that is ready first.
-    for (std::uint32_t t = 0; t <= z_.q_tiles; ++t) {
-      if (t < z_.q_tiles) scores(t);
-      if (t > 0) output(t - 1);
-      if (t < z_.q_tiles) softmax(t);
+    const auto heads = static_cast<std::uint32_t>(s_.heads.size());
+    const std::uint32_t jobs = heads * z_.q_tiles;
+    load_k(0);
+    for (std::uint32_t g = 0; g < std::min(kSlots, jobs); ++g)
+      load_q(g);
+    load_v(0);
+    transpose_k(0);
+    // Job g's scores, then job g-1's P @ V (its softmax is done), then job g's softmax:
+    // each engine's stream has the work that is ready first. The next head's K and V are
+    // loaded after the current head's first tile, and K is transposed before its last.
+    for (std::uint32_t g = 0; g <= jobs; ++g) {
+      if (g < jobs) scores(g);
+      if (g > 0) output(g - 1);
+      if (g == jobs) break;
+      softmax(g);
+      const std::uint32_t h = g / z_.q_tiles, t = g % z_.q_tiles;
+      if (h + 1 < heads && t == std::min(1u, z_.q_tiles - 1)) {
+        load_k(h + 1);
+        load_v(h + 1);
+      }
+      if (h + 1 < heads && t == z_.q_tiles - 1) transpose_k(h + 1);
     }
     return b_.build();
   }
@@ -152,16 +175,20 @@ class AttentionEmitter {
 
   void declare(const isa::TargetLimits& l) {
     const std::uint32_t P = z_.tile, keys = z_.k_tiles * P;
-    Q_ = hbm(s_.q, s_.dtype, s_.q_view, {s_.sq, s_.d}, isa::TensorRole::input);
-    K_ = hbm(s_.k, s_.dtype, s_.k_view, {s_.sk, s_.d}, isa::TensorRole::input);
-    V_ = hbm(s_.v, s_.dtype, s_.v_view, {s_.sk, s_.dv}, isa::TensorRole::input);
+    for (const AttentionHead& h : s_.heads) {
+      Q_.push_back(hbm(h.q, s_.dtype, h.q_view, {s_.sq, s_.d}, isa::TensorRole::input));
+      K_.push_back(hbm(h.k, s_.dtype, h.k_view, {s_.sk, s_.d}, isa::TensorRole::input));
+      V_.push_back(hbm(h.v, s_.dtype, h.v_view, {s_.sk, s_.dv}, isa::TensorRole::input));
+    }
     if (!s_.mask.empty())
       M_ = hbm(s_.mask, s_.mask_dtype, GemmView{s_.mask_shape, 0}, s_.mask_shape,
                isa::TensorRole::input);
-    O_ = hbm(s_.out, s_.out_dtype, s_.out_view, {s_.sq, s_.dv}, isa::TensorRole::output);
-    k_rows_ = b_.sbuf(fresh("k_rows"), s_.dtype, {P, z_.k_tiles, s_.d});
-    k_t_ = b_.sbuf(fresh("k_t"), s_.dtype, {s_.d, keys});
-    v_ = b_.sbuf(fresh("v_tiles"), s_.dtype, {P, z_.k_tiles, s_.dv});
+    for (const AttentionHead& h : s_.heads)
+      O_.push_back(hbm(h.out, s_.out_dtype, h.out_view, {s_.sq, s_.dv}, isa::TensorRole::output));
+    const std::uint32_t sets = z_.kv_sets;
+    k_rows_ = b_.sbuf(fresh("k_rows"), s_.dtype, {P, sets * z_.k_tiles, s_.d});
+    k_t_ = b_.sbuf(fresh("k_t"), s_.dtype, {s_.d, sets, keys});
+    v_ = b_.sbuf(fresh("v_tiles"), s_.dtype, {P, sets * z_.k_tiles, s_.dv});
     q_rows_ = b_.sbuf(fresh("q_rows"), s_.dtype, {P, kSlots, s_.d});
     q_t_ = b_.sbuf(fresh("q_t"), s_.dtype, {s_.d, kSlots, P});
     if (!s_.mask.empty()) mask_ = b_.sbuf(fresh("mask_rows"), s_.mask_dtype, {P, kSlots, s_.sk});
@@ -178,15 +205,18 @@ class AttentionEmitter {
     q_load_ = h_.queue("load", 0, engines);
     q_store_ = h_.queue("store", 0, engines);
     banks_.resize(z_.banks);
-    k_rows_slot_.resize(z_.k_tiles);
-    v_slot_.resize(z_.k_tiles);
-    k_t_slot_.resize(z_.chunks);
+    k_rows_slot_.resize(sets * z_.k_tiles);
+    v_slot_.resize(sets * z_.k_tiles);
+    k_t_slot_.resize(sets * z_.chunks);
     for (auto* v : {&q_rows_slot_, &q_t_slot_, &mask_slot_, &s_slot_, &p_slot_, &p_t_slot_,
                     &stat_slot_, &rsum_slot_, &o_slot_})
       v->resize(kSlots);
   }
 
-  std::uint32_t qrows(std::uint32_t t) const { return std::min(z_.tile, s_.sq - t * z_.tile); }
+  std::uint32_t qrows(std::uint32_t g) const {
+    return std::min(z_.tile, s_.sq - (g % z_.q_tiles) * z_.tile);
+  }
+  std::uint32_t set_of(std::uint32_t head) const { return head % z_.kv_sets; }
   std::uint32_t krows(std::uint32_t j) const { return std::min(z_.tile, s_.sk - j * z_.tile); }
   std::uint32_t tr_bank() { return z_.chunks + z_.o_banks + (transposes_++ % z_.tr_banks); }
   Engine next_copier() { return copies_++ % 2 == 0 ? Engine::vector : Engine::scalar; }
@@ -246,40 +276,53 @@ class AttentionEmitter {
     }
   }
 
-  // K and V once; K transposed into K^T [d, keys].
-  void prologue() {
+  // Head h's K and V (kept while its tiles run).
+  void load_k(std::uint32_t h) {
+    const std::uint32_t base = set_of(h) * z_.k_tiles;
     for (std::uint32_t j = 0; j < z_.k_tiles; ++j) {
       const std::uint32_t kr = krows(j);
-      auto ref = b_.sync().dma_copy(k_rows_.slice(Ix(0, kr), j, Ix(0, s_.d)),
-                                    rows_of(K_, s_.k_view, j * z_.tile, kr, 0, s_.d), q_load_);
-      h_.dma(ref.instruction(), q_load_, 0, kr, {writes(k_rows_slot_[j])});
+      auto ref =
+          b_.sync().dma_copy(k_rows_.slice(Ix(0, kr), base + j, Ix(0, s_.d)),
+                             rows_of(K_[h], s_.heads[h].k_view, j * z_.tile, kr, 0, s_.d), q_load_);
+      h_.dma(ref.instruction(), q_load_, 0, kr, {writes(k_rows_slot_[base + j])});
     }
-    for (std::uint32_t t = 0; t < std::min(kSlots, z_.q_tiles); ++t)
-      load_q(t);
+  }
+
+  void load_v(std::uint32_t h) {
+    const std::uint32_t base = set_of(h) * z_.k_tiles;
     for (std::uint32_t j = 0; j < z_.k_tiles; ++j) {
       const std::uint32_t kr = krows(j);
-      auto ref = b_.sync().dma_copy(v_.slice(Ix(0, kr), j, Ix(0, s_.dv)),
-                                    rows_of(V_, s_.v_view, j * z_.tile, kr, 0, s_.dv), q_load_);
-      h_.dma(ref.instruction(), q_load_, 0, kr, {writes(v_slot_[j])});
+      auto ref = b_.sync().dma_copy(v_.slice(Ix(0, kr), base + j, Ix(0, s_.dv)),
+                                    rows_of(V_[h], s_.heads[h].v_view, j * z_.tile, kr, 0, s_.dv),
+                                    q_load_);
+      h_.dma(ref.instruction(), q_load_, 0, kr, {writes(v_slot_[base + j])});
     }
-    // K^T by chunks of keys, so that the first scores start when their keys are in.
+  }
+
+  // K^T [d, keys] of head h, by chunks of keys, so that the first scores start when their
+  // keys are in.
+  void transpose_k(std::uint32_t h) {
+    const std::uint32_t set = set_of(h), base = set * z_.k_tiles;
     const std::uint32_t per_chunk = z_.chunk / z_.tile;
     for (std::uint32_t c = 0; c < z_.chunks; ++c) {
       std::vector<TrTile> tiles;
       std::vector<Access> src_reads;
       for (std::uint32_t j = c * per_chunk; j < std::min(z_.k_tiles, (c + 1) * per_chunk); ++j) {
-        tiles.push_back({k_rows_.slice(Ix(0, krows(j)), j, Ix(0, s_.d)), s_.d, krows(j),
+        tiles.push_back({k_rows_.slice(Ix(0, krows(j)), base + j, Ix(0, s_.d)), s_.d, krows(j),
                          std::uint64_t{j} * z_.tile});
-        src_reads.push_back(reads(k_rows_slot_[j]));
+        src_reads.push_back(reads(k_rows_slot_[base + j]));
       }
-      transpose_into(tiles, k_t_, -1, src_reads, k_t_slot_[c], 1.0f, std::nullopt);
+      transpose_into(tiles, k_t_, set, src_reads, k_t_slot_[set * z_.chunks + c], 1.0f,
+                     std::nullopt);
     }
   }
 
-  void load_q(std::uint32_t t) {
-    const std::uint32_t slot = t % kSlots, mr = qrows(t);
-    auto ref = b_.sync().dma_copy(q_rows_.slice(Ix(0, mr), slot, Ix(0, s_.d)),
-                                  rows_of(Q_, s_.q_view, t * z_.tile, mr, 0, s_.d), q_load_);
+  void load_q(std::uint32_t g) {
+    const std::uint32_t slot = g % kSlots, mr = qrows(g), h = g / z_.q_tiles;
+    const std::uint32_t t = g % z_.q_tiles;
+    auto ref =
+        b_.sync().dma_copy(q_rows_.slice(Ix(0, mr), slot, Ix(0, s_.d)),
+                           rows_of(Q_[h], s_.heads[h].q_view, t * z_.tile, mr, 0, s_.d), q_load_);
     h_.dma(ref.instruction(), q_load_, 0, mr, {writes(q_rows_slot_[slot])});
     if (!s_.mask.empty()) {
       auto m = b_.sync().dma_copy(mask_.slice(Ix(0, mr), slot, Ix(0, s_.sk)),
@@ -298,12 +341,14 @@ class AttentionEmitter {
     transpose_into({TrTile{q_rows_.slice(r, slot, Ix(0, s_.d)), s_.d, mr, 0}}, q_t_, slot,
                    {reads(q_rows_slot_[slot])}, q_t_slot_[slot], s_.scale, Engine::vector);
     // The next-but-one tile's rows can come in once Q^T is taken.
-    if (t + kSlots < z_.q_tiles) pending_q_ = t + kSlots;
+    if (t + kSlots < s_.heads.size() * z_.q_tiles) pending_q_ = t + kSlots;
     for (std::uint32_t c = 0; c < z_.chunks; ++c) {
       const std::uint32_t k0 = c * z_.chunk, w = std::min(z_.chunk, s_.sk - k0);
-      const std::vector<Access> acc{reads(k_t_slot_[c]), reads(q_t_slot_[slot]), writes(banks_[c])};
+      const std::uint32_t set = set_of(t / z_.q_tiles);
+      const std::vector<Access> acc{reads(k_t_slot_[set * z_.chunks + c]), reads(q_t_slot_[slot]),
+                                    writes(banks_[c])};
       auto ref = b_.tensor().matmul(acc_.slice(r, c, Ix(0, w)), q_t_.slice(Ix(0, s_.d), slot, r),
-                                    k_t_.slice(Ix(0, s_.d), Ix(k0, k0 + w)));
+                                    k_t_.slice(Ix(0, s_.d), set, Ix(k0, k0 + w)));
       h_.compute(ref.instruction(), Engine::tensor, acc);
     }
     // s = S * scale (+ mask), out of PSUM.
@@ -360,20 +405,23 @@ class AttentionEmitter {
     transpose_into(tiles, p_t_, slot, {reads(p_slot_[slot])}, p_t_slot_[slot], 1.0f,
                    Engine::scalar);
     const std::uint32_t bank = z_.chunks + (outputs_++ % z_.o_banks);
+    const std::uint32_t base = set_of(t / z_.q_tiles) * z_.k_tiles;
     for (std::uint32_t j = 0; j < z_.k_tiles; ++j) {
       const std::uint32_t kr = krows(j);
-      auto ref = b_.tensor().matmul(acc_.slice(r, bank, Ix(0, s_.dv)),
-                                    p_t_.slice(Ix(0, kr), slot, Ix(j * z_.tile, j * z_.tile + mr)),
-                                    v_.slice(Ix(0, kr), j, Ix(0, s_.dv)), flag(j, z_.k_tiles));
+      auto ref =
+          b_.tensor().matmul(acc_.slice(r, bank, Ix(0, s_.dv)),
+                             p_t_.slice(Ix(0, kr), slot, Ix(j * z_.tile, j * z_.tile + mr)),
+                             v_.slice(Ix(0, kr), base + j, Ix(0, s_.dv)), flag(j, z_.k_tiles));
       h_.compute(ref.instruction(), Engine::tensor,
-                 {reads(p_t_slot_[slot]), reads(v_slot_[j]), writes(banks_[bank])});
+                 {reads(p_t_slot_[slot]), reads(v_slot_[base + j]), writes(banks_[bank])});
     }
     auto ev = b_.scalar().activation(o_sb_.slice(r, slot, Ix(0, s_.dv)),
                                      acc_.slice(r, bank, Ix(0, s_.dv)), ActFunc::copy);
     ev.scale(rsum_.slice(r, Ix(slot, slot + 1)));
     h_.compute(ev.instruction(), Engine::scalar,
                {reads(banks_[bank]), reads(rsum_slot_[slot]), writes(o_slot_[slot])});
-    auto st = b_.gpsimd().dma_copy(rows_of(O_, s_.out_view, t * z_.tile, mr, 0, s_.dv),
+    const std::uint32_t h = t / z_.q_tiles, row0 = (t % z_.q_tiles) * z_.tile;
+    auto st = b_.gpsimd().dma_copy(rows_of(O_[h], s_.heads[h].out_view, row0, mr, 0, s_.dv),
                                    o_sb_.slice(r, slot, Ix(0, s_.dv)), q_store_);
     h_.dma(st.instruction(), q_store_, 0, mr, {reads(o_slot_[slot])});
   }
@@ -385,7 +433,8 @@ class AttentionEmitter {
   std::set<std::string> taken_;
   std::map<std::string, Buffer> hbm_;
   std::map<std::string, std::uint64_t> row_len_;
-  Buffer Q_, K_, V_, M_, O_;
+  std::vector<Buffer> Q_, K_, V_, O_;  // by head
+  Buffer M_;
   Buffer k_rows_, k_t_, v_, q_rows_, q_t_, mask_, s_sb_, p_sb_, p_t_, negmax_, sum_, rsum_, o_sb_,
       acc_, acc_in_;
   isa::Queue q_load_, q_store_;

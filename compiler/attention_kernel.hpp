@@ -12,11 +12,20 @@
 
 namespace neuronsim::compiler {
 
+// One head's HBM tensors, each seen through a view (a slice's columns; the head's columns
+// of a concat for out).
+struct AttentionHead {
+  std::string q, k, v, out;
+  GemmView q_view, k_view, v_view, out_view;
+};
+
+// Every head has the same shapes, mask and scale; heads run one after another in one
+// kernel, the next head's K and V loaded and transposed while the current one runs.
 struct AttentionSpec {
   std::string kernel_name = "attention";
   std::string target;
-  std::string q, k, v, out, mask;  // HBM tensors; mask empty: none
-  GemmView q_view, k_view, v_view, out_view;
+  std::vector<AttentionHead> heads;     // at least one
+  std::string mask;                     // HBM tensor; empty: none
   isa::DType dtype = isa::DType::bf16;  // Q, K, V
   isa::DType out_dtype = isa::DType::bf16;
   isa::DType mask_dtype = isa::DType::bf16;

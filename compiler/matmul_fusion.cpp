@@ -29,6 +29,7 @@ class Planner {
       if (live_.count(n.id) && n.op == OpKind::matmul && !out_.absorbed.count(n.id)) plan(n);
     decide_layout_nodes();
     place_concats();
+    merge_heads();
     return std::move(out_);
   }
 
@@ -324,17 +325,20 @@ class Planner {
     a.d = static_cast<std::uint32_t>(q.shape[1]);
     a.sk = static_cast<std::uint32_t>(m1.type.shape[1]);
     a.dv = static_cast<std::uint32_t>(v.shape[1]);
-    if (!view_of(m1.args[0].tensor, m1.id, a.q, a.q_view) ||
-        !view_of(kt->args[0].tensor, kt->id, a.k, a.k_view) ||
-        !view_of(m2->args[1].tensor, m2->id, a.v, a.v_view) || !attention_fits(a, l_))
+    AttentionHead head;
+    a.heads = {head};  // attention_fits checks the shapes
+    if (!view_of(m1.args[0].tensor, m1.id, head.q, head.q_view) ||
+        !view_of(kt->args[0].tensor, kt->id, head.k, head.k_view) ||
+        !view_of(m2->args[1].tensor, m2->id, head.v, head.v_view) || !attention_fits(a, l_))
       return false;
     absorbed_by_[kt->id].insert(m1.id);
-    a.out = m2->id;
+    head.out = m2->id;
+    a.heads = {head};
     MatmulLaunch L;
     L.attention = true;
     L.attn = a;
     L.nodes = nodes;
-    L.reads = {a.q, a.k, a.v};
+    L.reads = {head.q, head.k, head.v};
     if (!a.mask.empty()) L.reads.push_back(a.mask);
     for (std::size_t i = 1; i < nodes.size(); ++i)
       out_.absorbed.insert(nodes[i]);
@@ -377,8 +381,8 @@ class Planner {
       std::uint64_t at = 0;
       for (const auto& a : n.args) {
         MatmulLaunch& L = out_.launches.at(result_of_.at(a.tensor));
-        GemmView& v = L.attention ? L.attn.out_view : L.gemm.c_view;
-        (L.attention ? L.attn.out : L.gemm.c_name) = n.id;
+        GemmView& v = L.attention ? L.attn.heads[0].out_view : L.gemm.c_view;
+        (L.attention ? L.attn.heads[0].out : L.gemm.c_name) = n.id;
         v.shape = n.type.shape;
         v.col0 = at;
         at += g_.type_of(a.tensor).shape.back();
@@ -386,6 +390,40 @@ class Planner {
         L.nodes.push_back(n.id);
       }
       out_.absorbed.insert(n.id);
+    }
+  }
+
+  // Attention launches of one shape, mask and scale become one launch of several heads,
+  // placed at the first one, when every later head's inputs are there by then (the heads
+  // of a layer all read q, k, v and the mask, computed before the first head).
+  void merge_heads() {
+    const MatmulLaunch* first = nullptr;
+    std::string first_key;
+    for (const auto& n : g_.nodes) {
+      auto it = out_.launches.find(n.id);
+      if (it == out_.launches.end() || !it->second.attention) continue;
+      MatmulLaunch& L = it->second;
+      const bool joins =
+          first && L.attn.sq == first->attn.sq && L.attn.sk == first->attn.sk &&
+          L.attn.d == first->attn.d && L.attn.dv == first->attn.dv &&
+          L.attn.dtype == first->attn.dtype && L.attn.out_dtype == first->attn.out_dtype &&
+          L.attn.mask == first->attn.mask && L.attn.scale == first->attn.scale &&
+          std::all_of(L.reads.begin(), L.reads.end(),
+                      [&](const std::string& t) { return available(t, *g_.node(first_key)); });
+      if (!joins) {
+        first = &L;
+        first_key = n.id;
+        continue;
+      }
+      MatmulLaunch& F = out_.launches.at(first_key);
+      F.attn.heads.push_back(L.attn.heads[0]);
+      for (const auto& id : L.nodes)
+        if (std::find(F.nodes.begin(), F.nodes.end(), id) == F.nodes.end()) F.nodes.push_back(id);
+      for (const auto& t : L.reads)
+        if (std::find(F.reads.begin(), F.reads.end(), t) == F.reads.end()) F.reads.push_back(t);
+      out_.absorbed.insert(n.id);
+      out_.launches.erase(it);
+      first = &F;
     }
   }
 

@@ -2,6 +2,7 @@
 // parse, eager keeps one kernel per op, fused takes slices, transposes, epilogues, concats
 // and the attention pattern into the matmul launches, and falls back to launches of their
 // own when a rule does not apply.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -190,4 +191,26 @@ TEST_CASE("compiler: fusion falls back where a rule does not apply", "[compiler]
   const CompiledProgram wide =
       compile(parse_graph(attention_graph(2600, true), "t.json"), Mode::fused, "trn2", cfg.limits);
   CHECK(wide.launches.size() > 1);
+}
+
+TEST_CASE("compiler: the decoder layer's heads share one attention launch", "[compiler][fusion]") {
+  const auto cfg = config::load_target("trn2");
+  const Graph g = load_graph(std::string(NEURONSIM_SOURCE_DIR) +
+                             "/examples/transformer/decoder_layer_small.json");
+  const CompiledProgram eager = compile(g, Mode::eager, "trn2", cfg.limits);
+  CHECK(eager.launches.size() == g.nodes.size());
+  const CompiledProgram p = compile(g, Mode::fused, "trn2", cfg.limits);
+  // RMSNorm, q (2), k (2), v, attention (both heads), out projection + residual, RMSNorm,
+  // gate + silu, up * that, down + residual.
+  CHECK(ops_of(p) == std::vector<std::string>{"fused", "matmul", "matmul", "matmul", "matmul",
+                                              "matmul", "attention", "matmul", "fused", "matmul",
+                                              "matmul", "matmul"});
+  const Launch& a = p.launches[6];
+  CHECK(std::count(a.nodes.begin(), a.nodes.end(), "o1") == 1);
+  CHECK(std::count(a.nodes.begin(), a.nodes.end(), "attn") == 1);
+  // 200 tokens: 2 row tiles (one partial) per head; per head 2 transposes of K (keys in
+  // 128s), per tile one of Q and 2 of P.
+  CHECK(count_opcode(a.kernel, isa::Engine::tensor, isa::Opcode::transpose) == 2 * (2 + 2 * 3));
+  for (const auto& l : p.launches)
+    CHECK_NOTHROW(isa::validate(l.kernel, cfg.limits, l.neff));
 }
