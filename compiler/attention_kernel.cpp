@@ -36,7 +36,9 @@ using isa::Buffer;
 using isa::Engine;
 using isa::Ix;
 
-constexpr std::uint32_t kSlots = 2;  // per-row-tile buffers: tile t and t + 1
+// Per-tile buffers: P @ V runs two jobs behind the scores (kLag), so three are live.
+constexpr std::uint32_t kSlots = 3;
+constexpr std::uint32_t kLag = kSlots - 1;
 
 std::uint64_t granule(std::uint64_t b) {
   return (b + isa::kPlacementAlignment - 1) / isa::kPlacementAlignment * isa::kPlacementAlignment;
@@ -128,13 +130,14 @@ class AttentionEmitter {
       load_q(g);
     load_v(0);
     transpose_k(0);
-    // Job g's scores, then job g-1's P @ V (its softmax is done), then job g's softmax:
-    // each engine's stream has the work that is ready first. The next head's K and V are
-    // loaded after the current head's first tile, and K is transposed before its last.
-    for (std::uint32_t g = 0; g <= jobs; ++g) {
+    // Job g's scores, then job g-2's P @ V (its softmax is long done), then job g's
+    // softmax: each engine's stream has the work that is ready first, and the Tensor engine
+    // never waits for the softmax it has just fed. The next head's K and V are loaded after
+    // the current head's first tile, and K is transposed before its last.
+    for (std::uint32_t g = 0; g < jobs + kLag; ++g) {
       if (g < jobs) scores(g);
-      if (g > 0) output(g - 1);
-      if (g == jobs) break;
+      if (g >= kLag) output(g - kLag);
+      if (g >= jobs) continue;
       softmax(g);
       const std::uint32_t h = g / z_.q_tiles, t = g % z_.q_tiles;
       if (h + 1 < heads && t == std::min(1u, z_.q_tiles - 1)) {
