@@ -49,6 +49,7 @@ struct Sizes {
   std::uint32_t q_tiles = 0, k_tiles = 0, chunks = 0;
   std::uint32_t banks = 0, o_banks = 0, tr_banks = 0, per_bank = 0;
   std::uint32_t kv_sets = 1;
+  bool mask_resident = false;
   std::uint64_t sbuf = 0;
   std::string problem;  // empty: fits
 };
@@ -96,6 +97,15 @@ Sizes sizes(const AttentionSpec& s, const isa::TargetLimits& l) {
            + granule(kSlots * s.sk * 4) + granule(kSlots * keys * in)    // s, p
            + granule(kSlots * keys * in)                                 // P^T
            + 3 * granule(kSlots * 4) + granule(kSlots * s.dv * out);     // stats, O
+  // With several heads the mask, the same for all, stays in SBUF when it fits: loaded
+  // with the first head, read by every head (instead of once per head).
+  const std::uint64_t mask_once = granule(std::uint64_t{z.q_tiles} * s.sk * mk);
+  const std::uint64_t mask_ring = s.mask.empty() ? 0 : granule(kSlots * s.sk * mk);
+  if (!s.mask.empty() && s.heads.size() > 1 &&
+      z.sbuf - mask_ring + mask_once <= l.sbuf_bytes_per_partition) {
+    z.mask_resident = true;
+    z.sbuf = z.sbuf - mask_ring + mask_once;
+  }
   if (z.sbuf > l.sbuf_bytes_per_partition)
     z.problem = "a row of " + std::to_string(s.sk) + " scores needs " + std::to_string(z.sbuf) +
                 " bytes of SBUF per partition, the target has " +
@@ -194,7 +204,9 @@ class AttentionEmitter {
     v_ = b_.sbuf(fresh("v_tiles"), s_.dtype, {P, sets * z_.k_tiles, s_.dv});
     q_rows_ = b_.sbuf(fresh("q_rows"), s_.dtype, {P, kSlots, s_.d});
     q_t_ = b_.sbuf(fresh("q_t"), s_.dtype, {s_.d, kSlots, P});
-    if (!s_.mask.empty()) mask_ = b_.sbuf(fresh("mask_rows"), s_.mask_dtype, {P, kSlots, s_.sk});
+    if (!s_.mask.empty())
+      mask_ = b_.sbuf(fresh("mask_rows"), s_.mask_dtype,
+                      {P, z_.mask_resident ? z_.q_tiles : kSlots, s_.sk});
     s_sb_ = b_.sbuf(fresh("scores"), isa::DType::fp32, {P, kSlots, s_.sk});
     p_sb_ = b_.sbuf(fresh("probs"), s_.dtype, {P, kSlots, keys});
     p_t_ = b_.sbuf(fresh("probs_t"), s_.dtype, {P, kSlots, keys});
@@ -211,8 +223,9 @@ class AttentionEmitter {
     k_rows_slot_.resize(sets * z_.k_tiles);
     v_slot_.resize(sets * z_.k_tiles);
     k_t_slot_.resize(sets * z_.chunks);
-    for (auto* v : {&q_rows_slot_, &q_t_slot_, &mask_slot_, &s_slot_, &p_slot_, &p_t_slot_,
-                    &stat_slot_, &rsum_slot_, &o_slot_})
+    mask_slot_.resize(z_.mask_resident ? z_.q_tiles : kSlots);
+    for (auto* v : {&q_rows_slot_, &q_t_slot_, &s_slot_, &p_slot_, &p_t_slot_, &stat_slot_,
+                    &rsum_slot_, &o_slot_})
       v->resize(kSlots);
   }
 
@@ -220,6 +233,10 @@ class AttentionEmitter {
     return std::min(z_.tile, s_.sq - (g % z_.q_tiles) * z_.tile);
   }
   std::uint32_t set_of(std::uint32_t head) const { return head % z_.kv_sets; }
+  // Where job g's mask rows are: its row tile's (resident) or its slot's.
+  std::uint32_t mask_at(std::uint32_t g) const {
+    return z_.mask_resident ? g % z_.q_tiles : g % kSlots;
+  }
   std::uint32_t krows(std::uint32_t j) const { return std::min(z_.tile, s_.sk - j * z_.tile); }
   std::uint32_t tr_bank() { return z_.chunks + z_.o_banks + (transposes_++ % z_.tr_banks); }
   Engine next_copier() { return copies_++ % 2 == 0 ? Engine::vector : Engine::scalar; }
@@ -327,10 +344,11 @@ class AttentionEmitter {
         b_.sync().dma_copy(q_rows_.slice(Ix(0, mr), slot, Ix(0, s_.d)),
                            rows_of(Q_[h], s_.heads[h].q_view, t * z_.tile, mr, 0, s_.d), q_load_);
     h_.dma(ref.instruction(), q_load_, 0, mr, {writes(q_rows_slot_[slot])});
-    if (!s_.mask.empty()) {
-      auto m = b_.sync().dma_copy(mask_.slice(Ix(0, mr), slot, Ix(0, s_.sk)),
+    if (!s_.mask.empty() && (!z_.mask_resident || h == 0)) {
+      const std::uint32_t at = mask_at(g);
+      auto m = b_.sync().dma_copy(mask_.slice(Ix(0, mr), at, Ix(0, s_.sk)),
                                   rows_of(M_, GemmView{}, t * z_.tile, mr, 0, s_.sk), q_load_);
-      h_.dma(m.instruction(), q_load_, 0, mr, {writes(mask_slot_[slot])});
+      h_.dma(m.instruction(), q_load_, 0, mr, {writes(mask_slot_[at])});
     }
   }
 
@@ -364,9 +382,9 @@ class AttentionEmitter {
         auto ref = b_.scalar().activation(dst, src, ActFunc::copy);
         h_.compute(ref.instruction(), Engine::scalar, acc);
       } else {
-        acc.push_back(reads(mask_slot_[slot]));
-        auto ref =
-            b_.vector().tensor_tensor(dst, src, mask_.slice(r, slot, Ix(k0, k0 + w)), AluOp::add);
+        acc.push_back(reads(mask_slot_[mask_at(t)]));
+        auto ref = b_.vector().tensor_tensor(dst, src, mask_.slice(r, mask_at(t), Ix(k0, k0 + w)),
+                                             AluOp::add);
         h_.compute(ref.instruction(), Engine::vector, acc);
       }
     }
