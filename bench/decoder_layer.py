@@ -12,8 +12,9 @@ projections with the rotary embedding), attention (per head: slices, K^T, scores
 mask, softmax, P @ V, and the concat), out_proj (output projection and residual), mlp
 (gate, up, SiLU, product, down, residual). Per part: launches, device time (each launch
 as it runs alone, the same as in the sequence, host/sequence_runner.cpp), busy time of
-each engine, the DMA engines' mean busy time, HBM bytes read + written; and the Tensor
-engine's ideal time (M*N*K / 128^2 cycles per bf16 matmul of the part, at the Tensor
+each engine, the DMA engines' mean busy time, the time the Tensor engine waited for DMA
+transfers (semaphore waits on the kernels' DMA queues, from each launch's profile: `neuronsim
+view --json`, stall_attribution), HBM bytes read + written; and the Tensor engine's ideal time (M*N*K / 128^2 cycles per bf16 matmul of the part, at the Tensor
 clock) against the device time.
 """
 import argparse
@@ -83,9 +84,16 @@ def measure(graph_path, graph, target, mode, work):
     ghz = None
     for launch in seq["launches"]:
         js = os.path.join(out, launch["name"] + ".json")
+        prof = os.path.join(out, "profile_" + launch["name"])
         subprocess.run([NEURONSIM, "run", os.path.join(out, launch["neff"]), "--timing-only",
-                        "-q", "--stats-json", js], check=True, stdout=subprocess.DEVNULL)
+                        "-q", "--stats-json", js, "--profile-dir", prof], check=True,
+                       stdout=subprocess.DEVNULL)
         s = stats_of(js)
+        view = json.loads(subprocess.run([NEURONSIM, "view", prof, "--json"], check=True,
+                                         capture_output=True, text=True).stdout)
+        by_source = view["stall_attribution"]["tensor"]["semaphore_wait_by_source_ps"]
+        queues = ("load", "store")  # the DMA queues of the compiler's kernels
+        tensor_dma_wait = sum(v for k, v in by_source.items() if k in queues) / 1000
         ghz = s["tensor_clock_cycles"] / s["total_time_ns"]
         p = parts[part_of(launch["nodes"][0])]
         p["launches"] += 1
@@ -97,6 +105,7 @@ def measure(graph_path, graph, target, mode, work):
                            ("scalar", s["scalar_engine_busy_ns"]),
                            ("gpsimd", s["gpsimd_engine_busy_ns"]),
                            ("dma", sum(dma) / max(1, len(dma))),
+                           ("twait", tensor_dma_wait),
                            ("hbm", s["hbm_read_bytes"] + s["hbm_write_bytes"])):
             p[key] = p.get(key, 0) + value
     for p in parts.values():
@@ -131,21 +140,21 @@ def main():
         graph = json.load(f)
     work = args.keep or tempfile.mkdtemp()
     print("| target | mode | part | launches | device | Tensor | Vector | Scalar | GpSimd | DMA "
-          "(mean engine) | Tensor ideal / device | HBM bytes |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "(mean engine) | Tensor waiting for DMA | Tensor ideal / device | HBM bytes |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     walls = []
     for target in args.targets.split(","):
         for mode in args.modes.split(","):
             parts, wall, out = measure(args.graph, graph, target, mode, work)
             total = {k: sum(p.get(k, 0) for p in parts.values())
                      for k in ("launches", "device", "tensor", "vector", "scalar", "gpsimd",
-                               "dma", "hbm", "ideal")}
+                               "dma", "twait", "hbm", "ideal")}
             for name, p in list(parts.items()) + [("layer", total)]:
                 dev = p["device"]
                 pct = lambda k: f"{p[k] / 1000:.0f} us ({100 * p[k] / dev:.0f}%)"  # noqa: E731
                 print(f"| {target} | {mode} | {name} | {p['launches']} | {dev / 1000:.0f} us | "
                       f"{pct('tensor')} | {pct('vector')} | {pct('scalar')} | {pct('gpsimd')} | "
-                      f"{pct('dma')} | {100 * p['ideal'] / dev:.0f}% | "
+                      f"{pct('dma')} | {pct('twait')} | {100 * p['ideal'] / dev:.0f}% | "
                       f"{p['hbm'] / 2**20:.0f} MiB |")
                 sys.stdout.flush()
             numerics = None
