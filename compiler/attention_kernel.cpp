@@ -135,24 +135,28 @@ class AttentionEmitter {
   isa::Kernel emit() {
     const auto heads = static_cast<std::uint32_t>(s_.heads.size());
     const std::uint32_t jobs = heads * z_.q_tiles;
-    load_k(0);
+    load_k(0, 0, z_.k_tiles);
     for (std::uint32_t g = 0; g < std::min(kSlots, jobs); ++g)
       load_q(g);
-    load_v(0);
+    load_v(0, 0, z_.k_tiles);
     transpose_k(0);
     // Job g's scores, then job g-2's P @ V (its softmax is long done), then job g's
     // softmax: each engine's stream has the work that is ready first, and the Tensor engine
-    // never waits for the softmax it has just fed. The next head's K and V are loaded after
-    // the current head's first tile, and K is transposed before its last.
+    // never waits for the softmax it has just fed. The next head's K and V tiles are loaded
+    // a few per job over the current head's jobs but the last (so that they do not hold up
+    // the Q and mask loads behind them on the queue), and K is transposed at the last.
     for (std::uint32_t g = 0; g < jobs + kLag; ++g) {
       if (g < jobs) scores(g);
       if (g >= kLag) output(g - kLag);
       if (g >= jobs) continue;
       softmax(g);
       const std::uint32_t h = g / z_.q_tiles, t = g % z_.q_tiles;
-      if (h + 1 < heads && t == std::min(1u, z_.q_tiles - 1)) {
-        load_k(h + 1);
-        load_v(h + 1);
+      if (h + 1 < heads) {
+        const std::uint32_t spread = std::max(1u, z_.q_tiles - 1);
+        const std::uint32_t j0 = std::min(t, spread) * z_.k_tiles / spread;
+        const std::uint32_t j1 = std::min(t + 1, spread) * z_.k_tiles / spread;
+        load_k(h + 1, j0, j1);
+        load_v(h + 1, j0, j1);
       }
       if (h + 1 < heads && t == z_.q_tiles - 1) transpose_k(h + 1);
     }
@@ -296,10 +300,10 @@ class AttentionEmitter {
     }
   }
 
-  // Head h's K and V (kept while its tiles run).
-  void load_k(std::uint32_t h) {
+  // Key tiles j0 .. j1 - 1 of head h's K and V (kept while its jobs run).
+  void load_k(std::uint32_t h, std::uint32_t j0, std::uint32_t j1) {
     const std::uint32_t base = set_of(h) * z_.k_tiles;
-    for (std::uint32_t j = 0; j < z_.k_tiles; ++j) {
+    for (std::uint32_t j = j0; j < j1; ++j) {
       const std::uint32_t kr = krows(j);
       auto ref =
           b_.sync().dma_copy(k_rows_.slice(Ix(0, kr), base + j, Ix(0, s_.d)),
@@ -308,9 +312,9 @@ class AttentionEmitter {
     }
   }
 
-  void load_v(std::uint32_t h) {
+  void load_v(std::uint32_t h, std::uint32_t j0, std::uint32_t j1) {
     const std::uint32_t base = set_of(h) * z_.k_tiles;
-    for (std::uint32_t j = 0; j < z_.k_tiles; ++j) {
+    for (std::uint32_t j = j0; j < j1; ++j) {
       const std::uint32_t kr = krows(j);
       auto ref = b_.sync().dma_copy(v_.slice(Ix(0, kr), base + j, Ix(0, s_.dv)),
                                     rows_of(V_[h], s_.heads[h].v_view, j * z_.tile, kr, 0, s_.dv),
