@@ -5,6 +5,8 @@ numpy, eager and fused, on trn2:
   into the activation, a reversed residual subtract), and x @ y.T / 4 with y.T a
   transpose done on the Tensor engine (B given transposed), both written into the
   columns of one concat;
+- an epilogue over several register blocks and column groups (a [1, N] bias, silu, a
+  residual);
 - attention without a mask: softmax(q @ k.T * 0.125) @ v on column slices of q, k, v,
   with 200 rows (a partial tile) and keys not a multiple of 512.
 
@@ -96,6 +98,29 @@ def main():
         got, ops = run(path, "fused", x, work, "zc")
         # Two launches: h with its four row ops, z (B transposed) with / 4; both write zc.
         ok &= check("epilogues fused", got, ref, 2 * U) and ops == ["matmul", "matmul"]
+
+        # Several register blocks and column groups (640 rows: 2 blocks; 1100 columns: 2
+        # groups of up to 2 banks), a residual tile per block and group, a column bias:
+        # relu is not an op, so silu; fused rounds once (u), eager after the matmul, + b,
+        # silu and + r (4u), checked normwise against 2u and 5u.
+        m, k, n = 640, 256, 1100
+        path = graph(work, "blocks", [("x", [m, k]), ("w", [k, n]), ("b", [1, n]),
+                                      ("r", [m, n])],
+                     [{"id": "h", "op": "matmul", "args": ["x", "w"]},
+                      {"id": "hb", "op": "add", "args": ["b", "h"]},
+                      {"id": "ha", "op": "silu", "args": ["hb"]},
+                      {"id": "y", "op": "add", "args": ["ha", "r"]}], ["y"])
+        x = {"x": bf16_round(rng.standard_normal((m, k))),
+             "w": bf16_round(rng.standard_normal((k, n)) / np.sqrt(k)),
+             "b": bf16_round(rng.standard_normal((1, n))),
+             "r": bf16_round(rng.standard_normal((m, n)))}
+        d = {a: v.astype(np.float64) for a, v in x.items()}
+        hb = d["x"] @ d["w"] + d["b"]
+        ref = hb / (1 + np.exp(-hb)) + d["r"]
+        got, ops = run(path, "eager", x, work, "y")
+        ok &= check("blocks eager", got, ref, 5 * U) and len(ops) == 4
+        got, ops = run(path, "fused", x, work, "y")
+        ok &= check("blocks fused", got, ref, 2 * U) and ops == ["matmul"]
 
         s, dh = 200, 64
         path = graph(work, "attention_nomask", [("q", [s, 2 * dh]), ("k", [s, 2 * dh]),
