@@ -11,7 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/attention_kernel.hpp"
+#include "compiler/layout_kernel.hpp"
 #include "compiler/liveness.hpp"
+#include "compiler/matmul_fusion.hpp"
 #include "compiler/matmul_kernel.hpp"
 #include "compiler/row_kernel.hpp"
 #include "isa/error.hpp"
@@ -44,19 +47,28 @@ class Partitioner {
       for (const auto& n : g_.nodes) {
         if (n.op == OpKind::matmul)
           add_matmul(n);
+        else if (is_layout_op(n.op))
+          add_layout(n);
         else
           add_rows(n.id, op_name(n.op), {&n});
       }
     } else {
+      const MatmulFusion fusion = plan_matmul_fusion(g_, live_, limits_);
       for (const auto& n : g_.nodes) {
-        if (!live_.count(n.id)) continue;
-        if (n.op != OpKind::matmul) {
+        if (!live_.count(n.id) || fusion.absorbed.count(n.id)) continue;
+        const auto launch = fusion.launches.find(n.id);
+        if (launch != fusion.launches.end()) {
+          flush_producers(launch->second.reads);
+          add_fused_matmul(launch->second);
+        } else if (is_layout_op(n.op)) {
+          std::vector<std::string> reads;
+          for (const auto& a : n.args)
+            reads.push_back(a.tensor);
+          flush_producers(reads);
+          add_layout(n);
+        } else {
           group_for(n).nodes.push_back(&n);
-          continue;
         }
-        for (std::size_t i = 0; i < open_.size(); ++i)
-          if (reads_from(n, open_[i])) flush(i--);
-        add_matmul(n);
       }
       while (!open_.empty())
         flush(0);
@@ -88,6 +100,20 @@ class Partitioner {
       if (gr.rows == rows) return gr;
     open_.push_back(Group{rows, {}});
     return open_.back();
+  }
+
+  static bool is_layout_op(OpKind op) {
+    return op == OpKind::transpose || op == OpKind::slice || op == OpKind::concat;
+  }
+
+  // Closes the open row launches that compute one of `tensors`.
+  void flush_producers(const std::vector<std::string>& tensors) {
+    for (std::size_t i = 0; i < open_.size(); ++i)
+      for (const Node* o : open_[i].nodes)
+        if (std::find(tensors.begin(), tensors.end(), o->id) != tensors.end()) {
+          flush(i--);
+          break;
+        }
   }
 
   static bool reads_from(const Node& n, const Group& gr) {
@@ -139,6 +165,30 @@ class Partitioner {
   void add_matmul(const Node& n) {
     finish(n.id, "matmul", {n.id},
            emit_matmul_kernel(g_, n, g_.name + "_" + n.id, target_, limits_));
+  }
+
+  void add_layout(const Node& n) {
+    finish(n.id, op_name(n.op), {n.id},
+           emit_layout_kernel(g_, n, g_.name + "_" + n.id, target_, limits_));
+  }
+
+  void add_fused_matmul(const MatmulLaunch& l) {
+    const std::string& name = l.nodes[0];
+    try {
+      if (l.attention) {
+        AttentionSpec a = l.attn;
+        a.kernel_name = g_.name + "_" + name;
+        a.target = target_;
+        finish(name, "attention", l.nodes, emit_attention(a, limits_));
+      } else {
+        GemmSpec s = l.gemm;
+        s.kernel_name = g_.name + "_" + name;
+        s.target = target_;
+        finish(name, "matmul", l.nodes, emit_gemm(s, limits_));
+      }
+    } catch (const Error& e) {
+      throw Error(g_.source + ": node '" + name + "': " + e.what());
+    }
   }
 
   void finish(const std::string& name, const std::string& op, std::vector<std::string> nodes,

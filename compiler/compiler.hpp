@@ -23,7 +23,7 @@ std::optional<Mode> parse_mode(const std::string& name);
 struct Launch {
   std::string name;  // unique in the sequence
   std::string neff;  // file name, relative to the output directory
-  std::string op;    // the graph op, or "fused"
+  std::string op;    // the graph op, "fused" (row ops) or "attention"
   std::vector<std::string> nodes;
   isa::Kernel kernel;
 };

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -85,10 +86,12 @@ class GemmEmitter {
             pieces_.push_back({g, k});
 
     // The first block's rows of A, then the first B tiles, all at once.
+    epilogue_prologue();
     for (const auto& load : a_loads(blocks[0], segments[0]))
       load_a(load);
-    // Resident B: the first block's loads are the only ones.
-    const std::size_t b_loads = p_.b_resident ? p_.b_slots : pieces_.size();
+    if (s_.b_transposed) transpose_b(groups);
+    // Resident B: the first block's loads are the only ones (none when B came transposed).
+    const std::size_t b_loads = s_.b_transposed ? 0 : (p_.b_resident ? p_.b_slots : pieces_.size());
     std::size_t next_b = 0;
     while (next_b < std::min<std::size_t>(p_.b_slots, b_loads))
       load_b(next_b++);
@@ -108,6 +111,7 @@ class GemmEmitter {
             pending.push_back(load);
         }
         for (const Span& g : groups) {
+          load_epilogue_rows(blocks[blk], g);
           for (std::uint32_t kk = 0; kk < seg.count; ++kk, ++j) {
             k_step(blocks[blk], g, seg, kk, j);
             // B tile j's slot is free once this K-step has read it.
@@ -147,9 +151,16 @@ class GemmEmitter {
     const std::uint32_t bn = std::min(p_.group_chunks * p_.n_chunk, s_.n);  // widest group
     const std::uint32_t seg_cols = std::min(seg * p_.k_tile, s_.k);
     const std::uint32_t a_pieces = (seg_cols + p_.a_piece_cols - 1) / p_.a_piece_cols;
-    A_ = b_.input(s_.a_name, s_.in_dtype, {s_.m, s_.k});
-    B_ = s_.a_name == s_.b_name ? A_ : b_.input(s_.b_name, s_.in_dtype, {s_.k, s_.n});
-    C_ = b_.output(s_.c_name, s_.out_dtype, {s_.m, s_.n});
+    A_ = hbm(s_.a_name, s_.in_dtype, s_.a_view, {s_.m, s_.k}, isa::TensorRole::input);
+    B_ = hbm(s_.b_name, s_.in_dtype, s_.b_view,
+             s_.b_transposed ? std::vector<std::uint64_t>{s_.n, s_.k}
+                             : std::vector<std::uint64_t>{s_.k, s_.n},
+             isa::TensorRole::input);
+    C_ = hbm(s_.c_name, s_.out_dtype, s_.c_view, {s_.m, s_.n}, isa::TensorRole::output);
+    declare_epilogue(mtb, bn);
+    if (s_.b_transposed)
+      bt_rows_ = b_.sbuf(fresh("bt_rows"), s_.in_dtype, {p_.k_tile, p_.bt_slots, s_.k});
+    bt_slots_.resize(p_.bt_slots);
     a_rows_ = b_.sbuf(fresh("a_rows"), s_.in_dtype, {p_.m_tile, mtb, seg_cols});
     a_t_ = b_.sbuf(fresh("a_t"), s_.in_dtype, {p_.k_tile, seg, mtb * p_.m_tile});
     b_ring_ = b_.sbuf(fresh("b_tiles"), s_.in_dtype, {p_.k_tile, p_.b_slots, bn});
@@ -165,6 +176,26 @@ class GemmEmitter {
     panel_.assign(seg, std::vector<Slot>(mtb));
     b_slots_.resize(p_.b_slots);
     out_.assign(p_.out_sets, std::vector<Slot>(mtb));
+  }
+
+  // An HBM tensor (declared once per name) in the shape of its view, or `natural`.
+  Buffer hbm(const std::string& name, isa::DType t, const GemmView& v,
+             std::vector<std::uint64_t> natural, isa::TensorRole role) {
+    auto it = hbm_.find(name);
+    if (it != hbm_.end()) return it->second;
+    if (!v.shape.empty()) natural = v.shape;
+    row_len_[name] = natural.back();
+    Buffer buf = b_.hbm(name, t, natural, role);
+    hbm_.emplace(name, buf);
+    return buf;
+  }
+  // Rows r0 .. r0 + nr - 1 and columns c0 .. c0 + w - 1 of an operand seen through its view.
+  isa::AccessPattern rows_of(const Buffer& t, const GemmView& v, std::uint64_t r0, std::uint32_t nr,
+                             std::uint64_t c0, std::uint64_t w) const {
+    const std::uint64_t len = row_len_.at(t.name());
+    return t.raw(static_cast<std::uint32_t>(r0), nr, static_cast<std::int64_t>(len),
+                 (v.col0 + c0) * isa::dtype_size(t.dtype()),
+                 {isa::Dim{1, static_cast<std::uint32_t>(w)}});
   }
 
   std::uint32_t rows(std::uint32_t tile) const {
@@ -193,7 +224,7 @@ class GemmEmitter {
   void load_a(const ALoad& l) {
     const std::uint32_t m0 = l.tile * p_.m_tile, mr = rows(l.tile);
     auto ref = b_.sync().dma_copy(a_rows_.slice(Ix(0, mr), l.i, Ix(l.at, l.at + l.c1 - l.c0)),
-                                  A_.slice(Ix(m0, m0 + mr), Ix(l.c0, l.c1)), q_load_);
+                                  rows_of(A_, s_.a_view, m0, mr, l.c0, l.c1 - l.c0), q_load_);
     h_.dma(ref.instruction(), q_load_, 0, mr, {writes(a_pieces_[l.i][l.piece])});
   }
 
@@ -203,7 +234,7 @@ class GemmEmitter {
     const std::uint32_t n0 = piece.group.first * p_.n_chunk, width = group_cols(piece.group);
     const auto slot = static_cast<std::uint32_t>(j % p_.b_slots);
     auto ref = b_.sync().dma_copy(b_ring_.slice(Ix(0, kr), slot, Ix(0, width)),
-                                  B_.slice(Ix(k0, k0 + kr), Ix(n0, n0 + width)), q_load_);
+                                  rows_of(B_, s_.b_view, k0, kr, n0, width), q_load_);
     h_.dma(ref.instruction(), q_load_, 0, kr, {writes(b_slots_[slot])});
   }
 
@@ -266,6 +297,160 @@ class GemmEmitter {
     }
   }
 
+  // B^T [N, K] in HBM: each 128 rows of it (a piece of B's columns) are loaded whole,
+  // transposed K-tile by K-tile on the Tensor engine into a PSUM bank (up to
+  // transposes_per_bank side by side), and copied into the ring slots of their K-tiles:
+  // slot g * k_tiles + k holds K-tile k of group g, as the multiplies expect.
+  void transpose_b(const std::vector<Span>& groups) {
+    const std::uint32_t n_tiles = (s_.n + p_.m_tile - 1) / p_.m_tile;
+    for (std::uint32_t t = 0; t < n_tiles; ++t) {
+      const std::uint32_t n0 = t * p_.m_tile, nr = std::min(p_.m_tile, s_.n - n0);
+      const std::uint32_t slot = t % p_.bt_slots;
+      auto ref = b_.sync().dma_copy(bt_rows_.slice(Ix(0, nr), slot, Ix(0, s_.k)),
+                                    rows_of(B_, s_.b_view, n0, nr, 0, s_.k), q_load_);
+      h_.dma(ref.instruction(), q_load_, 0, nr, {writes(bt_slots_[slot])});
+      std::uint32_t gi = 0;  // the group holding columns n0 ..
+      while (gi + 1 < groups.size() && groups[gi + 1].first * p_.n_chunk <= n0)
+        ++gi;
+      const std::uint32_t col = n0 - groups[gi].first * p_.n_chunk;  // in the group's slot
+      for (std::uint32_t k0 = 0; k0 < p_.k_tiles;) {
+        // K-tiles of one height side by side: a partial last K-tile goes alone.
+        std::uint32_t cnt = std::min(p_.transposes_per_bank, p_.k_tiles - k0);
+        if (krows(k0 + cnt - 1) != krows(k0)) --cnt;
+        if (cnt == 0) cnt = 1;
+        const std::uint32_t kr = krows(k0), bank = transposes_++ % p_.psum_banks;
+        std::vector<Access> copy_accesses{reads(banks_[bank])};
+        for (std::uint32_t u = 0; u < cnt; ++u) {
+          const std::uint32_t k = k0 + u;
+          auto tr = b_.tensor().transpose(
+              acc_in_.slice(Ix(0, kr), bank, Ix(u * p_.m_tile, u * p_.m_tile + nr)),
+              bt_rows_.slice(Ix(0, nr), slot, Ix(k * p_.k_tile, k * p_.k_tile + kr)));
+          h_.compute(tr.instruction(), Engine::tensor,
+                     {writes(banks_[bank]), reads(bt_slots_[slot])});
+          copy_accesses.push_back(writes(b_slots_[gi * p_.k_tiles + k]));
+        }
+        const std::uint32_t j0 = gi * p_.k_tiles + k0;
+        const isa::AccessPattern src =
+            cnt == 1 ? acc_in_.slice(Ix(0, kr), bank, Ix(0, nr))
+                     : acc_in_.raw(
+                           0, kr, 0,
+                           std::uint64_t{bank} * acc_in_.shape()[2] * isa::dtype_size(s_.in_dtype),
+                           {isa::Dim{static_cast<std::int32_t>(p_.m_tile), cnt}, isa::Dim{1, nr}});
+        copy(next_copier(), b_ring_.slice(Ix(0, kr), Ix(j0, j0 + cnt), Ix(col, col + nr)), src,
+             copy_accesses);
+        k0 += cnt;
+      }
+    }
+  }
+
+  // Column operands (loaded once, every partition the same row) and the constant bias
+  // tiles of activations.
+  void declare_epilogue(std::uint32_t mtb, std::uint32_t bn) {
+    epi_.resize(s_.epilogue.size());
+    const std::uint32_t staged = p_.out_sets * mtb;
+    for (std::size_t e = 0; e < s_.epilogue.size(); ++e) {
+      const EpilogueStep& st = s_.epilogue[e];
+      if (st.kind == EpilogueStep::Kind::activation && st.bias != 0.0f &&
+          !bias_consts_.count(st.bias))
+        bias_consts_[st.bias] = b_.sbuf(fresh("bias_const"), isa::DType::fp32, {p_.m_tile, 1});
+      if (st.kind != EpilogueStep::Kind::tensor) continue;
+      EpiOperand& o = epi_[e];
+      GemmView v;
+      v.shape = st.tensor_shape;
+      o.hbm = hbm(st.tensor, st.tensor_dtype, v, st.tensor_shape, isa::TensorRole::input);
+      o.sbuf = st.column
+                   ? b_.sbuf(fresh(st.tensor + "_col"), st.tensor_dtype, {p_.m_tile, s_.n})
+                   : b_.sbuf(fresh(st.tensor + "_tiles"), st.tensor_dtype, {p_.m_tile, staged, bn});
+      o.slots.resize(st.column ? 1 : staged);
+    }
+    if (s_.epilogue.size() > 1) {
+      work_ = b_.sbuf(fresh("epi_work"), isa::DType::fp32, {p_.m_tile, staged, bn});
+      work_slots_.resize(staged);
+    }
+  }
+
+  void epilogue_prologue() {
+    for (auto& [value, tile] : bias_consts_) {
+      auto ref = b_.vector().memset(tile, value);
+      h_.compute(ref.instruction(), Engine::vector, {writes(consts_ready_)});
+    }
+    for (std::size_t e = 0; e < s_.epilogue.size(); ++e) {
+      if (s_.epilogue[e].kind != EpilogueStep::Kind::tensor || !s_.epilogue[e].column) continue;
+      EpiOperand& o = epi_[e];
+      // One row of N elements, repeated on every partition (partition stride 0).
+      auto ref =
+          b_.sync().dma_copy(o.sbuf, o.hbm.raw(0, p_.m_tile, 0, 0, {isa::Dim{1, s_.n}}), q_load_);
+      h_.dma(ref.instruction(), q_load_, 0, p_.m_tile, {writes(o.slots[0])});
+    }
+  }
+
+  // The row operands' tiles of the register block that drains next.
+  void load_epilogue_rows(const Span& block, const Span& group) {
+    const std::uint32_t set = drains_ % p_.out_sets;
+    const std::uint32_t n0 = group.first * p_.n_chunk, width = group_cols(group);
+    for (std::size_t e = 0; e < s_.epilogue.size(); ++e) {
+      const EpilogueStep& st = s_.epilogue[e];
+      if (st.kind != EpilogueStep::Kind::tensor || st.column) continue;
+      EpiOperand& o = epi_[e];
+      for (std::uint32_t i = 0; i < block.count; ++i) {
+        const std::uint32_t tile = block.first + i, mr = rows(tile);
+        const std::uint32_t staged = set * p_.block_m_tiles + i;
+        auto ref = b_.sync().dma_copy(o.sbuf.slice(Ix(0, mr), staged, Ix(0, width)),
+                                      rows_of(o.hbm, GemmView{}, tile * p_.m_tile, mr, n0, width),
+                                      q_load_);
+        h_.dma(ref.instruction(), q_load_, 0, mr, {writes(o.slots[staged])});
+      }
+    }
+  }
+
+  // The epilogue of one bank: columns `col` .. col + nsz - 1 of staged tile `staged`
+  // (columns n .. of C). Each step reads the bank or the fp32 working tile and writes the
+  // working tile or, the last one, the output tile.
+  void epilogue(std::uint32_t mr, std::uint32_t staged, std::uint32_t col, std::uint32_t nsz,
+                std::uint32_t n, std::uint32_t bank, Slot& out) {
+    const Ix rows_ix(0, mr), cols_ix(col, col + nsz);
+    for (std::size_t e = 0; e < s_.epilogue.size(); ++e) {
+      const EpilogueStep& st = s_.epilogue[e];
+      const bool first = e == 0, last = e + 1 == s_.epilogue.size();
+      const isa::AccessPattern src =
+          first ? acc_.slice(rows_ix, bank, Ix(0, nsz)) : work_.slice(rows_ix, staged, cols_ix);
+      const isa::AccessPattern dst =
+          last ? c_out_.slice(rows_ix, staged, cols_ix) : work_.slice(rows_ix, staged, cols_ix);
+      std::vector<Access> acc;
+      if (first) acc.push_back(reads(banks_[bank]));
+      if (!first || !last) acc.push_back(writes(work_slots_[staged]));
+      if (last) acc.push_back(writes(out));
+      switch (st.kind) {
+        case EpilogueStep::Kind::activation: {
+          auto ref = b_.scalar().activation(dst, src, st.func);
+          if (st.scale != 1.0f) ref.scale(st.scale);
+          if (st.bias != 0.0f) {
+            ref.bias(bias_consts_.at(st.bias).slice(rows_ix, Ix(0, 1)));
+            acc.push_back(reads(consts_ready_));
+          }
+          h_.compute(ref.instruction(), Engine::scalar, acc);
+          break;
+        }
+        case EpilogueStep::Kind::scalar: {
+          auto ref = b_.vector().tensor_scalar(dst, src, st.op, st.imm);
+          if (st.reverse) ref.reverse0();
+          h_.compute(ref.instruction(), Engine::vector, acc);
+          break;
+        }
+        case EpilogueStep::Kind::tensor: {
+          EpiOperand& o = epi_[e];
+          const isa::AccessPattern t = st.column ? o.sbuf.slice(rows_ix, Ix(n, n + nsz))
+                                                 : o.sbuf.slice(rows_ix, staged, cols_ix);
+          acc.push_back(reads(o.slots[st.column ? 0 : staged]));
+          auto ref = st.reverse ? b_.vector().tensor_tensor(dst, t, src, st.op)
+                                : b_.vector().tensor_tensor(dst, src, t, st.op);
+          h_.compute(ref.instruction(), Engine::vector, acc);
+          break;
+        }
+      }
+    }
+  }
+
   // `add`: a later K segment, whose stores add into C.
   void drain(const Span& block, const Span& group, bool add) {
     const std::uint32_t set = drains_++ % p_.out_sets;
@@ -277,11 +462,15 @@ class GemmEmitter {
       const Engine e = next_copier();  // one engine per row tile: its store waits for one
       for (std::uint32_t c = 0; c < group.count; ++c) {
         const std::uint32_t nsz = cols(group.first + c), bank = i * group.count + c;
+        if (!s_.epilogue.empty()) {
+          epilogue(mr, staged, c * p_.n_chunk, nsz, n0 + c * p_.n_chunk, bank, out);
+          continue;
+        }
         copy(e, c_out_.slice(Ix(0, mr), staged, Ix(c * p_.n_chunk, c * p_.n_chunk + nsz)),
              acc_.slice(Ix(0, mr), bank, Ix(0, nsz)), {reads(banks_[bank]), writes(out)});
       }
       const std::uint32_t m0 = tile * p_.m_tile;
-      auto ref = b_.gpsimd().dma_copy(C_.slice(Ix(m0, m0 + mr), Ix(n0, n0 + width)),
+      auto ref = b_.gpsimd().dma_copy(rows_of(C_, s_.c_view, m0, mr, n0, width),
                                       c_out_.slice(Ix(0, mr), staged, Ix(0, width)), q_store_, add);
       h_.dma(ref.instruction(), q_store_, 0, mr, {reads(out)});
     }
@@ -292,7 +481,20 @@ class GemmEmitter {
   isa::Builder b_;
   Hazards h_;
   std::set<std::string> taken_;
-  Buffer A_, B_, C_, a_rows_, a_t_, b_ring_, c_out_, acc_, acc_in_;
+  Buffer A_, B_, C_, a_rows_, a_t_, b_ring_, c_out_, acc_, acc_in_, bt_rows_, work_;
+  std::map<std::string, Buffer> hbm_;
+  std::map<std::string, std::uint64_t> row_len_;
+  std::vector<Slot> bt_slots_;
+  // Epilogue: per step with a tensor operand its SBUF buffer (rows: one tile per staged
+  // output tile; column: whole) and slots; constant bias tiles by value.
+  struct EpiOperand {
+    Buffer hbm, sbuf;
+    std::vector<Slot> slots;  // rows: [set * block + i]; column: one
+  };
+  std::vector<EpiOperand> epi_;  // by step index (unused for steps without a tensor)
+  std::map<float, Buffer> bias_consts_;
+  Slot consts_ready_;
+  std::vector<Slot> work_slots_;
   isa::Queue q_load_, q_store_;
   std::vector<Slot> banks_, b_slots_;
   std::vector<std::vector<Slot>> a_pieces_, panel_, out_;  // [tile][piece], [k][tile], [set][tile]

@@ -9,12 +9,37 @@
 // accumulates over K in PSUM banks before Vector and Scalar copy it out.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "isa/dtype.hpp"
+#include "isa/instruction.hpp"
 #include "isa/kernel.hpp"
 #include "isa/target_limits.hpp"
 
 namespace neuronsim::compiler {
+
+// Where an operand sits in its HBM tensor: the tensor's shape (empty: exactly the
+// operand's) and the first column of the operand in its rows (a slice x[..., col0:]).
+// Rows are the leading dimensions flattened.
+struct GemmView {
+  std::vector<std::uint64_t> shape;
+  std::uint64_t col0 = 0;
+};
+
+// One elementwise op on the result, applied while it is copied out of PSUM (fused mode's
+// epilogues, docs/compiler.md "Fusion around matmuls"). In fp32; C is rounded once.
+struct EpilogueStep {
+  enum class Kind : std::uint8_t { activation, scalar, tensor } kind = Kind::activation;
+  isa::ActFunc func = isa::ActFunc::copy;  // activation: func(x * scale + bias)
+  float scale = 1.0f, bias = 0.0f;
+  isa::AluOp op = isa::AluOp::add;  // scalar: x op imm; tensor: x op T
+  float imm = 0.0f;
+  bool reverse = false;  // imm op x, T op x
+  std::string tensor;    // tensor: an HBM input, [M, N] (rows) or [N] / [1, N] (column)
+  isa::DType tensor_dtype = isa::DType::bf16;
+  std::vector<std::uint64_t> tensor_shape;
+  bool column = false;
+};
 
 struct GemmSpec {
   std::string kernel_name = "gemm";
@@ -26,6 +51,11 @@ struct GemmSpec {
   // false: one buffer per stage, so loads, multiplies and stores take turns (a baseline
   // to compare the pipelined schedule with).
   bool pipelined = true;
+  GemmView a_view, b_view, c_view;
+  // B is given transposed: the HBM tensor holds B^T [N, K], transposed on the Tensor engine
+  // (Q @ K^T). All of B must then stay in SBUF (plan_gemm throws otherwise).
+  bool b_transposed = false;
+  std::vector<EpilogueStep> epilogue;
 };
 
 // How the problem is tiled (compiler/gemm_plan.cpp). A "block" is block_m_tiles row
@@ -50,6 +80,7 @@ struct GemmPlan {
   std::uint32_t a_piece_cols = 0;         // columns of A per load
   std::uint32_t transposes_per_bank = 0;  // A^T tiles one PSUM bank holds
   std::uint64_t sbuf_bytes = 0;           // per partition, all allocations
+  std::uint32_t bt_slots = 0;             // rows of B^T in flight (b_transposed)
 
   // What the kernel moves to and from HBM: A once, B once per block (once if resident),
   // C once per segment (read back by every segment after the first).

@@ -76,11 +76,25 @@ GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
   // the A^T panel and the rows of A it is transposed from (both single: a block's
   // transposes run before its multiplies), the ring of B tiles, the output staging.
   const std::uint64_t bn = std::min<std::uint64_t>(std::uint64_t{gc} * p.n_chunk, s.n);
+  // The epilogue's buffers: per staged output tile, a tile of each row operand and an fp32
+  // working tile (when there is more than one step); each column operand once, whole.
+  std::uint64_t epi_per_tile = 0, epi_fixed = 0;
+  for (const auto& e : s.epilogue)
+    if (e.kind == EpilogueStep::Kind::tensor) {
+      if (e.column)
+        epi_fixed += granule(std::uint64_t{s.n} * isa::dtype_size(e.tensor_dtype));
+      else
+        epi_per_tile += bn * isa::dtype_size(e.tensor_dtype);
+    }
+  if (s.epilogue.size() > 1) epi_per_tile += bn * 4;
+  // A transposed B arrives as rows of B^T [128, K], two in flight.
+  const std::uint64_t bt_bytes = s.b_transposed ? granule(2ull * s.k * in) : 0;
   auto sbuf_bytes = [&](std::uint64_t tiles, std::uint64_t seg, std::uint64_t slots,
                         std::uint64_t sets) {
     const std::uint64_t cols = std::min<std::uint64_t>(seg * p.k_tile, s.k);
     return granule(seg * tiles * p.m_tile * in) + granule(tiles * cols * in) +
-           granule(slots * bn * in) + granule(sets * tiles * bn * out);
+           granule(slots * bn * in) + granule(sets * tiles * bn * out) +
+           (epi_per_tile ? granule(sets * tiles * epi_per_tile) : 0) + epi_fixed + bt_bytes;
   };
   const std::uint64_t budget = l.sbuf_bytes_per_partition;
   const std::uint64_t groups = ceil_div(p.n_chunks, gc);
@@ -94,9 +108,9 @@ GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
     Fit f;
     for (std::uint32_t tiles = most; tiles >= 1; --tiles) {
       const std::uint64_t blocks = ceil_div(p.m_tiles, tiles) * groups;
-      const auto hi =
-          u32(std::min<std::uint64_t>(s.pipelined ? kMaxBSlots : 1, blocks * p.k_tiles));
-      const std::uint32_t lo = std::min(s.pipelined ? kMinBSlots : 1u, hi);
+      auto hi = u32(std::min<std::uint64_t>(s.pipelined ? kMaxBSlots : 1, blocks * p.k_tiles));
+      std::uint32_t lo = std::min(s.pipelined ? kMinBSlots : 1u, hi);
+      if (s.b_transposed) hi = lo = u32(groups * p.k_tiles);  // all of B, resident
       f.sets = u32(std::min<std::uint64_t>(s.pipelined ? kOutSets : 1, blocks));
       for (std::uint32_t slots = hi; slots >= lo; --slots)
         if (sbuf_bytes(tiles, seg, slots, f.sets) <= budget) {
@@ -109,6 +123,9 @@ GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
   };
   std::uint32_t seg = p.k_tiles;
   Fit f = fit(seg, mt);
+  if (s.b_transposed && f.tiles == 0)
+    throw Error("gemm: a transposed B of " + std::to_string(s.k) + " x " + std::to_string(s.n) +
+                " does not fit SBUF whole (it is transposed once and kept)");
   // K too long for even one row tile's panel and rows: split K into the fewest segments
   // short enough for a full-height block; each segment's product is added to C by its
   // stores (a DMA read-add-write, reference section 3), which rounds C once per segment.
@@ -120,6 +137,9 @@ GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
   if (f.tiles == 0)
     throw Error("gemm: one K-tile of one row tile needs " + std::to_string(sbuf_bytes(1, 1, 1, 1)) +
                 " bytes of SBUF per partition, the target has " + std::to_string(budget));
+  if (!s.epilogue.empty() && seg < p.k_tiles)
+    throw Error("gemm: an epilogue needs K in one segment (K = " + std::to_string(s.k) +
+                " is split, and its stores add into C)");
   p.block_m_tiles = f.tiles;
   p.b_slots = f.slots;
   p.out_sets = f.sets;
@@ -132,6 +152,8 @@ GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
   // Weights that fit stay: with a slot for each of a block's B tiles, every block finds
   // them where the first one loaded them, and B is read from HBM once.
   const std::uint64_t per_block = std::uint64_t{p.n_groups} * p.k_tiles;
+  p.b_resident = s.b_transposed;
+  p.bt_slots = s.b_transposed ? 2 : 0;
   if (s.pipelined && p.k_segments == 1 && p.m_blocks > 1 && per_block > p.b_slots &&
       sbuf_bytes(p.block_m_tiles, seg, per_block, p.out_sets) <= budget) {
     p.b_slots = u32(per_block);
@@ -140,8 +162,13 @@ GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
   p.sbuf_bytes = sbuf_bytes(p.block_m_tiles, seg, p.b_slots, p.out_sets);
   const std::uint64_t m = s.m, n = s.n, k = s.k, segs = p.k_segments;
   const std::uint64_t b_reads = p.b_resident ? 1 : p.m_blocks;
-  // C's stores after the first segment read it too (read-add-write).
-  p.hbm_read_bytes = (m * k + b_reads * k * n) * in + (segs - 1) * m * n * out;
+  // C's stores after the first segment read it too (read-add-write); the epilogue reads
+  // each row operand once and each column operand once.
+  std::uint64_t epi_read = 0;
+  for (const auto& e : s.epilogue)
+    if (e.kind == EpilogueStep::Kind::tensor)
+      epi_read += (e.column ? n : m * n) * isa::dtype_size(e.tensor_dtype);
+  p.hbm_read_bytes = (m * k + b_reads * k * n) * in + (segs - 1) * m * n * out + epi_read;
   p.hbm_write_bytes = segs * m * n * out;
   return p;
 }

@@ -38,6 +38,9 @@ constexpr OpInfo kOps[] = {
     {OpKind::softmax, "softmax"},
     {OpKind::silu, "silu"},
     {OpKind::gelu, "gelu"},
+    {OpKind::transpose, "transpose"},
+    {OpKind::slice, "slice"},
+    {OpKind::concat, "concat"},
 };
 
 bool is_binary(OpKind op) {
@@ -180,6 +183,9 @@ class Parser {
     if (n.op == OpKind::softmax) allowed.insert({"dim", "axis"});
     if (n.op == OpKind::pow) allowed.insert("exponent");
     if (n.op == OpKind::gelu) allowed.insert("approximate");
+    if (n.op == OpKind::transpose) allowed.insert({"dim0", "dim1"});
+    if (n.op == OpKind::slice) allowed.insert({"dim", "axis", "start", "end"});
+    if (n.op == OpKind::concat) allowed.insert({"dim", "axis"});
     for (const auto& [key, value] : jn.items()) {
       (void)value;
       if (!allowed.count(key))
@@ -232,6 +238,9 @@ class Parser {
       // usual out_dtype; fp8 itself would round the result to 3 bits.
       return TensorType{is_fp8(a.dtype) ? isa::DType::bf16 : a.dtype, {a.shape[0], b.shape[1]}};
     }
+    if (n.op == OpKind::transpose) return infer_transpose(n, jn, where);
+    if (n.op == OpKind::slice) return infer_slice(n, jn, where);
+    if (n.op == OpKind::concat) return infer_concat(n, jn, where);
     if (n.op == OpKind::pow) {
       if (jn.contains("exponent")) {
         if (!jn["exponent"].is_number()) fail(where, "\"exponent\" must be a number");
@@ -267,6 +276,60 @@ class Parser {
                       "keepdim=True)");
     TensorType r = a;  // keepdim: the last axis becomes 1, leading ones stay
     r.shape.back() = 1;
+    return r;
+  }
+
+  // x.t() or x.transpose(0, 1) of a 2-D tensor (the only two axes there are).
+  TensorType infer_transpose(const Node& n, const json& jn, const std::string& where) const {
+    expect_args(n, 1, where);
+    TensorType a = tensor_arg(n, 0, where);
+    if (a.shape.size() != 2)
+      fail(where, "transpose takes a 2-D tensor, not " + shape_text(a.shape));
+    std::set<std::int64_t> dims;
+    for (const char* key : {"dim0", "dim1"})
+      if (jn.contains(key)) {
+        if (!jn[key].is_number_integer())
+          fail(where, std::string("\"") + key + "\" must be an integer");
+        const std::int64_t d = jn[key].get<std::int64_t>();
+        if (d < -2 || d > 1) fail(where, "a 2-D tensor has no axis " + std::to_string(d));
+        dims.insert(d < 0 ? d + 2 : d);
+      }
+    if (jn.contains("dim0") != jn.contains("dim1") || (!dims.empty() && dims.size() != 2))
+      fail(where, "\"dim0\" and \"dim1\" must name the two axes (0 and 1)");
+    std::swap(a.shape[0], a.shape[1]);
+    return a;
+  }
+
+  // x[..., start:end]: columns of the last axis (torch.narrow(x, -1, start, end - start)).
+  TensorType infer_slice(Node& n, const json& jn, const std::string& where) const {
+    expect_args(n, 1, where);
+    TensorType a = tensor_arg(n, 0, where);
+    check_last_axis(jn, a.shape.size(), where);
+    for (const char* key : {"start", "end"})
+      if (!jn.contains(key) || !jn[key].is_number_unsigned())
+        fail(where, std::string("slice needs \"") + key + "\", a non-negative integer");
+    n.start = jn["start"].get<std::uint64_t>();
+    n.end = jn["end"].get<std::uint64_t>();
+    if (n.start >= n.end || n.end > a.shape.back())
+      fail(where, "slice " + std::to_string(n.start) + ":" + std::to_string(n.end) +
+                      " is empty or outside the last axis of " + shape_text(a.shape));
+    a.shape.back() = n.end - n.start;
+    return a;
+  }
+
+  // torch.cat(tensors, dim=-1): one dtype, the same leading dimensions.
+  TensorType infer_concat(const Node& n, const json& jn, const std::string& where) const {
+    if (n.args.size() < 2) fail(where, "concat takes two or more tensors");
+    TensorType r = tensor_arg(n, 0, where);
+    check_last_axis(jn, r.shape.size(), where);
+    for (std::size_t i = 1; i < n.args.size(); ++i) {
+      const TensorType& t = tensor_arg(n, i, where);
+      if (t.dtype != r.dtype || t.shape.size() != r.shape.size() ||
+          !std::equal(t.shape.begin(), t.shape.end() - 1, r.shape.begin()))
+        fail(where, "concat operands must have one dtype and the same leading dimensions, not " +
+                        shape_text(r.shape) + " and " + shape_text(t.shape));
+      r.shape.back() += t.shape.back();
+    }
     return r;
   }
 

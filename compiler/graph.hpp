@@ -47,6 +47,9 @@ enum class OpKind : std::uint8_t {
   softmax,
   silu,
   gelu,
+  transpose,  // a 2-D tensor's two axes swapped (x.t())
+  slice,      // a column range of the last axis (x[..., start:end])
+  concat,     // tensors joined along the last axis (torch.cat(dim=-1))
 };
 std::string op_name(OpKind op);
 
@@ -54,9 +57,10 @@ struct Node {
   std::string id;  // also the name of its result tensor
   OpKind op = OpKind::add;
   std::vector<Operand> args;
-  double exponent = 0.0;   // pow
-  bool gelu_tanh = false;  // gelu with approximate = "tanh"
-  TensorType type;         // inferred
+  double exponent = 0.0;             // pow
+  bool gelu_tanh = false;            // gelu with approximate = "tanh"
+  std::uint64_t start = 0, end = 0;  // slice: columns start .. end - 1 of the last axis
+  TensorType type;                   // inferred
 };
 
 struct GraphInput {

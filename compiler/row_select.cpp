@@ -76,7 +76,10 @@ class Selector {
         binary(n, AluOp::divide);
         break;
       case OpKind::matmul:
-        fail(n, "matmul is not a row-wise op (internal: it has its own kernel)");
+      case OpKind::transpose:
+      case OpKind::slice:
+      case OpKind::concat:
+        fail(n, op_name(n.op) + " is not a row-wise op (internal: it has its own kernel)");
     }
   }
 
