@@ -19,7 +19,7 @@ Semaphores::Semaphores(const std::vector<isa::Semaphore>& sems, const Observers&
   }
 }
 
-bool Semaphores::satisfied(const std::vector<isa::SemWait>& waits) const {
+bool Semaphores::satisfied(const isa::SemWaits& waits) const {
   for (const auto& w : waits)
     if (values_.at(w.sem) < w.value) return false;
   return true;

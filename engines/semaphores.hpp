@@ -23,7 +23,7 @@ class Semaphores {
   std::size_t size() const { return values_.size(); }
   std::uint32_t value(std::uint16_t sem) const { return values_.at(sem); }
   const SignalSource& last_source(std::uint16_t sem) const { return sources_.at(sem); }
-  bool satisfied(const std::vector<isa::SemWait>& waits) const;
+  bool satisfied(const isa::SemWaits& waits) const;
 
   // Blocks the calling SC_THREAD until the semaphore's value is >= wanted.
   void wait_until(std::uint16_t sem, std::uint32_t wanted);

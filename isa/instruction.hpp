@@ -15,6 +15,7 @@
 #include "isa/access_pattern.hpp"
 #include "isa/engine.hpp"
 #include "isa/operand_field.hpp"
+#include "isa/small_list.hpp"
 
 namespace neuronsim::isa {
 
@@ -362,11 +363,15 @@ struct SemSignal {
     return sem == o.sem && kind == o.kind && value == o.value;
   }
 };
+// Up to two of each inside the instruction (isa/small_list.hpp): most instructions have
+// at most one wait and one signal.
+using SemWaits = SmallList<SemWait, 2>;
+using SemSignals = SmallList<SemSignal, 2>;
 
 struct Instruction {
   Operation op;
-  std::vector<SemWait> waits;
-  std::vector<SemSignal> signals;
+  SemWaits waits;
+  SemSignals signals;
   std::uint32_t source_line = 0;  // line in the assembly source, 0 when unknown
 
   Opcode opcode() const { return static_cast<Opcode>(op.index()); }
