@@ -11,6 +11,7 @@
 #include "config/target_config.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/json_text.hpp"
 #include "profile/directory.hpp"
 #include "profile/peak_flops.hpp"
 #include "report/lanes.hpp"
@@ -180,12 +181,8 @@ class ProgramIo {
 report::Run load_sequence(const std::string& path) {
   const fs::path dir(path);
   HostJson h{(dir / "host.json").string()};
-  ordered_json j;
-  try {
-    j = ordered_json::parse(read_text_file(h.file));
-  } catch (const ordered_json::exception& e) {
-    throw Error(h.file + ": not valid JSON: " + e.what());
-  }
+  const auto j =
+      parse_json_text<ordered_json>(read_text_file(h.file, Limit::json_file_bytes), h.file);
   if (h.text(j, "format", "top level") != "neuronsim-host-trace")
     h.fail("format", "not \"neuronsim-host-trace\"");
   const ordered_json& version = h.field(j, "version", "top level");
