@@ -30,7 +30,11 @@ std::string key_path(const std::string& section, const std::string& key) {
 
 json parse_json(const std::string& text, const std::string& source) {
   // Also refuses a number beyond a double (1e400), without quoting the input.
-  return parse_json_text(text, source);
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw Error(source + ": invalid JSON: " + json_error_reason(e));
+  }
 }
 
 const embedded::TargetFile* find_preset(const std::string& name) {

@@ -167,6 +167,12 @@ LaunchSequence read_launch_sequence(const std::string& path, bool allow_outside_
                                "' is not a file inside the launch sequence's directory "
                                "(run --allow-outside-files permits it)");
     launch.op = f.text(l, "op", at + ".");
+    if (l.contains("neff_sha256")) {
+      launch.neff_sha256 = f.text(l, "neff_sha256", at + ".");
+      if (launch.neff_sha256.size() != 64 ||
+          launch.neff_sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+        f.fail(at + ".neff_sha256", "must be 64 lowercase hex digits");
+    }
     if (l.contains("nodes")) {
       const json& nodes = f.array(l, "nodes", at + ".");
       for (const auto& n : nodes) {

@@ -27,6 +27,7 @@ struct Launch {
   std::string neff_path;  // resolved against launch.json's folder
   std::string op;
   std::vector<std::string> nodes;
+  std::string neff_sha256;  // the manifest's hash of the NEFF's payload; empty: not given
 };
 
 struct LaunchSequence {

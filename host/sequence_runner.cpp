@@ -169,7 +169,12 @@ SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfi
     if (!fs::exists(l.neff_path, ec))
       throw Error(seq.path + ": launch '" + l.name + "': NEFF " + l.neff_path + " not found");
     neff_bytes.push_back(read_file(l.neff_path, Limit::neff_file_bytes));
-    kernels.push_back(neff::read(neff_bytes.back(), l.neff_path).kernel);
+    neff::Neff file = neff::read(neff_bytes.back(), l.neff_path);
+    if (!l.neff_sha256.empty() && neff::hash_hex(file.header) != l.neff_sha256)
+      throw Error(seq.path + ": launch '" + l.name + "': NEFF " + l.neff_path + " has hash " +
+                  neff::hash_hex(file.header) + ", not the " + l.neff_sha256 +
+                  " launch.json records (a NEFF from another compile)");
+    kernels.push_back(std::move(file.kernel));
   }
   check_bindings(seq, kernels);
   SequenceResult result;
