@@ -1,5 +1,7 @@
 #include "profile/report_load.hpp"
 
+#include "profile/host_trace.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -179,6 +181,9 @@ class ProgramIo {
 };
 
 report::Run load_sequence(const std::string& path) {
+  // The same validation as view/export/compare (profile/host_trace.cpp) first, so a
+  // host.json one command refuses no other accepts; the checks below are the report's own.
+  (void)read_host_trace(path);
   const fs::path dir(path);
   HostJson h{(dir / "host.json").string()};
   const auto j =
