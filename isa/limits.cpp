@@ -20,7 +20,7 @@ const std::vector<LimitInfo> kTable = {
     {Limit::kernel_tensor_bytes, "kernel_tensor_bytes", 4 * kGiB,
      "bytes of all the HBM tensors one kernel or launch sequence declares"},
     {Limit::instructions, "instructions", 1u << 20, "instructions in one kernel"},
-    {Limit::graph_nodes, "graph_nodes", 20000, "nodes of one graph"},
+    {Limit::graph_nodes, "graph_nodes", 10000, "nodes of one graph"},
     {Limit::launches, "launches", 4096, "launches of one launch sequence"},
     {Limit::trace_records, "trace_records", 1u << 24, "records of one NTFF trace"},
     {Limit::export_bytes, "export_bytes", 512 * kMiB, "bytes of one exported trace file"},
