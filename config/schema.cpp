@@ -286,6 +286,10 @@ bool check_value(const Param& p, const json& value, json& normalised, std::strin
     return false;
   }
   const RealRange r = real_range(p);
+  if (std::fpclassify(d) == FP_SUBNORMAL) {  // 0 .. 1e9 ns would otherwise let 5e-324 in
+    reason = "is a denormal number";
+    return false;
+  }
   if (!std::isfinite(d) || d < r.lo || d > r.hi) {
     std::ostringstream why;
     why << "is outside the sane range " << r.lo << " .. " << r.hi << " " << p.unit << " (" << r.why
