@@ -174,6 +174,19 @@ PYEOF
   refused "tar entry claiming 8 GiB" run lie.neff --timing-only
   $PY rehash.py k.neff bomb.neff bomb.payload
   refused "gzip bomb (2 GiB of zeros)" run bomb.neff --timing-only
+  # Payloads libarchive alone would accept: an uncompressed tar, a bad gzip CRC-32, bytes
+  # after the gzip stream (each behind a valid hash).
+  $PY - <<'PYEOF'
+import gzip
+p = open('k.neff', 'rb').read()[1024:]
+open('plain.payload', 'wb').write(gzip.decompress(p))
+bad = bytearray(p); bad[-8] ^= 1; open('crc.payload', 'wb').write(bytes(bad))
+open('trail.payload', 'wb').write(p + b'junk')
+PYEOF
+  for f in plain crc trail; do
+    $PY rehash.py k.neff $f.neff $f.payload
+    refused "NEFF payload: $f" run $f.neff --timing-only
+  done
   head -c $((300 * 1024 * 1024)) /dev/zero >zeros.neff
   refused "300 MiB NEFF (file size limit)" run zeros.neff
   ;;
