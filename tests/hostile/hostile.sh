@@ -168,7 +168,9 @@ import gzip
 b = open('k.neff', 'rb').read(); tar = bytearray(gzip.decompress(b[1024:]))
 tar[124:136] = b'77777777777\0'  # def.json's size field: 8 GiB
 open('lie.payload', 'wb').write(gzip.compress(bytes(tar)))
-open('bomb.payload', 'wb').write(gzip.compress(b'\0' * (1 << 31), 1))
+import zlib  # 2 GiB of zeros, compressed a MiB at a time (about 2 MB)
+z = zlib.compressobj(1, zlib.DEFLATED, 31); mib = bytes(1 << 20)
+open('bomb.payload', 'wb').write(b''.join(z.compress(mib) for _ in range(2048)) + z.flush())
 PYEOF
   $PY rehash.py k.neff lie.neff lie.payload
   refused "tar entry claiming 8 GiB" run lie.neff --timing-only
