@@ -6,6 +6,8 @@
 // directory beside it, which then replaces it. launch.json is the manifest: each launch
 // records its NEFF's SHA-256 (the header's payload hash, "neff_sha256"), which `run`
 // checks, so a NEFF swapped or left over from another compile is refused.
+#include <fcntl.h>  // AT_FDCWD
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -45,7 +47,15 @@ void replace_directory(const std::string& staged, const std::string& out) {
       throw Error(out + ": exists and is not a directory (a link or a file is never replaced)");
     if (!fs::is_empty(out, ec) && !fs::exists(fs::path(out) / "launch.json", ec))
       throw Error(out + ": exists and is not a compiled program directory (no launch.json)");
-    // The old directory moves aside under a new unpredictable name, then goes.
+    // One atomic exchange (Linux renameat2): `out` is always either the old program or the
+    // new one, whole, even if the process is killed here; the old one then goes.
+    if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, out.c_str(), RENAME_EXCHANGE) == 0) {
+      fs::remove_all(staged, ec);
+      return;
+    }
+    if (errno != EINVAL && errno != ENOSYS)
+      throw Error(out + ": cannot replace the output directory: " + std::strerror(errno));
+    // A file system without the exchange: the old directory moves aside, then goes.
     const std::string old = create_temp_dir_beside(out);
     if (std::rename(out.c_str(), old.c_str()) != 0) {
       fs::remove(old, ec);

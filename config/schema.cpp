@@ -286,15 +286,15 @@ bool check_value(const Param& p, const json& value, json& normalised, std::strin
     return false;
   }
   const RealRange r = real_range(p);
-  if (std::fpclassify(d) == FP_SUBNORMAL) {  // 0 .. 1e9 ns would otherwise let 5e-324 in
-    reason = "is a denormal number";
-    return false;
-  }
   if (!std::isfinite(d) || d < r.lo || d > r.hi) {
     std::ostringstream why;
     why << "is outside the sane range " << r.lo << " .. " << r.hi << " " << p.unit << " (" << r.why
         << ")";
     reason = why.str();
+    return false;
+  }
+  if (std::fpclassify(d) == FP_SUBNORMAL) {  // 0 .. 1e9 ns would otherwise let 5e-324 in
+    reason = "is a denormal number";
     return false;
   }
   normalised = d;
