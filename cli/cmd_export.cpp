@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "isa/error.hpp"
+#include "isa/limits.hpp"
 #include "profile/directory.hpp"
 #include "profile/host_trace.hpp"
 #include "profile/sequence_perfetto.hpp"
@@ -20,10 +21,27 @@ struct ExportOptions {
   std::string perfetto;
 };
 
+// The trace in memory, refused as soon as it passes the export_bytes limit
+// (isa/limits.hpp), so a huge profile costs neither unbounded memory nor disk.
+class BoundedStringSink : public traces::TextSink {
+ public:
+  explicit BoundedStringSink(std::string what) : what_(std::move(what)) {}
+  void write(std::string_view text) override {
+    if (text_.size() + text.size() > limit(Limit::export_bytes))
+      check_limit(Limit::export_bytes, text_.size() + text.size(), what_);
+    text_ += text;
+  }
+  const std::string& str() const { return text_; }
+
+ private:
+  std::string what_;
+  std::string text_;
+};
+
 // The trace is made in memory whole, then written all-or-nothing (or to stdout).
 void run_export(const ExportOptions& o) {
   if (o.perfetto.empty()) throw Error("export: give an output, e.g. --perfetto trace.json");
-  traces::StringSink sink;
+  BoundedStringSink sink(o.perfetto + ": the exported trace's size");
   if (profile::is_sequence_profile(o.profile)) {  // host lanes above the NeuronCore's
     profile::write_sequence_perfetto(o.profile, sink);
   } else {

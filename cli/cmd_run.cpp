@@ -24,6 +24,7 @@
 #include "io/npz.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/limits.hpp"
 #include "neff/neff.hpp"
 #include "neuronsim/device.hpp"
 #include "neuronsim/hbm.hpp"
@@ -47,8 +48,9 @@ struct RunArgs {
   std::string stats_json;   // "-": standard output
   std::string save_inputs;  // write the inputs here as NAME.npy
   std::string profile_dir;
-  unsigned cores = 0;  // 0: one core, no device
-  bool quiet = false;  // no progress line
+  unsigned cores = 0;                // 0: one core, no device
+  bool quiet = false;                // no progress line
+  bool allow_outside_files = false;  // a launch.json may name NEFFs outside its directory
 };
 
 std::string fixed(double v, int decimals = 3) {
@@ -270,7 +272,8 @@ void print_sequence(const host::LaunchSequence& seq, const config::TargetConfig&
 }
 
 void run_sequence_command(const RunArgs& args) {
-  const host::LaunchSequence seq = host::read_launch_sequence(args.neff_path);
+  const host::LaunchSequence seq =
+      host::read_launch_sequence(args.neff_path, args.allow_outside_files);
   std::string target = args.target;
   if (target.empty()) {
     std::error_code ec;
@@ -402,13 +405,14 @@ void run_command(const RunArgs& args) {
       throw Error(args.neff_path + ": --cores runs one NEFF, not a launch sequence");
     return run_sequence_command(args);
   }
-  const std::vector<std::uint8_t> neff_bytes = read_file(args.neff_path);
+  const std::vector<std::uint8_t> neff_bytes = read_file(args.neff_path, Limit::neff_file_bytes);
   // Decoded once: the profile (--profile-dir) shares it.
   const auto file = std::make_shared<const neff::Neff>(neff::read(neff_bytes, args.neff_path));
   const isa::Kernel& k = file->kernel;
   const std::string target =
       !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
   const config::TargetConfig cfg = config::load_target(target, args.configs);
+  check_kernel_resources(k, args.neff_path, cfg.hbm_bytes);  // before any tensor is made
   const TensorBytes inputs = input_bytes(k, args);
   save_inputs(args, k.tensors, inputs);
   RunOptions options;
@@ -479,6 +483,8 @@ void add_run_command(CLI::App& app) {
       ->allow_extra_args(false);  // one NAME=SPEC per --input
   cmd->add_option("--seed", args->seed, "seed of generated inputs");
   cmd->add_option("--out-dir", args->out_dir, "write every output tensor here as NAME.npy");
+  cmd->add_flag("--allow-outside-files", args->allow_outside_files,
+                "a launch.json may name NEFFs outside its own directory (refused by default)");
   cmd->add_flag("--raw-bits", args->raw_bits,
                 "bf16/tf32/fp8 .npy files hold bit patterns (unsigned ints), not floats");
   cmd->add_flag("--timing-only", args->timing_only,

@@ -6,11 +6,13 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/git_version.hpp"  // generated: cmake/git_version.cmake
 #include "cli/help_pages.hpp"
 #include "isa/error.hpp"
+#include "isa/limits.hpp"
 
 namespace {
 
@@ -29,6 +31,17 @@ int main(int argc, char** argv) {
       "Run 'neuronsim COMMAND --help' for a command's options. An output file given as - is "
       "standard output.\nExit status: 0 ok, 1 user error (bad usage or bad input), 2 internal "
       "error.");
+  // Resource limits (docs/limits.md), accepted before or after the command: subcommands
+  // pass options they do not know to the program (fallthrough, inherited by each).
+  std::vector<std::string> limits;
+  app.add_option("--limit", limits,
+                 "NAME=VALUE: raise (or lower) a resource limit; repeatable (docs/limits.md)")
+      ->type_name("NAME=N");
+  app.fallthrough();
+  app.parse_complete_callback([&limits] {
+    for (const auto& l : limits)
+      neuronsim::set_limit_from_text(l);
+  });
   neuronsim::cli::add_asm_command(app);
   neuronsim::cli::add_disasm_command(app);
   neuronsim::cli::add_neff_command(app);

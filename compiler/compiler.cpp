@@ -137,15 +137,16 @@ class Partitioner {
     std::set<std::string> inside;
     for (const Node* n : nodes)
       inside.insert(n->id);
+    // What live nodes outside the launch read, gathered once: one pass over the graph per
+    // launch, not one per node of the launch (that was quadratic in a fused chain's length).
+    std::set<std::string> read_outside;
+    for (const auto& other : g_.nodes)
+      if (!inside.count(other.id) && live_.count(other.id))
+        for (const auto& a : other.args)
+          if (a.is_tensor()) read_outside.insert(a.tensor);
     std::vector<std::string> out;
-    for (const Node* n : nodes) {
-      bool leaves = g_.is_output(n->id);
-      for (const auto& other : g_.nodes)
-        if (!inside.count(other.id) && live_.count(other.id))
-          for (const auto& a : other.args)
-            leaves = leaves || a.tensor == n->id;
-      if (leaves) out.push_back(n->id);
-    }
+    for (const Node* n : nodes)
+      if (g_.is_output(n->id) || read_outside.count(n->id)) out.push_back(n->id);
     return out;
   }
 

@@ -9,6 +9,8 @@
 
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/json_text.hpp"
+#include "isa/limits.hpp"
 
 namespace neuronsim::compiler {
 
@@ -62,12 +64,17 @@ class Parser {
   }
 
   Graph parse(const std::string& text) {
-    json doc;
+    const json doc = parse_json_text(text, source_);
+    // A member of the wrong JSON type that a check below does not name is still bad input.
     try {
-      doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-      throw Error(source_ + ": not valid JSON: " + e.what());
+      return parse_document(doc);
+    } catch (const json::exception& e) {
+      throw Error(source_ + ": a value has the wrong JSON type: " + json_error_reason(e));
     }
+  }
+
+ private:
+  Graph parse_document(const json& doc) {
     if (!doc.is_object()) fail("top level", "expected a JSON object");
     for (const auto& [key, value] : doc.items()) {
       (void)value;
@@ -75,7 +82,7 @@ class Parser {
                                                   "inputs", "nodes",   "outputs"};
       if (!known.count(key)) fail("top level", "unknown key '" + key + "'");
     }
-    if (doc.value("format", std::string()) != "neuronsim-graph")
+    if (!doc.contains("format") || doc["format"] != "neuronsim-graph")
       fail("top level", "\"format\" must be \"neuronsim-graph\"");
     if (!doc.contains("version") || doc["version"] != 1) fail("top level", "\"version\" must be 1");
     g_.source = source_;
@@ -87,7 +94,6 @@ class Parser {
     return std::move(g_);
   }
 
- private:
   std::string string_field(const json& obj, const char* key, const std::string& where) const {
     if (!obj.contains(key) || !obj[key].is_string())
       fail(where, std::string("\"") + key + "\" must be a string");
@@ -129,6 +135,7 @@ class Parser {
         gi.type.shape.push_back(d.get<std::uint64_t>());
       }
       if (gi.type.shape.empty()) fail(where, "shape must have at least one dimension");
+      checked_tensor_bytes(gi.type.shape, isa::dtype_size(gi.type.dtype), source_ + ": " + where);
       for (const auto& [key, value] : in.items()) {
         (void)value;
         if (key != "name" && key != "dtype" && key != "shape")
@@ -141,7 +148,9 @@ class Parser {
   }
 
   void parse_nodes(const json& doc) {
-    for (const auto& jn : array_field(doc, "nodes", "top level")) {
+    const json& nodes = array_field(doc, "nodes", "top level");
+    check_limit(Limit::graph_nodes, nodes.size(), source_ + ": nodes");
+    for (const auto& jn : nodes) {
       if (!jn.is_object()) fail("nodes", "each node must be an object");
       Node n;
       n.id = string_field(jn, "id", "a node");
@@ -427,7 +436,7 @@ Graph parse_graph(const std::string& json_text, const std::string& source) {
 }
 
 Graph load_graph(const std::string& path) {
-  return parse_graph(read_text_file(path), path);
+  return parse_graph(read_text_file(path, Limit::json_file_bytes), path);
 }
 
 }  // namespace neuronsim::compiler

@@ -23,6 +23,7 @@
 #include "compiler/wide_row_kernel.hpp"
 #include "isa/builder.hpp"
 #include "isa/error.hpp"
+#include "isa/limits.hpp"
 
 namespace neuronsim::compiler {
 
@@ -485,6 +486,12 @@ std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf) {
 Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name,
                        const std::string& target, const TargetLimits& limits,
                        const std::string& source) {
+  // Every tile of rows costs at least one instruction per step and one to load it: refuse
+  // a kernel past the instructions limit before emitting any of it (an [2^30, 1] input
+  // would otherwise build millions of instructions in memory first).
+  check_limit(Limit::instructions, saturating_mul(tile_count(program), program.steps.size() + 1),
+              source + ": kernel '" + kernel_name +
+                  "': instructions (one per step per tile of rows, at least)");
   // Rows too wide for SBUF, or for one instruction: column chunks instead of whole rows.
   bool too_wide = row_sbuf_bytes(program, 1) > limits.sbuf_bytes_per_partition;
   for (const auto& v : program.values)

@@ -10,6 +10,7 @@
 #include "config/schema.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/json_text.hpp"
 
 namespace neuronsim::config {
 namespace {
@@ -28,12 +29,11 @@ std::string key_path(const std::string& section, const std::string& key) {
 }
 
 json parse_json(const std::string& text, const std::string& source) {
+  // Also refuses a number beyond a double (1e400), without quoting the input.
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(source + ": invalid JSON: " + e.what());
-  } catch (const json::exception& e) {  // e.g. a number beyond a double: 1e400
-    throw Error(source + ": invalid JSON: " + e.what());
+  } catch (const json::exception& e) {
+    throw Error(source + ": invalid JSON: " + json_error_reason(e));
   }
 }
 
@@ -171,7 +171,7 @@ void apply_file(ResolvedTarget& r, const json& j, const std::string& source) {
 }
 
 json read_json_file(const std::string& path) {
-  return parse_json(read_text_file(path), path);
+  return parse_json(read_text_file(path, Limit::json_file_bytes), path);
 }
 
 // --- Consistency of the merged values.

@@ -293,6 +293,10 @@ bool check_value(const Param& p, const json& value, json& normalised, std::strin
     reason = why.str();
     return false;
   }
+  if (std::fpclassify(d) == FP_SUBNORMAL) {  // 0 .. 1e9 ns would otherwise let 5e-324 in
+    reason = "is a denormal number";
+    return false;
+  }
   normalised = d;
   return true;
 }

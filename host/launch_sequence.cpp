@@ -7,6 +7,8 @@
 
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/json_text.hpp"
+#include "isa/limits.hpp"
 
 namespace neuronsim::host {
 
@@ -17,6 +19,7 @@ using nlohmann::json;
 class Fields {
  public:
   explicit Fields(std::string path) : path_(std::move(path)) {}
+  std::string where(const std::string& field) const { return path_ + ": " + field; }
   [[noreturn]] void fail(const std::string& field, const std::string& why) const {
     throw Error(path_ + ": " + field + ": " + why);
   }
@@ -63,6 +66,7 @@ ProgramTensor read_tensor(const json& j, const std::string& at, const Fields& f)
       f.fail(at + ".shape", "dimensions must be integers in [1, 2^40]");
     t.shape.push_back(d.get<std::uint64_t>());
   }
+  checked_tensor_bytes(t.shape, isa::dtype_size(t.dtype), f.where(at));
   const std::string role = f.text(j, "role", at + ".");
   if (role == "input")
     t.role = ProgramTensor::Role::input;
@@ -96,13 +100,26 @@ bool looks_like_launch_sequence(const std::string& path) {
   return std::filesystem::path(path).extension() == ".json";
 }
 
-LaunchSequence read_launch_sequence(const std::string& path) {
-  json j;
-  try {
-    j = json::parse(read_text_file(path));
-  } catch (const json::exception& e) {
-    throw Error(path + ": not valid JSON: " + e.what());
-  }
+namespace {
+
+// Whether `file` (symlinks resolved) lies inside `folder` (resolved).
+bool inside(const std::filesystem::path& folder, const std::filesystem::path& file) {
+  std::error_code ec;
+  const auto root = std::filesystem::weakly_canonical(folder.empty() ? "." : folder, ec);
+  if (ec) return false;
+  const auto target = std::filesystem::weakly_canonical(file, ec);
+  if (ec) return false;
+  auto r = root.begin();
+  auto t = target.begin();
+  for (; r != root.end(); ++r, ++t)
+    if (t == target.end() || *r != *t) return false;
+  return t != target.end();
+}
+
+}  // namespace
+
+LaunchSequence read_launch_sequence(const std::string& path, bool allow_outside_files) {
+  const json j = parse_json_text(read_text_file(path, Limit::json_file_bytes), path);
   const Fields f(path);
   if (!j.is_object()) f.fail("the document", "must be a JSON object");
   if (f.text(j, "format", "") != "neuronsim-launch-sequence")
@@ -119,17 +136,21 @@ LaunchSequence read_launch_sequence(const std::string& path) {
 
   std::set<std::string> names;
   const json& tensors = f.array(j, "tensors", "");
+  std::uint64_t total_bytes = 0;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const std::string at = "tensors[" + std::to_string(i) + "]";
     seq.tensors.push_back(read_tensor(tensors[i], at, f));
+    total_bytes = saturating_add(total_bytes, seq.tensors.back().as_hbm_tensor().bytes());
     if (!names.insert(seq.tensors.back().name).second)
       f.fail(at + ".name", "tensor '" + seq.tensors.back().name + "' is declared twice");
   }
 
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   std::set<std::string> launch_names;
+  check_limit(Limit::kernel_tensor_bytes, total_bytes, path + ": the program's tensors together");
   const json& launches = f.array(j, "launches", "");
   if (launches.empty()) f.fail("launches", "must name at least one launch");
+  check_limit(Limit::launches, launches.size(), path + ": launches");
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const std::string at = "launches[" + std::to_string(i) + "]";
     const json& l = launches[i];
@@ -140,7 +161,18 @@ LaunchSequence read_launch_sequence(const std::string& path) {
       f.fail(at + ".name", "launch name '" + launch.name + "' is used twice");
     launch.neff = f.text(l, "neff", at + ".");
     launch.neff_path = (folder / launch.neff).string();
+    if (!allow_outside_files &&
+        (std::filesystem::path(launch.neff).is_absolute() || !inside(folder, launch.neff_path)))
+      f.fail(at + ".neff", "'" + launch.neff +
+                               "' is not a file inside the launch sequence's directory "
+                               "(run --allow-outside-files permits it)");
     launch.op = f.text(l, "op", at + ".");
+    if (l.contains("neff_sha256")) {
+      launch.neff_sha256 = f.text(l, "neff_sha256", at + ".");
+      if (launch.neff_sha256.size() != 64 ||
+          launch.neff_sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+        f.fail(at + ".neff_sha256", "must be 64 lowercase hex digits");
+    }
     if (l.contains("nodes")) {
       const json& nodes = f.array(l, "nodes", at + ".");
       for (const auto& n : nodes) {

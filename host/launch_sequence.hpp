@@ -27,6 +27,7 @@ struct Launch {
   std::string neff_path;  // resolved against launch.json's folder
   std::string op;
   std::vector<std::string> nodes;
+  std::string neff_sha256;  // the manifest's hash of the NEFF's payload; empty: not given
 };
 
 struct LaunchSequence {
@@ -39,7 +40,10 @@ struct LaunchSequence {
 
 // Reads and checks the file's structure; throws neuronsim::Error naming the file, the
 // field (e.g. "launches[1].neff") and the reason.
-LaunchSequence read_launch_sequence(const std::string& path);
+// Every launch's NEFF must resolve (symlinks followed) to a file inside the launch.json's
+// own directory unless `allow_outside_files` (run --allow-outside-files): a sequence
+// from someone else may not make the simulator read /etc/passwd or ../../anything.
+LaunchSequence read_launch_sequence(const std::string& path, bool allow_outside_files = false);
 bool looks_like_launch_sequence(const std::string& path);  // a .json file
 
 // Checks each launch's kernel against the program: every input/output tensor of the

@@ -21,11 +21,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The staging folder a sequence profile is built in, renamed to `dir` when complete.
+// The staging folder a sequence profile is built in, renamed to `dir` when complete: a
+// new directory under an unpredictable name (mkdtemp), so nothing planted is written into.
 std::string staging_dir(const std::string& dir) {
-  return (fs::path(dir).parent_path() /
-          (fs::path(dir).filename().string() + ".partial-" + std::to_string(::getpid())))
-      .string();
+  const fs::path parent = fs::path(dir).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (ec) throw Error(dir + ": cannot create the profile directory: " + ec.message());
+  return create_temp_dir_beside(dir);
 }
 
 void check_profile_target(const std::string& dir) {
@@ -165,8 +168,13 @@ SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfi
     std::error_code ec;
     if (!fs::exists(l.neff_path, ec))
       throw Error(seq.path + ": launch '" + l.name + "': NEFF " + l.neff_path + " not found");
-    neff_bytes.push_back(read_file(l.neff_path));
-    kernels.push_back(neff::read(neff_bytes.back(), l.neff_path).kernel);
+    neff_bytes.push_back(read_file(l.neff_path, Limit::neff_file_bytes));
+    neff::Neff file = neff::read(neff_bytes.back(), l.neff_path);
+    if (!l.neff_sha256.empty() && neff::hash_hex(file.header) != l.neff_sha256)
+      throw Error(seq.path + ": launch '" + l.name + "': NEFF " + l.neff_path + " has hash " +
+                  neff::hash_hex(file.header) + ", not the " + l.neff_sha256 +
+                  " launch.json records (a NEFF from another compile)");
+    kernels.push_back(std::move(file.kernel));
   }
   check_bindings(seq, kernels);
   SequenceResult result;
@@ -190,10 +198,6 @@ SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfi
   if (!options.profile_dir.empty()) {
     check_profile_target(options.profile_dir);
     staging = staging_dir(options.profile_dir);
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    fs::create_directories(staging, ec);
-    if (ec) throw Error(staging + ": cannot create the profile directory: " + ec.message());
   }
   try {
     simulate(seq, config, options, kernels, neff_bytes, staging, result);

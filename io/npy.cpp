@@ -252,7 +252,7 @@ std::uint64_t npy_max_file_bytes(std::uint64_t elems) {
 }
 
 NpyArray read_npy(const std::string& path) {
-  return parse_npy(read_file(path), path);
+  return parse_npy(read_file(path, Limit::npy_file_bytes), path);
 }
 
 NpyArray parse_npy(const std::vector<std::uint8_t>& bytes, const std::string& source) {

@@ -736,7 +736,9 @@ Kernel assemble(std::string_view source, const std::string& file_name) {
 }
 
 Kernel assemble_file(const std::string& path) {
-  return assemble(read_text_file(path), path);
+  Kernel k = assemble(read_text_file(path, Limit::text_file_bytes), path);
+  check_kernel_resources(k, path);
+  return k;
 }
 
 }  // namespace neuronsim::isa

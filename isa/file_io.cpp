@@ -1,54 +1,146 @@
 #include "isa/file_io.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "isa/error.hpp"
 
 namespace neuronsim {
 
 namespace {
+
 std::string system_reason() {
   return std::strerror(errno);
 }
+
+// Closes a descriptor on every path out of a function.
+struct Descriptor {
+  int fd = -1;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Opens `path` for reading without blocking (a FIFO with no writer would block open()
+// itself) and checks that it is a regular file within the limit; returns its size.
+std::uint64_t open_regular(const std::string& path, Limit kind, Descriptor& d) {
+  d.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (d.fd < 0) throw Error(path + ": cannot open: " + system_reason());
+  struct stat st {};
+  if (::fstat(d.fd, &st) != 0) throw Error(path + ": cannot read: " + system_reason());
+  if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory");
+  if (!S_ISREG(st.st_mode))
+    throw Error(path + ": not a regular file (a device, FIFO or socket is never read)");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  check_limit(kind, size, path + ": file size");
+  return size;
+}
+
+// The process's umask (read once: umask() can only be read by setting it).
+mode_t current_umask() {
+  static const mode_t mask = [] {
+    const mode_t m = ::umask(0);
+    ::umask(m);
+    return m;
+  }();
+  return mask;
+}
+// The permissions a plain open(O_CREAT, 0666) would give.
+mode_t created_file_mode() {
+  return static_cast<mode_t>(0666 & ~current_umask());
+}
+
+std::string temp_template(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
+  return (dir / ("." + p.filename().string() + ".tmp-neuronsim-XXXXXX")).string();
+}
+
 }  // namespace
 
-std::vector<std::uint8_t> read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open: " + system_reason());
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                  std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(path + ": read failed: " + system_reason());
+std::uint64_t check_input_file(const std::string& path, Limit kind) {
+  Descriptor d;
+  return open_regular(path, kind, d);
+}
+
+std::vector<std::uint8_t> read_file(const std::string& path, Limit kind) {
+  Descriptor d;
+  const std::uint64_t size = open_regular(path, kind, d);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(d.fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(path + ": read failed: " + system_reason());
+    if (n == 0) throw Error(path + ": the file shrank while it was read");
+    done += static_cast<std::size_t>(n);
+  }
   return bytes;
 }
 
-std::string read_text_file(const std::string& path) {
-  auto bytes = read_file(path);
+std::string read_text_file(const std::string& path, Limit kind) {
+  auto bytes = read_file(path, kind);
   return std::string(bytes.begin(), bytes.end());
 }
 
-void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
-  const std::string tmp = path + ".tmp-neuronsim";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path + ": cannot write: " + system_reason());
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": write failed: " + system_reason());
-    }
+TempFile create_temp_beside(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(std::filesystem::symlink_status(path, ec)))
+    throw Error(path + ": cannot write: is a directory");
+  std::string name = temp_template(path);
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) throw Error(path + ": cannot write: " + system_reason());
+  if (::fchmod(fd, created_file_mode()) != 0) {
+    const std::string reason = system_reason();
+    ::close(fd);
+    ::unlink(name.c_str());
+    throw Error(path + ": cannot write: " + reason);
   }
+  return {fd, name};
+}
+
+std::string create_temp_dir_beside(const std::string& path) {
+  std::string name = temp_template(path);
+  if (!::mkdtemp(name.data())) throw Error(path + ": cannot create: " + system_reason());
+  ::chmod(name.c_str(), static_cast<mode_t>(0777 & ~current_umask()));  // mkdtemp gives 0700
+  return name;
+}
+
+void commit_temp(const std::string& tmp, const std::string& path) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string reason = system_reason();
+    const std::string reason = system_reason();
     std::remove(tmp.c_str());
     throw Error(path + ": cannot write: " + reason);
   }
+}
+
+void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
+  const TempFile tmp = create_temp_beside(path);
+  const auto* bytes = static_cast<const std::uint8_t*>(data);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(tmp.fd, bytes + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string reason = system_reason();
+      ::close(tmp.fd);
+      ::unlink(tmp.path.c_str());
+      throw Error(path + ": write failed: " + reason);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(tmp.fd) != 0) {
+    const std::string reason = system_reason();
+    ::unlink(tmp.path.c_str());
+    throw Error(path + ": write failed: " + reason);
+  }
+  commit_temp(tmp.path, path);
 }
 
 }  // namespace neuronsim

@@ -1,16 +1,32 @@
 #pragma once
-// Whole-file reads and all-or-nothing writes. An output is written to a temporary file
-// beside it and renamed into place, so an error never leaves a half-written file.
+// Whole-file reads and all-or-nothing writes.
+//
+// A read accepts only a regular file no larger than its kind's limit (isa/limits.hpp): a
+// directory, a device (/dev/zero), a FIFO or a socket is refused before a byte is read,
+// so an input can neither block nor fill memory.
+//
+// An output is written to a temporary file created in the target's directory under an
+// unpredictable name (mkstemp: O_CREAT|O_EXCL, so a planted file or symlink is never
+// followed or reused) and renamed into place, so an error never leaves a half-written
+// file and never writes through a link. rename() replaces a symlink at the target itself,
+// not the file it points to.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "isa/limits.hpp"
+
 namespace neuronsim {
 
-// Throws neuronsim::Error naming the path and the system's reason.
-std::vector<std::uint8_t> read_file(const std::string& path);
-std::string read_text_file(const std::string& path);
+// Throws neuronsim::Error naming the path and the reason. `kind` is one of the
+// *_file_bytes limits.
+std::vector<std::uint8_t> read_file(const std::string& path, Limit kind);
+std::string read_text_file(const std::string& path, Limit kind);
+// The size of `path` once it is known to be a regular file within `kind`'s limit (for
+// readers that stream the file themselves).
+std::uint64_t check_input_file(const std::string& path, Limit kind);
+
 void write_file_atomic(const std::string& path, const void* data, std::size_t size);
 inline void write_file_atomic(const std::string& path, std::string_view text) {
   write_file_atomic(path, text.data(), text.size());
@@ -18,5 +34,17 @@ inline void write_file_atomic(const std::string& path, std::string_view text) {
 inline void write_file_atomic(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   write_file_atomic(path, bytes.data(), bytes.size());
 }
+
+// A new, empty temporary file beside `path` (same directory, so rename() is atomic), open
+// for writing, with the permissions a plain create would give (0666 & ~umask).
+struct TempFile {
+  int fd = -1;
+  std::string path;
+};
+TempFile create_temp_beside(const std::string& path);
+// A new temporary directory beside `path` (mkdtemp), for outputs that are directories.
+std::string create_temp_dir_beside(const std::string& path);
+// Renames `tmp` onto `path`; on failure removes `tmp` and throws naming `path`.
+void commit_temp(const std::string& tmp, const std::string& path);
 
 }  // namespace neuronsim

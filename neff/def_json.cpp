@@ -4,6 +4,7 @@
 #include <set>
 
 #include "isa/error.hpp"
+#include "isa/json_text.hpp"
 #include "neff/def_json_impl.hpp"
 #include "neff/instr_codec_impl.hpp"
 
@@ -213,12 +214,7 @@ Definition parse_def_json(const std::vector<std::uint8_t>& text, const std::stri
   if (text.size() > kMaxDefJsonBytes)
     throw Error(where + ": " + std::to_string(text.size()) + " bytes, more than " +
                 std::to_string(kMaxDefJsonBytes));
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
-    throw Error(where + ": not valid JSON: " + e.what());
-  }
+  const json doc = parse_json_text(std::string(text.begin(), text.end()), where);
   const JsonReader r(where);
   r.expect_keys(doc, "top level",
                 {"format", "encoding_version", "kernel", "target", "tensors", "allocations",

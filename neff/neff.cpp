@@ -5,6 +5,7 @@
 
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/limits.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/def_json_impl.hpp"
 #include "neff/header_impl.hpp"
@@ -89,6 +90,13 @@ Neff read(const std::vector<std::uint8_t>& bytes, const std::string& source) {
                 std::to_string(kMaxDefJsonBytes));
   Definition def = parse_def_json(tar.read(), source + ": " + kDefJsonPath);
   isa::Kernel& k = def.kernel;
+  // The limits, before any stream or constant is decoded.
+  std::uint64_t instructions = 0;
+  for (const auto count : def.instruction_counts)
+    instructions += count;
+  check_limit(Limit::instructions, instructions,
+              source + ": kernel '" + k.name + "': instructions");
+  check_kernel_resources(k, source);
   if (k.name != result.header.name)
     throw Error(source + ": header name '" + result.header.name +
                 "' differs from def.json's kernel '" + k.name + "'");
@@ -131,7 +139,7 @@ Neff read(const std::vector<std::uint8_t>& bytes, const std::string& source) {
 }
 
 Neff read_file(const std::string& path) {
-  return read(neuronsim::read_file(path), path);
+  return read(neuronsim::read_file(path, Limit::neff_file_bytes), path);
 }
 
 std::string hash_hex(const Header& h) {

@@ -1,5 +1,6 @@
 #include <archive.h>
 #include <archive_entry.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <memory>
@@ -29,6 +30,52 @@ void check_write(struct archive* a, int status, const char* what) {
   if (status != ARCHIVE_OK)
     throw Error(std::string("writing the NEFF payload: ") + what + ": " +
                 (archive_error_string(a) ? archive_error_string(a) : "libarchive error"));
+}
+
+// The payload must be exactly one gzip member whose CRC-32 and length trailer match its
+// data, with nothing after it. libarchive reads an uncompressed tar just as well (its
+// "none" filter is always on) and does not check the gzip trailer, so zlib does that here,
+// in one pass through a fixed buffer, stopping once more than `max_bytes` come out.
+void check_gzip_stream(const std::uint8_t* data, std::size_t size, std::uint64_t max_bytes,
+                       const std::string& source) {
+  if (size < 18 || data[0] != 0x1f || data[1] != 0x8b)
+    throw Error(source + ": payload is not a gzip tarball (not gzip-compressed)");
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK)  // 15: the largest window; +16: gzip wrapper only
+    throw Error(source + ": cannot start decompressing the payload (zlib)");
+  std::vector<std::uint8_t> sink(256 * 1024);
+  z.next_in = const_cast<Bytef*>(data);
+  std::uint64_t out = 0;
+  int status = Z_OK;
+  std::string problem;
+  while (status == Z_OK) {
+    // zlib's avail_in is 32 bits: feed at most 1 GiB at a time.
+    if (z.avail_in == 0) {
+      const std::size_t consumed = static_cast<std::size_t>(z.next_in - data);
+      z.avail_in = static_cast<uInt>(std::min<std::size_t>(size - consumed, 1u << 30));
+      if (z.avail_in == 0) {
+        problem = "the gzip stream is truncated";
+        break;
+      }
+    }
+    z.next_out = sink.data();
+    z.avail_out = static_cast<uInt>(sink.size());
+    status = inflate(&z, Z_NO_FLUSH);
+    out += sink.size() - z.avail_out;
+    if (out > max_bytes)
+      problem = "decompresses to more than " + std::to_string(max_bytes) + " bytes";
+    if (!problem.empty()) break;
+  }
+  if (problem.empty() && status != Z_STREAM_END)
+    problem = status == Z_DATA_ERROR ? std::string("damaged gzip data or a bad CRC-32/length (") +
+                                           (z.msg ? z.msg : "zlib") + ")"
+                                     : "the gzip stream is truncated";
+  const std::size_t consumed = static_cast<std::size_t>(z.next_in - data);
+  inflateEnd(&z);
+  if (!problem.empty()) throw Error(source + ": payload: " + problem);
+  if (consumed != size)
+    throw Error(source + ": payload: " + std::to_string(size - consumed) +
+                " bytes after the end of the gzip stream");
 }
 
 }  // namespace
@@ -74,6 +121,7 @@ TarReader::TarReader(const std::uint8_t* data, std::size_t size, std::string sou
     : source_(std::move(source)), max_total_(max_total) {
   entry_cap_ =
       std::min<std::uint64_t>(max_total_, std::uint64_t{size} * kMaxDeflateRatio + kTarSlackBytes);
+  check_gzip_stream(data, size, max_total_ + kTarSlackBytes + (16u << 20), source_);
   archive_ = archive_read_new();
   if (!archive_) throw Error(source_ + ": out of memory reading the payload");
   // Only gzip and tar: nothing else may hide in a NEFF payload.

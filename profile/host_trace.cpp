@@ -5,6 +5,7 @@
 
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/json_text.hpp"
 
 namespace neuronsim::profile {
 
@@ -99,12 +100,7 @@ class Reader {
 
 HostTrace read_host_trace(const std::string& dir) {
   const std::string file = (fs::path(dir) / kHostTraceFile).string();
-  ordered_json j;
-  try {
-    j = ordered_json::parse(read_text_file(file));
-  } catch (const ordered_json::exception& e) {
-    throw Error(file + ": not valid JSON: " + e.what());
-  }
+  const auto j = parse_json_text<ordered_json>(read_text_file(file, Limit::json_file_bytes), file);
   const Reader r(file);
   if (r.text(j, "format", "") != "neuronsim-host-trace")
     r.fail("format", "must be \"neuronsim-host-trace\"");

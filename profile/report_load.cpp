@@ -1,5 +1,7 @@
 #include "profile/report_load.hpp"
 
+#include "profile/host_trace.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include "isa/assembler.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
+#include "isa/json_text.hpp"
 #include "isa/printer.hpp"
 #include "profile/directory.hpp"
 #include "profile/peak_flops.hpp"
@@ -219,14 +222,13 @@ class ProgramIo {
 };
 
 report::Run load_sequence(const std::string& path) {
+  // The same validation as view/export/compare (profile/host_trace.cpp) first, so a
+  // host.json one command refuses no other accepts; the checks below are the report's own.
+  (void)read_host_trace(path);
   const fs::path dir(path);
   HostJson h{(dir / "host.json").string()};
-  ordered_json j;
-  try {
-    j = ordered_json::parse(read_text_file(h.file));
-  } catch (const ordered_json::exception& e) {
-    throw Error(h.file + ": not valid JSON: " + e.what());
-  }
+  const auto j =
+      parse_json_text<ordered_json>(read_text_file(h.file, Limit::json_file_bytes), h.file);
   if (h.text(j, "format", "top level") != "neuronsim-host-trace")
     h.fail("format", "not \"neuronsim-host-trace\"");
   const ordered_json& version = h.field(j, "version", "top level");

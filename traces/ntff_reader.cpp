@@ -6,6 +6,7 @@
 #include <string>
 
 #include "isa/error.hpp"
+#include "isa/file_io.hpp"
 #include "traces/ntff.hpp"
 
 namespace neuronsim::traces {
@@ -65,6 +66,7 @@ struct NtffReader::Source {
            std::to_string(max) + ")");
     return v;
   }
+  // Deltas are modulo 2^64 by design (docs/ntff.md); the order checks catch forgeries.
   std::uint64_t delta(const char* what, std::uint64_t base) {
     return base + unzigzag(varint(what));
   }
@@ -96,6 +98,7 @@ struct NtffReader::Source {
 
 NtffReader::NtffReader(const std::string& path) : src_(std::make_unique<Source>()) {
   src_->path = path;
+  check_input_file(path, Limit::ntff_file_bytes);  // a regular file, never a device or FIFO
   src_->in.open(path, std::ios::binary);
   if (!src_->in) throw Error(path + ": cannot open: " + std::strerror(errno));
   read_header();
@@ -135,6 +138,9 @@ void NtffReader::read_header() {
 bool NtffReader::next(Record& out) {
   if (done_) return false;
   Source& s = *src_;
+  if (counts_.instructions + counts_.dmas + counts_.semaphores >= limit(Limit::trace_records))
+    check_limit(Limit::trace_records, counts_.instructions + counts_.dmas + counts_.semaphores + 1,
+                src_->path);
   if (s.at_end())
     s.fail("truncated: the file ends after " +
            std::to_string(counts_.instructions + counts_.dmas + counts_.semaphores) +

@@ -4,7 +4,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "isa/error.hpp"
+#include "isa/file_io.hpp"
 
 namespace neuronsim::traces {
 
@@ -12,10 +15,16 @@ namespace {
 constexpr std::size_t kBufferBytes = 1 << 20;  // bounded memory whatever the output size
 }
 
-OutputFile::OutputFile(std::string path)
-    : path_(std::move(path)), tmp_path_(path_ + ".tmp-neuronsim"), buffer_(kBufferBytes) {
-  file_ = std::fopen(tmp_path_.c_str(), "wb");
-  if (!file_) throw Error(path_ + ": cannot write: " + std::strerror(errno));
+OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBufferBytes) {
+  const TempFile tmp = create_temp_beside(path_);  // unpredictable name, O_EXCL, no links
+  tmp_path_ = tmp.path;
+  file_ = ::fdopen(tmp.fd, "wb");
+  if (!file_) {
+    const std::string reason = std::strerror(errno);
+    ::close(tmp.fd);
+    std::remove(tmp_path_.c_str());
+    throw Error(path_ + ": cannot write: " + reason);
+  }
 }
 
 OutputFile::~OutputFile() {
@@ -55,11 +64,7 @@ void OutputFile::commit() {
     std::remove(tmp_path_.c_str());
     throw Error(path_ + ": write failed: " + reason);
   }
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(tmp_path_.c_str());
-    throw Error(path_ + ": cannot write: " + reason);
-  }
+  commit_temp(tmp_path_, path_);
 }
 
 void OutputFile::abandon() {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "isa/limits.hpp"  // saturating_add: totals of a forged trace stop at 2^64-1
 #include "traces/operand_text.hpp"
 
 namespace neuronsim::traces {
@@ -46,15 +47,18 @@ void SummaryBuilder::add(const InstructionRecord& r) {
     return got;
   };
   const std::uint64_t sem = take(r.semaphore_wait_ps);
-  t.semaphore_wait_ps += sem;
-  if (sem) t.semaphore_wait_by_source[agent_name(options_.kernel, r.waited_for)] += sem;
-  t.dma_wait_ps += take(r.dma_wait_ps);
-  t.port_wait_ps += take(r.port_wait_ps);
-  t.busy_ps += end - start;
+  t.semaphore_wait_ps = saturating_add(t.semaphore_wait_ps, sem);
+  if (sem) {
+    auto& by_source = t.semaphore_wait_by_source[agent_name(options_.kernel, r.waited_for)];
+    by_source = saturating_add(by_source, sem);
+  }
+  t.dma_wait_ps = saturating_add(t.dma_wait_ps, take(r.dma_wait_ps));
+  t.port_wait_ps = saturating_add(t.port_wait_ps, take(r.port_wait_ps));
+  t.busy_ps = saturating_add(t.busy_ps, end - start);
   cursor = end;
 
   const std::uint64_t duration = r.end_ps >= r.start_ps ? r.end_ps - r.start_ps : 0;
-  s_.device_time_ps += duration;
+  s_.device_time_ps = saturating_add(s_.device_time_ps, duration);
   OpStats& op = ops_[{static_cast<int>(r.engine), static_cast<int>(r.opcode)}];
   if (op.count == 0) {
     op.engine = r.engine;
@@ -62,18 +66,18 @@ void SummaryBuilder::add(const InstructionRecord& r) {
     op.min_ps = duration;
   }
   ++op.count;
-  op.total_ps += duration;
+  op.total_ps = saturating_add(op.total_ps, duration);
   op.min_ps = std::min(op.min_ps, duration);
   op.max_ps = std::max(op.max_ps, duration);
 
   // A dma_copy's traffic is counted from its DMA records, not again here.
   if (r.opcode != isa::Opcode::dma_copy) {
     for (int m = 0; m < 3; ++m) {
-      s_.memory.read[m] += r.bytes.read[m];
-      s_.memory.written[m] += r.bytes.written[m];
+      s_.memory.read[m] = saturating_add(s_.memory.read[m], r.bytes.read[m]);
+      s_.memory.written[m] = saturating_add(s_.memory.written[m], r.bytes.written[m]);
     }
   }
-  s_.hardware_flops += r.flops;
+  s_.hardware_flops = saturating_add(s_.hardware_flops, r.flops);
   if (r.opcode == isa::Opcode::matmul) {
     const isa::Instruction* instr =
         options_.kernel ? find_instruction(*options_.kernel, r.engine, r.index) : nullptr;
@@ -84,9 +88,11 @@ void SummaryBuilder::add(const InstructionRecord& r) {
 
 void SummaryBuilder::add(const DmaRecord& r) {
   ++s_.dma_transfer_count;
-  s_.dma_transfer_total_bytes += r.bytes;
-  s_.memory.read[static_cast<int>(r.src)] += r.bytes;
-  s_.memory.written[static_cast<int>(r.dst)] += r.bytes;
+  s_.dma_transfer_total_bytes = saturating_add(s_.dma_transfer_total_bytes, r.bytes);
+  s_.memory.read[static_cast<int>(r.src)] =
+      saturating_add(s_.memory.read[static_cast<int>(r.src)], r.bytes);
+  s_.memory.written[static_cast<int>(r.dst)] =
+      saturating_add(s_.memory.written[static_cast<int>(r.dst)], r.bytes);
   if (r.end_ps > r.start_ps) dma_intervals_.emplace_back(r.start_ps, r.end_ps);
 }
 
@@ -108,7 +114,7 @@ Summary SummaryBuilder::finish(std::uint64_t total_ps) {
   std::uint64_t covered_to = 0;
   for (const auto& [start, end] : dma_intervals_) {
     const std::uint64_t from = std::max(start, covered_to);
-    if (end > from) s_.dma_active_ps += end - from;
+    if (end > from) s_.dma_active_ps = saturating_add(s_.dma_active_ps, end - from);
     covered_to = std::max(covered_to, end);
   }
 

@@ -24,7 +24,7 @@ expect_error "no_such_dir" no_such_dir
 mkdir seq
 cp -r single seq/launch_000
 echo '{"format": "neuronsim-host-trace", "version": 1}' > seq/host.json
-expect_error 'seq/host.json: top level: no "program"' seq
+expect_error 'seq/host.json: program: missing' seq
 echo 'not json' > seq/host.json
 expect_error "seq/host.json: not valid JSON" seq
 

@@ -64,7 +64,8 @@ TEST_CASE("hostrun: host.json round-trips", "[hostrun]") {
   host::LaunchSequence seq;
   seq.program = "p";
   seq.mode = "eager";
-  seq.launches = {{"l0", "a.neff", "a.neff", "add", {"n0"}}, {"l1", "b.neff", "b.neff", "mul", {}}};
+  seq.launches = {{"l0", "a.neff", "a.neff", "add", {"n0"}, ""},
+                  {"l1", "b.neff", "b.neff", "mul", {}, ""}};
   config::TargetConfig cfg = config::load_target("trn2");
   const profile::HostTimeline timeline = host::schedule_launches(cfg.host, {1000.5, 250.25});
   const profile::HostTrace t = host::make_host_trace(seq, cfg, timeline);

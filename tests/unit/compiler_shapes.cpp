@@ -128,7 +128,8 @@ TEST_CASE("compiler: a [1] operand is a per-partition scalar", "[compiler]") {
                            {"name": "s", "dtype": "bf16", "shape": [1]})",
                         R"({"id": "y", "op": "sub", "args": ["s", "x"]})", R"(["y"])");
   for (Mode mode : {Mode::eager, Mode::fused}) {
-    const isa::Kernel& k = compile_quiet(g, mode).launches[0].kernel;
+    const CompiledProgram p = compile_quiet(g, mode);  // kept: k refers into it
+    const isa::Kernel& k = p.launches[0].kernel;
     // Loaded once, broadcast to every partition; one tensor_scalar (reversed) per tile.
     CHECK(count_opcode(k, isa::Engine::vector, isa::Opcode::tensor_scalar) == 2);
     CHECK(count_opcode(k, isa::Engine::vector, isa::Opcode::tensor_tensor) == 0);
@@ -144,7 +145,8 @@ TEST_CASE("compiler: rows wider than SBUF run in column chunks and phases", "[co
   const Graph g = graph(R"({"name": "x", "dtype": "bf16", "shape": [256, 32000]})",
                         R"({"id": "y", "op": "softmax", "args": ["x"]})", R"(["y"])");
   for (Mode mode : {Mode::eager, Mode::fused}) {
-    const isa::Kernel& k = compile_quiet(g, mode).launches[0].kernel;
+    const CompiledProgram p = compile_quiet(g, mode);  // kept: k refers into it
+    const isa::Kernel& k = p.launches[0].kernel;
     // Per tile (2 tiles): 4 max partials, the min and the sum of products; the products;
     // 1/sum and 4 scalings; 4 + 4 exps and the factors.
     CHECK(count_opcode(k, isa::Engine::vector, isa::Opcode::tensor_reduce) == 2 * (4 + 2));

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "isa/error.hpp"
+#include "isa/limits.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/def_json_impl.hpp"
 #include "neff/instr_codec_impl.hpp"
@@ -15,6 +16,9 @@
 using namespace neff_test;
 namespace neff = neuronsim::neff;
 using neuronsim::Error;
+using neuronsim::Limit;
+using neuronsim::reset_limits;
+using neuronsim::set_limit;
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
@@ -268,6 +272,12 @@ TEST_CASE("neff: the instruction limit is on all engines together, writer and re
 }
 
 TEST_CASE("neff: hostile instruction files are refused", "[neff]") {
+  // The format's own bound (2^21) is what this case checks, so the policy limit
+  // (isa/limits.hpp, 2^20 by default) is raised to it for the case.
+  set_limit(Limit::instructions, 1u << 21);
+  struct Reset {
+    ~Reset() { reset_limits(); }
+  } reset;
   auto in_vector = [](const std::function<void(Bytes&)>& m) {
     return with_entry(valid_neff(), "sg00/vector.bin", m);
   };

@@ -69,7 +69,7 @@ TraceData edge_trace() {
 std::vector<std::uint8_t> fixture_bytes(const TempDir& dir) {
   const std::string path = dir.file("fixture.ntff");
   write_ntff(path, fixture_trace());
-  return read_file(path);
+  return read_file(path, Limit::ntff_file_bytes);
 }
 
 void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
@@ -98,7 +98,7 @@ std::vector<std::uint8_t> header_bytes(const TempDir& dir) {
   t.info.total_ps = 0;
   const std::string path = dir.file("empty.ntff");
   write_ntff(path, t);
-  auto bytes = read_file(path);
+  auto bytes = read_file(path, Limit::ntff_file_bytes);
   bytes.resize(bytes.size() - 13);
   return bytes;
 }
@@ -161,7 +161,8 @@ TEST_CASE("traces: NTFF output is deterministic and compact", "[traces]") {
   TempDir dir("ntff-determinism");
   write_ntff(dir.file("a.ntff"), random_trace(7, 500));
   write_ntff(dir.file("b.ntff"), random_trace(7, 500));
-  REQUIRE(read_file(dir.file("a.ntff")) == read_file(dir.file("b.ntff")));
+  REQUIRE(read_file(dir.file("a.ntff"), Limit::ntff_file_bytes) ==
+          read_file(dir.file("b.ntff"), Limit::ntff_file_bytes));
 
   // Back-to-back instructions with no waits, bytes or flops: tag, opcode, index, four
   // small deltas, flags = 11 bytes at most (docs/ntff.md).
@@ -177,8 +178,9 @@ TEST_CASE("traces: NTFF output is deterministic and compact", "[traces]") {
   write_ntff(full, t);
   t.instructions.clear();
   write_ntff(empty, t);
-  const double per_record =
-      static_cast<double>(read_file(full).size() - read_file(empty).size()) / 1000.0;
+  const double per_record = static_cast<double>(read_file(full, Limit::ntff_file_bytes).size() -
+                                                read_file(empty, Limit::ntff_file_bytes).size()) /
+                            1000.0;
   CHECK(per_record <= 11.0);
 }
 

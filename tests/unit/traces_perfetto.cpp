@@ -125,7 +125,8 @@ TEST_CASE("traces: Perfetto export of random traces is well formed and determini
 TEST_CASE("traces: Perfetto file output", "[traces]") {
   TempDir dir("perfetto-file");
   write_perfetto_file(dir.file("trace.json"), fixture_trace(), {});
-  const auto j = nlohmann::json::parse(neuronsim::read_text_file(dir.file("trace.json")));
+  const auto j = nlohmann::json::parse(
+      neuronsim::read_text_file(dir.file("trace.json"), neuronsim::Limit::json_file_bytes));
   CHECK(j["traceEvents"].size() > 10);
 }
 

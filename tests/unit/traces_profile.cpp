@@ -86,7 +86,7 @@ TEST_CASE("traces: profile directory errors name the files", "[traces]") {
                       Catch::Contains("not the one in its file name"));
   // A damaged trace is reported as such.
   fs::rename(dir.file("neff_1.neff"), neff_path);
-  auto damaged = read_file(trace);
+  auto damaged = read_file(trace, Limit::ntff_file_bytes);
   damaged[0] = 'x';
   write_file_atomic(trace, damaged);
   REQUIRE_THROWS_WITH(profile::open_profile(dir.path.string()), Catch::Contains("bad magic"));
