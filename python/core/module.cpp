@@ -95,7 +95,7 @@ KernelObject assemble(const std::string& text, const std::string& name,
 }
 
 KernelObject load_neff_file(const std::string& path) {
-  return KernelObject(read_file(path), path);
+  return KernelObject(read_file(path, Limit::neff_file_bytes), path);
 }
 
 py::dict run(const KernelObject& kernel, const py::object& inputs,
