@@ -149,7 +149,10 @@ class AttentionEmitter {
       load_q(g);
     load_v(0, 0, z_.k_tiles);
     transpose_k(0);
-    // Job g's scores (Vector: S + mask out of PSUM) while Scalar computes job g-1's exp
+    if (jobs > 0) q_transpose(0);
+    // Job g+1's Q^T first (Vector copies it before job g's mask add, so that job g+1's
+    // scores do not wait for Vector to finish job g's max), then job g's scores (Vector:
+    // S + mask out of PSUM) while Scalar computes job g-1's exp
     // (SBUF only), then job g's max (Vector, SBUF only) while Scalar copies job g-2's P^T
     // out of PSUM for its P @ V: on NeuronCore-v2 Vector and Scalar share one PSUM port
     // (docs/compiler.md, "Attention kernel"), so each uses PSUM while the other does not,
@@ -157,6 +160,7 @@ class AttentionEmitter {
     // tiles are loaded a few per job over the current head's jobs but the last (so that they do not
     // hold up the Q and mask loads behind them on the queue), and K is transposed at the last.
     for (std::uint32_t g = 0; g < jobs + kLag; ++g) {
+      if (g + 1 < jobs) q_transpose(g + 1);
       if (g < jobs) scores(g);
       if (g >= 1 && g <= jobs) softmax_exp(g - 1);
       if (g < jobs) softmax_max(g);
@@ -369,16 +373,21 @@ class AttentionEmitter {
     }
   }
 
-  // Tile t up to its probabilities and row sums.
-  void scores(std::uint32_t t) {
+  // Q^T of tile t.
+  void q_transpose(std::uint32_t t) {
     const std::uint32_t slot = t % kSlots, mr = qrows(t);
     const Ix r(0, mr);
-    // Q^T for this tile.
     // The scale is applied to Q^T on its copy out of PSUM (rounded to Q's dtype, as torch's
     // math SDPA scales q before its matmul), so that the scores need one pass, not two.
     transpose_into({TrTile{q_rows_.slice(r, slot, Ix(0, s_.d)), s_.d, mr, 0}}, q_t_, slot,
                    {reads(q_rows_slot_[slot])}, q_t_slot_[slot], s_.scale, Engine::vector);
-    // The next-but-one tile's rows can come in once Q^T is taken.
+  }
+
+  // Tile t's scores plus mask (its Q^T taken before).
+  void scores(std::uint32_t t) {
+    const std::uint32_t slot = t % kSlots, mr = qrows(t);
+    const Ix r(0, mr);
+    // Tile t + 3's rows and mask can come in once t's Q^T is taken and its mask read.
     if (t + kSlots < s_.heads.size() * z_.q_tiles) pending_q_ = t + kSlots;
     for (std::uint32_t c = 0; c < z_.chunks; ++c) {
       const std::uint32_t k0 = c * z_.chunk, w = std::min(z_.chunk, s_.sk - k0);
