@@ -44,10 +44,10 @@ constexpr std::uint32_t kLag = kSlots - 1;
 // Key tiles of P^T per copy out of PSUM: P @ V over those keys starts once they are
 // copied, so the Tensor engine multiplies while Scalar copies the next group. Smaller
 // groups overlap more but switch the Tensor engine between transposes and matmuls more
-// often (more busy time); measured on the decoder layer's 32 heads (docs/compiler.md,
-// "Attention kernel"), trn1 / trn2 device time: 8 (a whole bank) 2506 / 2243 us, 4: 2330 /
-// 2150, 3: 2285 / 2103, 2: 2243 / 2123, 1: 2193 / 2150.
-constexpr std::uint32_t kPtGroup = 2;
+// often (exposed stationary loads: more busy time); measured on the decoder layer's 32
+// heads (docs/compiler.md, "Attention kernel"), trn1 / trn2 device time: 8 (a whole bank)
+// 2121 / 2242 us, 4: 2051 / 2149, 3: 2050 / 2103, 2: 2050 / 2122, 1: 2052 / 2149.
+constexpr std::uint32_t kPtGroup = 3;
 
 std::uint64_t granule(std::uint64_t b) {
   return (b + isa::kPlacementAlignment - 1) / isa::kPlacementAlignment * isa::kPlacementAlignment;
