@@ -165,6 +165,15 @@ class AttentionEmitter {
       if (g >= 1 && g <= jobs) softmax_exp(g - 1);
       if (g < jobs) softmax_max(g);
       if (g >= kLag) output(g - kLag);
+      // Head h's V goes into the buffers of head h - 2, whose last P @ V is emitted kLag
+      // iterations after its last job's scores: so V is loaded over the q_tiles iterations
+      // from the one that emits it (kLag - 1 into head h - 1) on, the last tiles kLag - 1
+      // iterations before head h's first P @ V.
+      if (g + 1 >= kLag) {
+        const std::uint32_t u = g + 1 - kLag, hv = u / z_.q_tiles + 1, tv = u % z_.q_tiles;
+        if (hv < heads)
+          load_v(hv, tv * z_.k_tiles / z_.q_tiles, (tv + 1) * z_.k_tiles / z_.q_tiles);
+      }
       if (g >= jobs) continue;
       const std::uint32_t h = g / z_.q_tiles, t = g % z_.q_tiles;
       if (h + 1 < heads) {
@@ -172,7 +181,6 @@ class AttentionEmitter {
         const std::uint32_t j0 = std::min(t, spread) * z_.k_tiles / spread;
         const std::uint32_t j1 = std::min(t + 1, spread) * z_.k_tiles / spread;
         load_k(h + 1, j0, j1);
-        load_v(h + 1, j0, j1);
       }
       if (h + 1 < heads && t == z_.q_tiles - 1) transpose_k(h + 1);
     }
