@@ -18,10 +18,10 @@ the residuals; the softmax's inputs are scores of size ~1, so a score's absolute
 changes a probability by a factor ~(1 + e), and the same bounds hold.
 
 Also fused only, trn1 and trn2, the same layer at 256 tokens with three heads of 128
-(make_graph.layer): with more than two heads the attention kernel loads head h's K and V
-into head h - 2's buffers while head h - 1 runs, which must wait for head h - 2's last
-P @ V (two heads share them only from three on; it did not, and head 0's last row tile
-read head 2's V: 65u). Same bounds.
+(make_graph.layer): from three heads on, the attention kernel loads head h's V into head
+h - 2's buffers while head h - 1 runs, and must do so only after head h - 2's last P @ V
+(two jobs behind its scores); when it did not, head 0's last row tile read head 2's V
+(65u). Same bounds.
 """
 import json
 import os
