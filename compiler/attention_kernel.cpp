@@ -6,14 +6,16 @@
 //   Vector: s = S + mask  (PSUM -> SBUF fp32, one tensor_tensor per bank)
 //   Vector: -max over the row;  Scalar: p = exp(s - max) in bf16, summing the row; 1/sum
 //   P --Tensor transpose--> P^T, 128 keys at a time (the stationary of P @ V), Scalar copies
-//   O = sum over key tiles of P^T' V, accumulated in one PSUM bank
+//   a few key tiles at a time;
+//   O = sum over key tiles of P^T' V, accumulated in one PSUM bank, each group's matmuls
+//   as soon as Scalar has copied it
 //   O * (1 / sum) on the copy out of PSUM, stored (into the head's columns of a concat)
 //
 // so the scores and probabilities never leave the chip. The loop runs over jobs (head,
 // tile) and is software-pipelined: the Tensor engine computes job g's scores, then job
-// g-1's P @ V, while Vector and Scalar compute job g's softmax. With several heads, the
-// next head's K and V (a second set of buffers) are loaded and transposed while the
-// current head runs. Semaphores come from what each instruction reads and writes
+// g-2's P @ V, while Vector computes job g's mask add and max and Scalar job g-1's exp. With
+// several heads, the next head's K and V (a second set of buffers) are loaded and transposed while
+// the current head runs. Semaphores come from what each instruction reads and writes
 // (compiler/hazards.hpp).
 #include "compiler/attention_kernel.hpp"
 
@@ -39,6 +41,13 @@ using isa::Ix;
 // Per-tile buffers: P @ V runs two jobs behind the scores (kLag), so three are live.
 constexpr std::uint32_t kSlots = 3;
 constexpr std::uint32_t kLag = kSlots - 1;
+// Key tiles of P^T per copy out of PSUM: P @ V over those keys starts once they are
+// copied, so the Tensor engine multiplies while Scalar copies the next group. Smaller
+// groups overlap more but switch the Tensor engine between transposes and matmuls more
+// often (exposed stationary loads: more busy time); measured on the decoder layer's 32
+// heads (docs/compiler.md, "Attention kernel"), trn1 / trn2 device time: 8 (a whole bank)
+// 2121 / 2242 us, 4: 2051 / 2149, 3: 2050 / 2103, 2: 2050 / 2122, 1: 2052 / 2149.
+constexpr std::uint32_t kPtGroup = 3;
 
 std::uint64_t granule(std::uint64_t b) {
   return (b + isa::kPlacementAlignment - 1) / isa::kPlacementAlignment * isa::kPlacementAlignment;
@@ -140,23 +149,38 @@ class AttentionEmitter {
       load_q(g);
     load_v(0, 0, z_.k_tiles);
     transpose_k(0);
-    // Job g's scores, then job g-2's P @ V (its softmax is long done), then job g's
-    // softmax: each engine's stream has the work that is ready first, and the Tensor engine
-    // never waits for the softmax it has just fed. The next head's K and V tiles are loaded
-    // a few per job over the current head's jobs but the last (so that they do not hold up
-    // the Q and mask loads behind them on the queue), and K is transposed at the last.
+    if (jobs > 0) q_transpose(0);
+    // Job g+1's Q^T first (Vector copies it before job g's mask add, so that job g+1's
+    // scores do not wait for Vector to finish job g's max), then job g's scores (Vector:
+    // S + mask out of PSUM) while Scalar computes job g-1's exp
+    // (SBUF only), then job g's max (Vector, SBUF only) while Scalar copies job g-2's P^T
+    // out of PSUM for its P @ V: on NeuronCore-v2 Vector and Scalar share one PSUM port
+    // (docs/compiler.md, "Attention kernel"), so each uses PSUM while the other does not,
+    // and the Tensor engine never waits for the softmax it has just fed. The next head's K and V
+    // tiles are loaded a few per job over the current head's jobs but the last (so that they do not
+    // hold up the Q and mask loads behind them on the queue), and K is transposed at the last.
     for (std::uint32_t g = 0; g < jobs + kLag; ++g) {
+      if (g + 1 < jobs) q_transpose(g + 1);
       if (g < jobs) scores(g);
+      if (g >= 1 && g <= jobs) softmax_exp(g - 1);
+      if (g < jobs) softmax_max(g);
       if (g >= kLag) output(g - kLag);
+      // Head h's V goes into the buffers of head h - 2, whose last P @ V is emitted kLag
+      // iterations after its last job's scores: so V is loaded over the q_tiles iterations
+      // from the one that emits it (kLag - 1 into head h - 1) on, the last tiles kLag - 1
+      // iterations before head h's first P @ V.
+      if (g + 1 >= kLag) {
+        const std::uint32_t u = g + 1 - kLag, hv = u / z_.q_tiles + 1, tv = u % z_.q_tiles;
+        if (hv < heads)
+          load_v(hv, tv * z_.k_tiles / z_.q_tiles, (tv + 1) * z_.k_tiles / z_.q_tiles);
+      }
       if (g >= jobs) continue;
-      softmax(g);
       const std::uint32_t h = g / z_.q_tiles, t = g % z_.q_tiles;
       if (h + 1 < heads) {
         const std::uint32_t spread = std::max(1u, z_.q_tiles - 1);
         const std::uint32_t j0 = std::min(t, spread) * z_.k_tiles / spread;
         const std::uint32_t j1 = std::min(t + 1, spread) * z_.k_tiles / spread;
         load_k(h + 1, j0, j1);
-        load_v(h + 1, j0, j1);
       }
       if (h + 1 < heads && t == z_.q_tiles - 1) transpose_k(h + 1);
     }
@@ -228,9 +252,10 @@ class AttentionEmitter {
     v_slot_.resize(sets * z_.k_tiles);
     k_t_slot_.resize(sets * z_.chunks);
     mask_slot_.resize(z_.mask_resident ? z_.q_tiles : kSlots);
-    for (auto* v : {&q_rows_slot_, &q_t_slot_, &s_slot_, &p_slot_, &p_t_slot_, &stat_slot_,
-                    &rsum_slot_, &o_slot_})
+    for (auto* v :
+         {&q_rows_slot_, &q_t_slot_, &s_slot_, &p_slot_, &stat_slot_, &rsum_slot_, &o_slot_})
       v->resize(kSlots);
+    p_t_slot_.resize(kSlots * p_t_groups());
   }
 
   std::uint32_t qrows(std::uint32_t g) const {
@@ -356,16 +381,21 @@ class AttentionEmitter {
     }
   }
 
-  // Tile t up to its probabilities and row sums.
-  void scores(std::uint32_t t) {
+  // Q^T of tile t.
+  void q_transpose(std::uint32_t t) {
     const std::uint32_t slot = t % kSlots, mr = qrows(t);
     const Ix r(0, mr);
-    // Q^T for this tile.
     // The scale is applied to Q^T on its copy out of PSUM (rounded to Q's dtype, as torch's
     // math SDPA scales q before its matmul), so that the scores need one pass, not two.
     transpose_into({TrTile{q_rows_.slice(r, slot, Ix(0, s_.d)), s_.d, mr, 0}}, q_t_, slot,
                    {reads(q_rows_slot_[slot])}, q_t_slot_[slot], s_.scale, Engine::vector);
-    // The next-but-one tile's rows can come in once Q^T is taken.
+  }
+
+  // Tile t's scores plus mask (its Q^T taken before).
+  void scores(std::uint32_t t) {
+    const std::uint32_t slot = t % kSlots, mr = qrows(t);
+    const Ix r(0, mr);
+    // Tile t + 3's rows and mask can come in once t's Q^T is taken and its mask read.
     if (t + kSlots < s_.heads.size() * z_.q_tiles) pending_q_ = t + kSlots;
     for (std::uint32_t c = 0; c < z_.chunks; ++c) {
       const std::uint32_t k0 = c * z_.chunk, w = std::min(z_.chunk, s_.sk - k0);
@@ -398,14 +428,21 @@ class AttentionEmitter {
     }
   }
 
-  // Tile t's softmax numerator exp(s - max) and 1 / its row sum.
-  void softmax(std::uint32_t t) {
+  // Tile t's row max, negated (Vector).
+  void softmax_max(std::uint32_t t) {
     const std::uint32_t slot = t % kSlots, mr = qrows(t);
     const Ix r(0, mr);
     const isa::AccessPattern nm = negmax_.slice(r, Ix(slot, slot + 1));
     auto mx =
         b_.vector().tensor_reduce(nm, s_sb_.slice(r, slot, Ix(0, s_.sk)), AluOp::max, 1, true);
     h_.compute(mx.instruction(), Engine::vector, {reads(s_slot_[slot]), writes(stat_slot_[slot])});
+  }
+
+  // Tile t's softmax numerator exp(s - max) and 1 / its row sum (Scalar).
+  void softmax_exp(std::uint32_t t) {
+    const std::uint32_t slot = t % kSlots, mr = qrows(t);
+    const Ix r(0, mr);
+    const isa::AccessPattern nm = negmax_.slice(r, Ix(slot, slot + 1));
     auto ex = b_.scalar().activation(p_sb_.slice(r, slot, Ix(0, s_.sk)),
                                      s_sb_.slice(r, slot, Ix(0, s_.sk)), ActFunc::exp);
     ex.bias(nm).reduce(sum_.slice(r, Ix(slot, slot + 1)));
@@ -418,28 +455,46 @@ class AttentionEmitter {
     h_.compute(rc.instruction(), Engine::scalar, {writes(rsum_slot_[slot])});
   }
 
+  // Key tiles per copy of P^T out of PSUM, and copies per job: P @ V over a group's keys
+  // starts once that group is copied.
+  std::uint32_t p_t_group() const { return std::min(z_.per_bank, kPtGroup); }
+  std::uint32_t p_t_groups() const { return (z_.k_tiles + p_t_group() - 1) / p_t_group(); }
+
   // Tile t's P^T, P @ V, and the normalised output.
   void output(std::uint32_t t) {
     const std::uint32_t slot = t % kSlots, mr = qrows(t);
     const Ix r(0, mr);
-    std::vector<TrTile> tiles;
-    for (std::uint32_t j = 0; j < z_.k_tiles; ++j)
-      tiles.push_back({p_sb_.slice(r, slot, Ix(j * z_.tile, j * z_.tile + krows(j))), krows(j), mr,
-                       std::uint64_t{j} * z_.tile});
-    // On Scalar, which made P: Vector goes on with the next tile's scores meanwhile.
-    transpose_into(tiles, p_t_, slot, {reads(p_slot_[slot])}, p_t_slot_[slot], 1.0f,
-                   Engine::scalar);
     const std::uint32_t bank = z_.chunks + (outputs_++ % z_.o_banks);
     const std::uint32_t base = set_of(t / z_.q_tiles) * z_.k_tiles;
-    for (std::uint32_t j = 0; j < z_.k_tiles; ++j) {
-      const std::uint32_t kr = krows(j);
-      auto ref =
-          b_.tensor().matmul(acc_.slice(r, bank, Ix(0, s_.dv)),
-                             p_t_.slice(Ix(0, kr), slot, Ix(j * z_.tile, j * z_.tile + mr)),
-                             v_.slice(Ix(0, kr), base + j, Ix(0, s_.dv)), flag(j, z_.k_tiles));
-      h_.compute(ref.instruction(), Engine::tensor,
-                 {reads(p_t_slot_[slot]), reads(v_slot_[base + j]), writes(banks_[bank])});
+    const std::uint32_t per = p_t_group(), groups = p_t_groups();
+    auto transposes = [&](std::uint32_t gi) {
+      std::vector<TrTile> tiles;
+      for (std::uint32_t j = gi * per; j < std::min(z_.k_tiles, (gi + 1) * per); ++j)
+        tiles.push_back({p_sb_.slice(r, slot, Ix(j * z_.tile, j * z_.tile + krows(j))), krows(j),
+                         mr, std::uint64_t{j} * z_.tile});
+      // On Scalar, which made P: Vector goes on with the next tile's scores meanwhile.
+      transpose_into(tiles, p_t_, slot, {reads(p_slot_[slot])}, p_t_slot_[slot * groups + gi], 1.0f,
+                     Engine::scalar);
+    };
+    auto products = [&](std::uint32_t gi) {
+      for (std::uint32_t j = gi * per; j < std::min(z_.k_tiles, (gi + 1) * per); ++j) {
+        const std::uint32_t kr = krows(j);
+        auto ref =
+            b_.tensor().matmul(acc_.slice(r, bank, Ix(0, s_.dv)),
+                               p_t_.slice(Ix(0, kr), slot, Ix(j * z_.tile, j * z_.tile + mr)),
+                               v_.slice(Ix(0, kr), base + j, Ix(0, s_.dv)), flag(j, z_.k_tiles));
+        h_.compute(
+            ref.instruction(), Engine::tensor,
+            {reads(p_t_slot_[slot * groups + gi]), reads(v_slot_[base + j]), writes(banks_[bank])});
+      }
+    };
+    // The Tensor engine transposes group gi + 1 while Scalar copies group gi, then
+    // multiplies group gi.
+    for (std::uint32_t gi = 0; gi < groups; ++gi) {
+      transposes(gi);
+      if (gi > 0) products(gi - 1);
     }
+    products(groups - 1);
     auto ev = b_.scalar().activation(o_sb_.slice(r, slot, Ix(0, s_.dv)),
                                      acc_.slice(r, bank, Ix(0, s_.dv)), ActFunc::copy);
     ev.scale(rsum_.slice(r, Ix(slot, slot + 1)));
