@@ -13,6 +13,7 @@
 
 #include "compiler/compiler.hpp"
 #include "config/target_config.hpp"
+#include "host/program_directory.hpp"
 #include "isa/assembler.hpp"
 #include "isa/dtype.hpp"
 #include "isa/error.hpp"
@@ -190,16 +191,9 @@ py::dict compile(const std::string& graph_json, const std::string& source, const
   const config::TargetConfig config = config::load_target(target);
   const compiler::Graph g = compiler::parse_graph(graph_json, source);
   compiler::CompiledProgram p = compiler::compile(g, *m, config.name, config.limits);
-  const std::string launch_json = compiler::launch_json(p);
-  if (out_dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(*out_dir, ec);
-    if (ec) throw Error(*out_dir + ": cannot create the output directory: " + ec.message());
-    const std::filesystem::path dir(*out_dir);
-    for (const auto& l : p.launches)
-      neff::write_file(l.kernel, (dir / l.neff).string());
-    write_file_atomic((dir / "launch.json").string(), launch_json);
-  }
+  // With out_dir, exactly what `neuronsim compile -o` writes (the manifest with hashes).
+  const std::string launch_json =
+      out_dir ? host::write_program_directory(p, *out_dir) : compiler::launch_json(p);
   py::dict out;
   out["program"] = p.program;
   out["mode"] = compiler::mode_name(p.mode);

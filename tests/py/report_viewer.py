@@ -60,11 +60,12 @@ def run(*args):
     return result.stdout
 
 
-def kernel_profile(work, name, *example_args):
+def kernel_profile(work, name, *example_args, limits=()):
+    """`limits`: --limit options for the run (docs/limits.md), e.g. a tensor over 1 GiB."""
     neff = os.path.join(work, name + ".neff")
     run(NEURONSIM, "example", *example_args, "-o", neff)
     profile = os.path.join(work, name)
-    run(NEURONSIM, "run", neff, "--timing-only", "--profile-dir", profile)
+    run(NEURONSIM, "run", neff, "--timing-only", "--profile-dir", profile, *limits)
     return profile
 
 
@@ -285,10 +286,13 @@ def main():
         big = kernel_profile(work, "big", "rmsnorm", "--double-buffer", "--rows",
                              str(128 * BIG_TILES), "--cols", "64")
         # Beyond the viewer's 400 000 instructions: lanes pixel-fitted, no details.
+        # Its x and y are 1.4 GiB each (timing only: never allocated), over the default
+        # tensor_bytes limit of 1 GiB.
+        big_tensors = ("--limit", "tensor_bytes=2G")
         huge = kernel_profile(work, "huge", "rmsnorm", "--double-buffer", "--rows",
-                              str(128 * HUGE_TILES), "--cols", "64")
+                              str(128 * HUGE_TILES), "--cols", "64", limits=big_tensors)
         huge_html = os.path.join(work, "huge.html")
-        run(NEURONSIM, "report", huge, "-o", huge_html)
+        run(NEURONSIM, "report", huge, "-o", huge_html, *big_tensors)
         if '"fitted":true' not in open(huge_html, encoding="utf-8").read():
             fail("a %d-instruction run was not pixel-fitted" % (5 * HUGE_TILES))
         forged = os.path.join(work, "forged")
