@@ -14,8 +14,9 @@ namespace neuronsim::examples {
 
 isa::Kernel matmul_tiled(const ExampleParams& p) {
   if (p.buffers != 0)
-    throw Error("matmul: --buffers is for rmsnorm and softmax; the GEMM's pipeline is "
-                "--double-buffer (docs/compiler.md)");
+    throw Error(
+        "matmul: --buffers is for rmsnorm and softmax; the GEMM's pipeline is "
+        "--double-buffer (docs/compiler.md)");
   compiler::GemmSpec s;
   s.kernel_name = p.double_buffered ? "matmul_db" : "matmul";
   s.target = p.target;
