@@ -122,12 +122,6 @@ Sizes sizes(const AttentionSpec& s, const isa::TargetLimits& l) {
   return z;
 }
 
-isa::AccumulateFlag flag(std::uint32_t k, std::uint32_t n) {
-  if (n == 1) return isa::AccumulateFlag::single;
-  if (k == 0) return isa::AccumulateFlag::first;
-  return k + 1 == n ? isa::AccumulateFlag::last : isa::AccumulateFlag::middle;
-}
-
 class AttentionEmitter {
  public:
   AttentionEmitter(const AttentionSpec& s, const isa::TargetLimits& l)
@@ -479,10 +473,10 @@ class AttentionEmitter {
     auto products = [&](std::uint32_t gi) {
       for (std::uint32_t j = gi * per; j < std::min(z_.k_tiles, (gi + 1) * per); ++j) {
         const std::uint32_t kr = krows(j);
-        auto ref =
-            b_.tensor().matmul(acc_.slice(r, bank, Ix(0, s_.dv)),
-                               p_t_.slice(Ix(0, kr), slot, Ix(j * z_.tile, j * z_.tile + mr)),
-                               v_.slice(Ix(0, kr), base + j, Ix(0, s_.dv)), flag(j, z_.k_tiles));
+        auto ref = b_.tensor().matmul(
+            acc_.slice(r, bank, Ix(0, s_.dv)),
+            p_t_.slice(Ix(0, kr), slot, Ix(j * z_.tile, j * z_.tile + mr)),
+            v_.slice(Ix(0, kr), base + j, Ix(0, s_.dv)), isa::accumulate_flag_of(j, z_.k_tiles));
         h_.compute(
             ref.instruction(), Engine::tensor,
             {reads(p_t_slot_[slot * groups + gi]), reads(v_slot_[base + j]), writes(banks_[bank])});

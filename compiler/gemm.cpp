@@ -56,13 +56,6 @@ std::vector<Span> balanced(std::uint32_t total, std::uint32_t most) {
   return spans;
 }
 
-// The PSUM accumulation flag of K-tile k of k_tiles (reference section 3).
-isa::AccumulateFlag flag(std::uint32_t k, std::uint32_t k_tiles) {
-  if (k_tiles == 1) return isa::AccumulateFlag::single;
-  if (k == 0) return isa::AccumulateFlag::first;
-  return k + 1 == k_tiles ? isa::AccumulateFlag::last : isa::AccumulateFlag::middle;
-}
-
 class GemmEmitter {
  public:
   GemmEmitter(const GemmSpec& s, const isa::TargetLimits& l)
@@ -290,7 +283,7 @@ class GemmEmitter {
         auto ref = b_.tensor().matmul(
             acc_.slice(Ix(0, mr), bank, Ix(0, nsz)), stationary,
             b_ring_.slice(Ix(0, kr), slot, Ix(c * p_.n_chunk, c * p_.n_chunk + nsz)),
-            flag(kk, seg.count));
+            isa::accumulate_flag_of(kk, seg.count));
         h_.compute(ref.instruction(), Engine::tensor,
                    {writes(banks_[bank]), reads(panel_[kk][i]), reads(b_slots_[slot])});
       }

@@ -89,7 +89,18 @@ std::string read_text_file(const std::string& path, Limit kind) {
   return std::string(bytes.begin(), bytes.end());
 }
 
+bool is_stream_path(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+}
+
 TempFile create_temp_beside(const std::string& path) {
+  if (is_stream_path(path)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(path + ": cannot write: " + system_reason());
+    return {fd, path, true};
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(std::filesystem::symlink_status(path, ec)))
     throw Error(path + ": cannot write: is a directory");
@@ -102,7 +113,7 @@ TempFile create_temp_beside(const std::string& path) {
     ::unlink(name.c_str());
     throw Error(path + ": cannot write: " + reason);
   }
-  return {fd, name};
+  return {fd, name, false};
 }
 
 std::string create_temp_dir_beside(const std::string& path) {
@@ -122,6 +133,10 @@ void commit_temp(const std::string& tmp, const std::string& path) {
 
 void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
   const TempFile tmp = create_temp_beside(path);
+  // A stream target is written in place: never unlinked, never renamed over.
+  auto discard = [&] {
+    if (!tmp.direct) ::unlink(tmp.path.c_str());
+  };
   const auto* bytes = static_cast<const std::uint8_t*>(data);
   std::size_t done = 0;
   while (done < size) {
@@ -130,17 +145,17 @@ void write_file_atomic(const std::string& path, const void* data, std::size_t si
     if (n <= 0) {
       const std::string reason = system_reason();
       ::close(tmp.fd);
-      ::unlink(tmp.path.c_str());
+      discard();
       throw Error(path + ": write failed: " + reason);
     }
     done += static_cast<std::size_t>(n);
   }
   if (::close(tmp.fd) != 0) {
     const std::string reason = system_reason();
-    ::unlink(tmp.path.c_str());
+    discard();
     throw Error(path + ": write failed: " + reason);
   }
-  commit_temp(tmp.path, path);
+  if (!tmp.direct) commit_temp(tmp.path, path);
 }
 
 }  // namespace neuronsim

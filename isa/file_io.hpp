@@ -36,12 +36,19 @@ inline void write_file_atomic(const std::string& path, const std::vector<std::ui
 }
 
 // A new, empty temporary file beside `path` (same directory, so rename() is atomic), open
-// for writing, with the permissions a plain create would give (0666 & ~umask).
+// for writing, with the permissions a plain create would give (0666 & ~umask). When `path`
+// is a stream (a character device, FIFO or socket, directly or through a symlink:
+// /dev/null, /dev/stdout), there is nothing to replace: `fd` writes into it and `direct`
+// is set, and the caller neither renames nor removes anything (replacing /dev/null with
+// a file, as root, would break the machine).
 struct TempFile {
   int fd = -1;
   std::string path;
+  bool direct = false;
 };
 TempFile create_temp_beside(const std::string& path);
+// Whether `path` names a stream (see TempFile), following symlinks.
+bool is_stream_path(const std::string& path);
 // A new temporary directory beside `path` (mkdtemp), for outputs that are directories.
 std::string create_temp_dir_beside(const std::string& path);
 // Renames `tmp` onto `path`; on failure removes `tmp` and throws naming `path`.

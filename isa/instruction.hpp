@@ -80,6 +80,13 @@ enum class AccumulateFlag : std::uint8_t { single, first, middle, last };
 inline constexpr int kAccumulateFlagCount = 4;
 std::string_view accumulate_flag_name(AccumulateFlag f);
 std::optional<AccumulateFlag> parse_accumulate_flag(std::string_view name);
+// The flag of the matmul of K-tile k out of n accumulating into one PSUM tile (reference
+// section 3): single alone, else first, middle..., last.
+constexpr AccumulateFlag accumulate_flag_of(std::uint32_t k, std::uint32_t n) {
+  if (n == 1) return AccumulateFlag::single;
+  if (k == 0) return AccumulateFlag::first;
+  return k + 1 == n ? AccumulateFlag::last : AccumulateFlag::middle;
+}
 
 // An operand that is either an fp32 immediate or a per-partition [P,1] vector.
 using ScalarArg = std::variant<float, AccessPattern>;

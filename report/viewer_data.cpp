@@ -4,6 +4,7 @@
 #include <map>
 
 #include "traces/operand_text.hpp"
+#include "traces/record_index.hpp"
 
 namespace neuronsim::report {
 
@@ -16,23 +17,11 @@ std::uint32_t ViewerData::intern(const std::string& s) {
 namespace {
 
 using traces::Agent;
+using traces::by_start;
 using traces::DmaRecord;
 using traces::InstructionRecord;
 using traces::SemaphoreRecord;
 using traces::TraceData;
-
-// Records of one engine (or DMA queue) by start time, for "what was running at t".
-template <typename Rec, typename Key>
-std::map<int, std::vector<std::size_t>> by_start(const std::vector<Rec>& recs, Key key) {
-  std::map<int, std::vector<std::size_t>> out;
-  for (std::size_t i = 0; i < recs.size(); ++i)
-    out[key(recs[i])].push_back(i);
-  for (auto& [k, v] : out)
-    std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
-      return recs[a].start_ps < recs[b].start_ps;
-    });
-  return out;
-}
 
 // The record among `sorted` whose end is the update at t (signals are applied when an
 // instruction or a DMA piece ends); failing that, one running at t that ended by

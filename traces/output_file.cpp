@@ -18,11 +18,12 @@ constexpr std::size_t kBufferBytes = 1 << 20;  // bounded memory whatever the ou
 OutputFile::OutputFile(std::string path) : path_(std::move(path)), buffer_(kBufferBytes) {
   const TempFile tmp = create_temp_beside(path_);  // unpredictable name, O_EXCL, no links
   tmp_path_ = tmp.path;
+  direct_ = tmp.direct;
   file_ = ::fdopen(tmp.fd, "wb");
   if (!file_) {
     const std::string reason = std::strerror(errno);
     ::close(tmp.fd);
-    std::remove(tmp_path_.c_str());
+    if (!direct_) std::remove(tmp_path_.c_str());
     throw Error(path_ + ": cannot write: " + reason);
   }
 }
@@ -61,17 +62,17 @@ void OutputFile::commit() {
   file_ = nullptr;
   if (!closed_ok) {
     const std::string reason = std::strerror(errno);
-    std::remove(tmp_path_.c_str());
+    if (!direct_) std::remove(tmp_path_.c_str());
     throw Error(path_ + ": write failed: " + reason);
   }
-  commit_temp(tmp_path_, path_);
+  if (!direct_) commit_temp(tmp_path_, path_);
 }
 
 void OutputFile::abandon() {
   if (!file_) return;
   std::fclose(file_);
   file_ = nullptr;
-  std::remove(tmp_path_.c_str());
+  if (!direct_) std::remove(tmp_path_.c_str());
 }
 
 }  // namespace neuronsim::traces

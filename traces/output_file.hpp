@@ -44,6 +44,7 @@ class OutputFile {
   [[noreturn]] void fail(const std::string& what);
 
   std::string path_, tmp_path_;
+  bool direct_ = false;  // path_ is a stream (/dev/null, a FIFO): written in place
   std::FILE* file_ = nullptr;
   std::vector<char> buffer_;
   std::size_t used_ = 0;

@@ -7,6 +7,7 @@
 #include "traces/format.hpp"
 #include "traces/operand_text.hpp"
 #include "traces/perfetto_tracks.hpp"
+#include "traces/record_index.hpp"
 
 namespace neuronsim::traces {
 
@@ -122,19 +123,6 @@ class FlowWriter {
   EventWriter& w_;
   std::uint64_t id_ = 0;
 };
-
-// Record indices of one kind grouped by a key, sorted by start time.
-template <typename Rec, typename KeyFn>
-std::map<int, std::vector<std::size_t>> by_start(const std::vector<Rec>& recs, KeyFn key) {
-  std::map<int, std::vector<std::size_t>> out;
-  for (std::size_t i = 0; i < recs.size(); ++i)
-    out[key(recs[i])].push_back(i);
-  for (auto& [k, v] : out)
-    std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
-      return recs[a].start_ps < recs[b].start_ps;
-    });
-  return out;
-}
 
 // The record in `sorted` (by start) that was running at `t`, preferring one ending at t
 // (signals are applied when an instruction or transfer ends). -1 if none.

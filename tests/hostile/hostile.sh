@@ -311,6 +311,29 @@ PYEOF
   mkdir -p notprog && touch notprog/keep
   refused "compile -o onto a directory that is not a program" compile "$SRC/examples/rmsnorm/rmsnorm_small.json" -o notprog
   [[ -e notprog/keep ]] || fail "compile -o removed an unrelated directory"
+  # Outputs that are streams are written in place, never replaced by a file: as root, a
+  # rename over /dev/null once replaced the machine's /dev/null. A private character
+  # device (the null device's numbers; needs root, else skipped), a FIFO with a reader,
+  # and a symlink to the device (like /dev/stdout).
+  if mknod -m 666 null_dev c 1 3 2>/dev/null; then
+    ln -s "$work/null_dev" null_link
+    accepted "example -o a character device" example rmsnorm -o null_dev
+    accepted "disasm -o a character device" disasm k.neff -o null_dev
+    accepted "report -o a character device" report prof -o null_dev
+    accepted "export to a character device" export prof --perfetto null_dev
+    accepted "example -o a symlink to a character device" example rmsnorm -o null_link
+    [[ -c null_dev ]] || fail "a writer replaced a character device with a file"
+    [[ -L null_link ]] || fail "a writer replaced a symlink to a character device"
+    compgen -G ".null_*.tmp-neuronsim-*" >/dev/null && fail "a stream output left a temporary file"
+  else
+    echo "  character device outputs                  skipped (mknod needs root)"
+  fi
+  mkfifo out_fifo
+  (cat out_fifo >fifo_bytes &)
+  accepted "disasm -o a FIFO" disasm k.neff -o out_fifo
+  [[ -p out_fifo ]] || fail "disasm -o replaced a FIFO with a file"
+  sleep 0.2
+  [[ -s fifo_bytes ]] || fail "disasm -o wrote nothing into the FIFO"
   ;;
 killed-writers)
   # SIGKILL at random points; whatever is left must be either absent, whole, or refused
