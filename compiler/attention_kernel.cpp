@@ -23,6 +23,7 @@
 #include <optional>
 #include <set>
 
+#include "compiler/fresh_names.hpp"
 #include "compiler/hazards.hpp"
 #include "isa/builder.hpp"
 #include "isa/error.hpp"
@@ -182,13 +183,7 @@ class AttentionEmitter {
   }
 
  private:
-  std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int i = 1; taken_.count(name); ++i)
-      name = base + "_" + std::to_string(i);
-    taken_.insert(name);
-    return name;
-  }
+  std::string fresh(const std::string& base) { return names_(base); }
 
   Buffer hbm(const std::string& name, isa::DType t, const GemmView& v,
              std::vector<std::uint64_t> natural, isa::TensorRole role) {
@@ -196,7 +191,7 @@ class AttentionEmitter {
     if (it != hbm_.end()) return it->second;
     if (!v.shape.empty()) natural = v.shape;
     row_len_[name] = natural.back();
-    taken_.insert(name);
+    names_.take(name);
     Buffer buf = b_.hbm(name, t, natural, role);
     hbm_.emplace(name, buf);
     return buf;
@@ -504,7 +499,7 @@ class AttentionEmitter {
   const Sizes z_;
   isa::Builder b_;
   Hazards h_;
-  std::set<std::string> taken_;
+  FreshNames names_;
   std::map<std::string, Buffer> hbm_;
   std::map<std::string, std::uint64_t> row_len_;
   std::vector<Buffer> Q_, K_, V_, O_;  // by head

@@ -26,6 +26,7 @@
 #include <set>
 #include <vector>
 
+#include "compiler/fresh_names.hpp"
 #include "compiler/hazards.hpp"
 #include "isa/builder.hpp"
 #include "isa/error.hpp"
@@ -64,7 +65,8 @@ class GemmEmitter {
         b_(s.kernel_name, s.target),
         h_(b_, [this](const std::string& base) { return fresh(base); }) {
     if (l.dma_engines == 0) throw Error("gemm: the target's limits give no DMA engines");
-    taken_ = {s.a_name, s.b_name, s.c_name};
+    for (const std::string* n : {&s.a_name, &s.b_name, &s.c_name})
+      names_.take(*n);
     declare(l);
   }
 
@@ -131,13 +133,7 @@ class GemmEmitter {
     std::uint32_t k = 0;
   };
 
-  std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int n = 1; taken_.count(name); ++n)
-      name = base + "_" + std::to_string(n);
-    taken_.insert(name);
-    return name;
-  }
+  std::string fresh(const std::string& base) { return names_(base); }
 
   void declare(const isa::TargetLimits& l) {
     const std::uint32_t mtb = p_.block_m_tiles, seg = p_.segment_k_tiles;
@@ -473,7 +469,7 @@ class GemmEmitter {
   const GemmPlan p_;
   isa::Builder b_;
   Hazards h_;
-  std::set<std::string> taken_;
+  FreshNames names_;
   Buffer A_, B_, C_, a_rows_, a_t_, b_ring_, c_out_, acc_, acc_in_, bt_rows_, work_;
   std::map<std::string, Buffer> hbm_;
   std::map<std::string, std::uint64_t> row_len_;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "compiler/fresh_names.hpp"
 #include "compiler/hazards.hpp"
 #include "isa/builder.hpp"
 #include "isa/error.hpp"
@@ -38,14 +39,7 @@ isa::Kernel emit_layout_kernel(const Graph& g, const Node& n, const std::string&
   if (limits.partitions == 0 || limits.dma_engines == 0)
     throw Error(where + "the target's limits give no partitions or DMA engines");
   isa::Builder b(kernel_name, target);
-  std::set<std::string> taken;
-  auto fresh = [&](const std::string& base) {
-    std::string name = base;
-    for (int i = 1; taken.count(name); ++i)
-      name = base + "_" + std::to_string(i);
-    taken.insert(name);
-    return name;
-  };
+  FreshNames fresh;
   const TensorType& out_t = n.type;
   const std::uint64_t rows = flat_rows(out_t.shape), cols = out_t.shape.back();
   std::vector<Source> sources;
@@ -53,7 +47,7 @@ isa::Kernel emit_layout_kernel(const Graph& g, const Node& n, const std::string&
   std::map<std::string, isa::Buffer> inputs;
   auto input = [&](const std::string& name) {
     if (!inputs.count(name)) {
-      taken.insert(name);
+      fresh.take(name);
       inputs[name] = b.input(name, g.type_of(name).dtype, g.type_of(name).shape);
     }
     return inputs[name];
@@ -77,7 +71,7 @@ isa::Kernel emit_layout_kernel(const Graph& g, const Node& n, const std::string&
   } else {
     throw Error(where + op_name(n.op) + " is not a layout op");
   }
-  taken.insert(n.id);
+  fresh.take(n.id);
   const isa::Buffer out = b.output(n.id, out_t.dtype, out_t.shape);
   const std::uint32_t P = limits.partitions;
   const auto chunk = static_cast<std::uint32_t>(std::min(cols, kChunkCols));

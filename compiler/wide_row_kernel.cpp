@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/fresh_names.hpp"
 #include "compiler/hazards.hpp"
 #include "isa/builder.hpp"
 #include "isa/error.hpp"
@@ -56,7 +57,7 @@ class WideEmitter {
         b_(kernel_name, target),
         h_(b_, [this](const std::string& base) { return fresh(base); }) {
     for (const auto& v : p_.values)
-      taken_.insert(v.name);
+      names_.take(v.name);
   }
 
   Kernel emit() {
@@ -81,13 +82,7 @@ class WideEmitter {
     throw Error(source_ + ": launch '" + p_.name + "': " + reason);
   }
 
-  std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int n = 1; taken_.count(name); ++n)
-      name = base + "_" + std::to_string(n);
-    taken_.insert(name);
-    return name;
-  }
+  std::string fresh(const std::string& base) { return names_(base); }
 
   // --- Analysis: which values are chunked, and in which phase each step runs.
 
@@ -561,7 +556,7 @@ class WideEmitter {
   const TargetLimits& limits_;
   const std::string& source_;
   Builder b_;
-  std::set<std::string> taken_;
+  FreshNames names_;
   Hazards h_;
   std::vector<int> phase_;
   int phases_ = 0;

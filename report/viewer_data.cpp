@@ -46,13 +46,7 @@ long ending_at(const std::vector<Rec>& recs, const std::vector<std::size_t>& sor
 // indices: kind instruction -> trace.instructions, dma -> trace.dmas).
 std::vector<Signaller> find_signallers(const TraceData& t) {
   std::vector<Signaller> out(t.instructions.size());
-  std::map<int, std::vector<std::size_t>> updates;
-  for (std::size_t i = 0; i < t.semaphores.size(); ++i)
-    updates[t.semaphores[i].semaphore].push_back(i);
-  for (auto& [sem, v] : updates)
-    std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
-      return t.semaphores[a].time_ps < t.semaphores[b].time_ps;
-    });
+  const auto updates = traces::updates_by_semaphore(t.semaphores);
   const auto per_engine = by_start(
       t.instructions, [](const InstructionRecord& r) { return static_cast<int>(r.engine); });
   const auto per_queue =

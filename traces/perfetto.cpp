@@ -162,13 +162,7 @@ void write_flows(EventWriter& w, const TraceData& t, const Layout& layout, const
   }
 
   // Semaphore update -> the instruction that waited for it.
-  std::map<int, std::vector<std::size_t>> updates;
-  for (std::size_t i = 0; i < t.semaphores.size(); ++i)
-    updates[t.semaphores[i].semaphore].push_back(i);
-  for (auto& [sem, v] : updates)
-    std::stable_sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
-      return t.semaphores[a].time_ps < t.semaphores[b].time_ps;
-    });
+  const auto updates = updates_by_semaphore(t.semaphores);
   const auto per_engine = by_start(
       t.instructions, [](const InstructionRecord& r) { return static_cast<int>(r.engine); });
   const auto per_queue =
