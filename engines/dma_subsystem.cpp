@@ -106,8 +106,8 @@ void DmaSubsystem::submit(const isa::Instruction& instr, isa::Engine issuer, std
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   auto t = std::make_unique<DmaTransfer>();
   t->id = next_id_++;
-  t->instruction = &instr;
-  t->copy = &copy;
+  t->instruction = instr;
+  t->copy = &std::get<isa::DmaCopy>(t->instruction.op);  // the transfer's own copy
   t->issuer = issuer;
   t->issuer_index = index;
   t->queued = now;
@@ -192,7 +192,7 @@ void DmaSubsystem::complete(DmaTransfer& t) {
   LaunchContext& launch = *launch_;
   if (!aborted_) {
     try {
-      if (launch.memory) isa::execute(launch.kernel, *t.instruction, *launch.memory);
+      if (launch.memory) isa::execute(launch.kernel, t.instruction, *launch.memory);
       launch.written.note(memory::footprint(launch.kernel, copy.dst));
       counters_.transfers++;
       counters_.bytes += dma_transfer_bytes(copy);
@@ -207,7 +207,7 @@ void DmaSubsystem::complete(DmaTransfer& t) {
       source.engine = t.issuer;
       source.instruction = t.issuer_index;
       source.queue = copy.queue;
-      for (const auto& s : t.instruction->signals)
+      for (const auto& s : t.instruction.signals)
         launch.semaphores.apply(s, source);
     } catch (...) {
       fail(std::current_exception());

@@ -26,7 +26,8 @@ struct DmaPart {
 
 struct DmaTransfer {
   std::uint32_t id = 0;  // issue order, from 0
-  const isa::Instruction* instruction = nullptr;
+  // A copy: the issuing engine decodes its stream one instruction at a time.
+  isa::Instruction instruction;
   const isa::DmaCopy* copy = nullptr;
   isa::Engine issuer = isa::Engine::sync;
   std::uint32_t issuer_index = 0;

@@ -12,30 +12,26 @@ Engine::Engine(isa::Engine kind, double clock_ghz, LaunchContext& ctx)
       kind_(kind),
       clock_ghz_(clock_ghz),
       stream_(ctx.kernel.stream(kind)),
+      reader_(stream_),
       plans_(ctx.plan.plans[static_cast<int>(kind)]),
       ports_(ctx.plan.ports[static_cast<int>(kind)]) {}
 
-// The next instruction's record, its semaphore waits and its plan, fetched into the cache
-// while this one runs: the other engines' threads run in between, and an instruction
-// stream is too large to stay cached (the engine loop otherwise waits on these loads).
+// The next instruction's plan and ports, fetched into the cache while this one runs: the
+// other engines' threads run in between, and a stream's plans are too large to stay
+// cached (the engine loop otherwise waits on these loads).
 void Engine::prefetch(std::size_t index) const {
   if (index >= stream_.size()) return;
-  const isa::Instruction& next = stream_[index];
-  __builtin_prefetch(&next.waits);
-  __builtin_prefetch(next.waits.data());
-  __builtin_prefetch(next.signals.data());
   __builtin_prefetch(&plans_[index]);
-  if (index + 1 < stream_.size()) {
-    __builtin_prefetch(&stream_[index + 1]);
-    __builtin_prefetch(reinterpret_cast<const char*>(&stream_[index + 1]) + 64);
-    __builtin_prefetch(&stream_[index + 1].waits);
-  }
+  __builtin_prefetch(ports_.first.data() + index);
 }
 
 void Engine::run() {
   try {
+    reader_.next(*next_instr_);
     for (std::size_t i = 0; i < stream_.size(); ++i) {
       current_ = i;
+      std::swap(current_instr_, next_instr_);
+      reader_.next(*next_instr_);  // decoded ahead: TensorEngine looks at it
       prefetch(i + 1);
       execute(i);
     }
@@ -52,7 +48,7 @@ void Engine::run() {
 }
 
 void Engine::execute(std::size_t index) {
-  const isa::Instruction& instr = stream_[index];
+  const isa::Instruction& instr = *current_instr_;
   InstructionRecord record;
   InstructionRecord* rec = ctx_.observers.empty() ? nullptr : &record;
   if (rec) {
@@ -62,8 +58,7 @@ void Engine::execute(std::size_t index) {
     rec->source_line = instr.source_line;
     rec->instruction = &instr;
     rec->ready_ps = to_ps(ctx_.since_start());
-    rec->read_bytes = plans_[index].read_bytes;
-    rec->write_bytes = plans_[index].write_bytes;
+    access_bytes(instr, rec->read_bytes, rec->write_bytes);
     rec->flops = isa::flops(instr);
   }
   wait_semaphores(instr, rec);
@@ -89,7 +84,10 @@ void Engine::execute(std::size_t index) {
     rec->start_cycle = to_cycles(start - ctx_.origin, clock_ghz_);
     rec->busy_cycles = cycles;
   }
-  ctx_.written.note(plans_[index].writes);
+  if (ctx_.written.watching())
+    for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
+      if (is_write) ctx_.written.note(memory::footprint(ctx_.kernel, ap));
+    });
   started(index, rec);
   if (rec)
     for (auto* o : ctx_.observers)
@@ -135,7 +133,7 @@ void Engine::issue_dma(std::size_t index, InstructionRecord* rec) {
   // The issuing engine waits only for room in the kernel queue, and, on GpSimd, makes the
   // descriptors itself (software DGE, busy time); the DMA subsystem does the rest and
   // applies the instruction's semaphore updates when the transfer completes.
-  const isa::Instruction& instr = stream_[index];
+  const isa::Instruction& instr = *current_instr_;
   const auto i = static_cast<std::uint32_t>(index);
   const sc_core::sc_time asked = sc_core::sc_time_stamp();
   state_ = EngineState::waiting_dma_queue;

@@ -65,7 +65,12 @@ class Engine {
   virtual void started(std::size_t /*index*/, InstructionRecord* /*record*/) {}
 
   const std::vector<InstructionPlan>& plans() const { return plans_; }
-  const std::vector<isa::Instruction>& stream() const { return stream_; }
+  // The instruction in progress, decoded; valid until the engine moves on.
+  const isa::Instruction& instruction() const { return *current_instr_; }
+  // The one after it, decoded already, or null at the end of the stream.
+  const isa::Instruction* next_instruction() const {
+    return current_ + 1 < stream_.size() ? next_instr_ : nullptr;
+  }
   LaunchContext& ctx_;
 
  private:
@@ -77,7 +82,13 @@ class Engine {
 
   isa::Engine kind_;
   double clock_ghz_;
-  const std::vector<isa::Instruction>& stream_;
+  // The stream is held encoded (isa/instruction_stream.hpp): the engine decodes one
+  // instruction ahead into two slots that swap, so it never holds the stream decoded.
+  const isa::InstructionStream& stream_;
+  isa::InstructionStream::Reader reader_;
+  isa::Instruction slots_[2];
+  isa::Instruction* current_instr_ = &slots_[0];
+  isa::Instruction* next_instr_ = &slots_[1];
   const std::vector<InstructionPlan>& plans_;
   const PortLists& ports_;
   EngineCounters counters_;

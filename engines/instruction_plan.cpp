@@ -4,35 +4,53 @@
 
 namespace neuronsim::engines {
 
-bool reads_what_was_written(const InstructionPlan& later, const InstructionPlan& earlier) {
+void access_bytes(const isa::Instruction& instr, BytesBySpace& read, BytesBySpace& written) {
+  for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
+    (is_write ? written : read)[static_cast<int>(ap.space)] += memory::access_bytes(ap);
+  });
+}
+
+namespace {
+
+// Footprints of one instruction's operands, kept while planning the next one.
+struct Footprints {
+  std::vector<memory::Footprint> reads, writes;
+  void of(const isa::Kernel& k, const isa::Instruction& instr) {
+    reads.clear();
+    writes.clear();
+    for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
+      (is_write ? writes : reads).push_back(memory::footprint(k, ap));
+    });
+  }
+};
+
+// Reads of `later` overlap writes of `earlier` (the dependence test of CostContext).
+bool reads_what_was_written(const Footprints& later, const Footprints& earlier) {
   for (const auto& r : later.reads)
     for (const auto& w : earlier.writes)
       if (memory::overlaps(r, w)) return true;
   return false;
 }
 
+}  // namespace
+
 std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engine,
                                          const isa::CostParams& cost) {
   const auto& stream = k.stream(engine);
   std::vector<InstructionPlan> plans(stream.size());
-  for (std::size_t i = 0; i < stream.size(); ++i) {
-    const auto& instr = stream[i];
+  isa::InstructionStream::Reader reader(stream);
+  isa::Instruction instr;
+  Footprints now, previous;
+  for (std::size_t i = 0; reader.next(instr); ++i) {
     auto& plan = plans[i];
-    const isa::Operands ops = isa::operands(instr);
-    for (const auto* ap : ops.reads) {
-      plan.reads.push_back(memory::footprint(k, *ap));
-      plan.read_bytes[static_cast<int>(ap->space)] += memory::access_bytes(*ap);
-    }
-    for (const auto* ap : ops.writes) {
-      plan.writes.push_back(memory::footprint(k, *ap));
-      plan.write_bytes[static_cast<int>(ap->space)] += memory::access_bytes(*ap);
-    }
+    now.of(k, instr);
     isa::CostContext ctx;
-    ctx.depends_on_previous = i > 0 && reads_what_was_written(plan, plans[i - 1]);
+    ctx.depends_on_previous = i > 0 && reads_what_was_written(now, previous);
     plan.depends_on_previous = ctx.depends_on_previous;
     plan.cycles = isa::cycles(k, instr, engine, cost, ctx);
     if (const auto* mm = std::get_if<isa::Matmul>(&instr.op))
-      plan.load_cycles = isa::load_stationary_cycles(*mm, cost);
+      plan.load_cycles = static_cast<std::uint32_t>(isa::load_stationary_cycles(*mm, cost));
+    std::swap(now, previous);
   }
   return plans;
 }
@@ -45,10 +63,17 @@ KernelPlan plan_kernel(const isa::Kernel& k, const isa::CostParams& cost, memory
     PortLists& lists = plan.ports[e];
     lists.first.reserve(plan.plans[e].size() + 1);
     std::vector<memory::Footprint> regions;
-    for (const auto& p : plan.plans[e]) {
+    isa::InstructionStream::Reader reader(k.stream(engine));
+    isa::Instruction instr;
+    while (reader.next(instr)) {
       lists.first.push_back(static_cast<std::uint32_t>(lists.ports.size()));
-      regions.assign(p.reads.begin(), p.reads.end());
-      regions.insert(regions.end(), p.writes.begin(), p.writes.end());
+      regions.clear();  // reads, then writes, as isa::operands lists them
+      for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
+        if (!is_write) regions.push_back(memory::footprint(k, ap));
+      });
+      for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
+        if (is_write) regions.push_back(memory::footprint(k, ap));
+      });
       for (memory::Port* port : ports.ports_for(engine, regions))
         lists.ports.push_back(port);
     }

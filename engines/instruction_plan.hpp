@@ -8,22 +8,43 @@
 
 #include "engines/observer.hpp"
 #include "isa/cost_params.hpp"
+#include "isa/for_each_field.hpp"
 #include "isa/kernel.hpp"
 #include "memory/footprint.hpp"
 #include "memory/port_map.hpp"
 
 namespace neuronsim::engines {
 
+// 16 bytes per instruction: a kernel's plans stay small next to its encoded stream. The
+// footprints and byte counts are recomputed from the decoded instruction where they are
+// needed (the dependence test here, the Tensor engine's write watch, tracing).
 struct InstructionPlan {
   std::uint64_t cycles = 0;       // isa::cycles (Matmul: the MultiplyMoving part)
-  std::uint64_t load_cycles = 0;  // Matmul: LoadStationary
+  std::uint32_t load_cycles = 0;  // Matmul: LoadStationary
   bool depends_on_previous = false;
-  std::vector<memory::Footprint> reads, writes;
-  BytesBySpace read_bytes{}, write_bytes{};
 };
 
-// Reads of one overlap writes of the other (the dependence test of CostContext).
-bool reads_what_was_written(const InstructionPlan& later, const InstructionPlan& earlier);
+// Calls fn(pattern, written) for every memory operand of `instr`, without allocating, in
+// isa::operands' order: the fields in order (written ones with written = true), then an
+// accumulating destination once more as a read.
+template <typename Fn>
+void for_each_access(const isa::Instruction& instr, Fn&& fn) {
+  std::visit(
+      [&](const auto& op) {
+        auto is_write = [](const auto& f) {
+          return f.use == isa::FieldUse::write || f.use == isa::FieldUse::write_column;
+        };
+        isa::for_each_pattern(
+            op, [&](const auto& f, const isa::AccessPattern& ap) { fn(ap, is_write(f)); });
+        isa::for_each_pattern(op, [&](const auto& f, const isa::AccessPattern& ap) {
+          if (is_write(f) && f.also_read && f.also_read(op)) fn(ap, false);
+        });
+      },
+      instr.op);
+}
+
+// Bytes `instr` reads and writes per memory space (for trace records).
+void access_bytes(const isa::Instruction& instr, BytesBySpace& read, BytesBySpace& written);
 
 std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engine,
                                          const isa::CostParams& cost);

@@ -44,7 +44,7 @@ struct InstructionRecord {
   std::uint32_t index = 0;  // position in the engine's stream (the "pc")
   isa::Opcode opcode = isa::Opcode::nop;
   std::uint32_t source_line = 0;
-  const isa::Instruction* instruction = nullptr;  // valid for the whole run
+  const isa::Instruction* instruction = nullptr;  // valid during the callback only
   std::uint64_t ready_ps = 0;                     // previous instruction of this engine finished
   std::uint64_t start_ps = 0;  // busy from here (after semaphore, DMA queue and port waits)
   std::uint64_t end_ps = 0;    // set in the end event

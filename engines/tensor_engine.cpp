@@ -8,12 +8,12 @@ namespace neuronsim::engines {
 
 std::uint64_t TensorEngine::busy_cycles(std::size_t index) {
   const auto& plan = plans()[index];
-  const auto* mm = std::get_if<isa::Matmul>(&stream()[index].op);
+  const auto* mm = std::get_if<isa::Matmul>(&instruction().op);
   load_cycles_now_ = 0;
   reused_ = false;
   if (!mm) {
     // A transpose passes its data through the array and replaces the stationary.
-    if (stream()[index].opcode() == isa::Opcode::transpose) loaded_.reset();
+    if (instruction().opcode() == isa::Opcode::transpose) loaded_.reset();
     return plan.cycles;
   }
   const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -36,7 +36,7 @@ void TensorEngine::load(const isa::AccessPattern& stationary, sc_core::sc_time r
 }
 
 void TensorEngine::started(std::size_t index, InstructionRecord* record) {
-  const auto* mm = std::get_if<isa::Matmul>(&stream()[index].op);
+  const auto* mm = std::get_if<isa::Matmul>(&instruction().op);
   if (!mm) return;
   if (record) record->stationary_reused = reused_;
   const sc_core::sc_time multiply_start =
@@ -44,10 +44,11 @@ void TensorEngine::started(std::size_t index, InstructionRecord* record) {
   if (!reused_ && load_cycles_now_ > 0) load(mm->stationary, multiply_start);
   // Background load of the next matmul's stationary during this multiply.
   const std::size_t next = index + 1;
-  if (next >= stream().size()) return;
-  const auto* next_mm = std::get_if<isa::Matmul>(&stream()[next].op);
+  const isa::Instruction* next_instr = next_instruction();
+  if (!next_instr) return;
+  const auto* next_mm = std::get_if<isa::Matmul>(&next_instr->op);
   if (!next_mm || next_mm->stationary == mm->stationary) return;
-  if (!ctx_.semaphores.satisfied(stream()[next].waits)) return;
+  if (!ctx_.semaphores.satisfied(next_instr->waits)) return;
   load(next_mm->stationary, multiply_start + cycles_time(plans()[next].load_cycles, clock_ghz()));
 }
 

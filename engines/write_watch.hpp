@@ -23,6 +23,8 @@ class WriteWatch {
       note(w);
   }
   bool written() const { return written_; }
+  // A region is watched and not yet written: only then do writes need noting.
+  bool watching() const { return region_ && !written_; }
 
  private:
   std::optional<memory::Footprint> region_;

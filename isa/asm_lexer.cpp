@@ -1,6 +1,8 @@
 #include "isa/asm_lexer.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "isa/error.hpp"
 
@@ -46,22 +48,44 @@ std::string quote_string(std::string_view text) {
   return out + "\"";
 }
 
-std::vector<Token> lex(std::string_view src, const std::string& file) {
-  std::vector<Token> out;
-  int line = 1;
-  std::size_t line_start = 0;
-  int depth = 0;  // open brackets: newlines inside them do not end the statement
-  std::size_t i = 0;
+TokenStream::TokenStream(std::string_view source, std::string file)
+    : src_(source), file_(std::move(file)) {}
+
+const Token& TokenStream::peek(std::size_t ahead) {
+  while (pos_ + ahead >= toks_.size() && !ended_)
+    lex_more();
+  return toks_[std::min(pos_ + ahead, toks_.size() - 1)];
+}
+
+const Token& TokenStream::next() {
+  const Token& t = peek();
+  peek(1);  // the end token stays current once reached
+  if (pos_ + 1 < toks_.size()) ++pos_;
+  return t;
+}
+
+void TokenStream::release() {
+  toks_.erase(toks_.begin(), toks_.begin() + static_cast<std::ptrdiff_t>(pos_));
+  pos_ = 0;
+}
+
+// Scans source until it has appended at least one token; at the end of the source, the
+// closing newline and end tokens.
+void TokenStream::lex_more() {
+  const std::string_view src = src_;
+  const std::string& file = file_;
+  std::size_t& i = i_;
+  const std::size_t before = toks_.size();
   auto push = [&](TokenKind kind, std::string text, std::size_t at) {
-    out.push_back(Token{kind, std::move(text), line, static_cast<int>(at - line_start) + 1});
+    toks_.push_back(Token{kind, std::move(text), line_, static_cast<int>(at - line_start_) + 1});
   };
-  while (i < src.size()) {
+  while (i < src.size() && toks_.size() == before) {
     const char c = src[i];
     if (c == '\n') {
-      if (depth == 0) push(TokenKind::newline, "\n", i);
+      if (depth_ == 0) push(TokenKind::newline, "\n", i);
       ++i;
-      ++line;
-      line_start = i;
+      ++line_;
+      line_start_ = i;
     } else if (c == ' ' || c == '\t' || c == '\r') {
       ++i;
     } else if (c == '#') {
@@ -97,7 +121,7 @@ std::vector<Token> lex(std::string_view src, const std::string& file) {
       std::size_t j = i + 1;
       for (;;) {
         if (j >= src.size() || src[j] == '\n')
-          fail_at(file, line, static_cast<int>(i - line_start) + 1, "unterminated string");
+          fail_at(file, line_, static_cast<int>(i - line_start_) + 1, "unterminated string");
         if (src[j] == '"') break;
         if (src[j] == '\\' && j + 1 < src.size()) {
           ++j;
@@ -113,20 +137,30 @@ std::vector<Token> lex(std::string_view src, const std::string& file) {
       push(TokenKind::punct, std::string(src.substr(i, 2)), i);
       i += 2;
     } else if (std::string_view("[](){},:=.-").find(c) != std::string_view::npos) {
-      if (c == '[' || c == '(' || c == '{') ++depth;
-      if ((c == ']' || c == ')' || c == '}') && depth > 0) --depth;
+      if (c == '[' || c == '(' || c == '{') ++depth_;
+      if ((c == ']' || c == ')' || c == '}') && depth_ > 0) --depth_;
       push(TokenKind::punct, std::string(1, c), i);
       ++i;
     } else {
       std::string shown = std::isprint(static_cast<unsigned char>(c))
                               ? std::string(1, c)
                               : "\\x" + std::to_string(static_cast<unsigned char>(c));
-      fail_at(file, line, static_cast<int>(i - line_start) + 1,
+      fail_at(file, line_, static_cast<int>(i - line_start_) + 1,
               "unexpected character '" + shown + "'");
     }
   }
-  push(TokenKind::newline, "\n", i);
-  push(TokenKind::end, "", i);
+  if (i >= src.size() && toks_.size() == before) {
+    push(TokenKind::newline, "\n", i);
+    push(TokenKind::end, "", i);
+    ended_ = true;
+  }
+}
+
+std::vector<Token> lex(std::string_view src, const std::string& file) {
+  TokenStream tokens(src, file);
+  std::vector<Token> out;
+  while (out.empty() || out.back().kind != TokenKind::end)
+    out.push_back(tokens.next());
   return out;
 }
 

@@ -42,11 +42,11 @@ std::string choices(Name name) {
 
 class Parser {
  public:
-  Parser(std::string_view source, const std::string& file)
-      : file_(file), toks_(lex(source, file)) {}
+  Parser(std::string_view source, const std::string& file) : file_(file), tokens_(source, file) {}
 
   Kernel run() {
     while (peek().kind != TokenKind::end) {
+      tokens_.release();  // the statements before are done with their tokens
       if (peek().kind == TokenKind::newline) {
         next();
         continue;
@@ -60,14 +60,8 @@ class Parser {
 
  private:
   // --- tokens
-  const Token& peek(std::size_t ahead = 0) const {
-    return toks_[std::min(pos_ + ahead, toks_.size() - 1)];
-  }
-  const Token& next() {
-    const Token& t = toks_[pos_];
-    if (pos_ + 1 < toks_.size()) ++pos_;
-    return t;
-  }
+  const Token& peek(std::size_t ahead = 0) const { return tokens_.peek(ahead); }
+  const Token& next() { return tokens_.next(); }
   [[noreturn]] void fail(const Token& t, const std::string& reason) const {
     fail_at(file_, t.line, t.column, reason);
   }
@@ -719,8 +713,7 @@ class Parser {
   }
 
   std::string file_;
-  std::vector<Token> toks_;
-  std::size_t pos_ = 0;
+  mutable TokenStream tokens_;  // peek() lexes on demand
   Kernel k_;
   std::vector<bool> fixed_;  // allocations with an explicit offset
   std::map<std::string, NameEntry> names_;

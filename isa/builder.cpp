@@ -51,7 +51,7 @@ AccessPattern Buffer::raw(std::uint32_t start_partition, std::uint32_t partition
 
 template <typename Self>
 Instruction& Appended<Self>::instruction() {
-  return b_->k_.stream(engine_)[index_];
+  return b_->staged_[static_cast<int>(engine_)][index_];
 }
 
 template <typename Self>
@@ -111,7 +111,7 @@ TensorScalarRef& TensorScalarRef::reduce(const AccessPattern& reduce_dst, AluOp 
 // --- Stream
 
 std::size_t Stream::push(Operation op) {
-  auto& s = b_->k_.stream(engine_);
+  auto& s = b_->staged_[static_cast<int>(engine_)];
   Instruction ins;
   ins.op = std::move(op);
   s.push_back(std::move(ins));
@@ -336,6 +336,8 @@ Queue Builder::queue(const std::string& name, std::uint8_t first_engine, std::ui
 
 Kernel Builder::build() const {
   Kernel k = k_;
+  for (int e = 0; e < kEngineCount; ++e)
+    k.streams[e] = InstructionStream(staged_[e]);
   place_allocations(k.allocations, fixed_);
   return k;
 }

@@ -14,6 +14,7 @@
 //
 // Bad declarations (duplicate or unprintable names, slices outside the shape) throw
 // neuronsim::Error naming the buffer and the reason. Hardware rules are validation's.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -219,7 +220,9 @@ class Builder {
                     std::optional<std::uint32_t> byte_offset);
   Buffer add_tensor(HbmTensor t);
 
-  Kernel k_;
+  Kernel k_;  // without its streams: those are staged decoded, and encoded by build()
+  // Decoded, so that an appended instruction's handle can still add waits and signals.
+  std::array<std::vector<Instruction>, kEngineCount> staged_;
   std::vector<bool> fixed_;  // allocations with an explicit offset
   std::set<std::string> names_;
 };

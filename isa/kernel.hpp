@@ -11,6 +11,7 @@
 #include "isa/access_pattern.hpp"
 #include "isa/engine.hpp"
 #include "isa/instruction.hpp"
+#include "isa/instruction_stream.hpp"
 
 namespace neuronsim::isa {
 
@@ -67,10 +68,10 @@ struct Kernel {
   std::vector<Allocation> allocations;
   std::vector<Semaphore> semaphores;
   std::vector<DmaQueue> queues;
-  std::array<std::vector<Instruction>, kEngineCount> streams;
+  std::array<InstructionStream, kEngineCount> streams;  // encoded (instruction_stream.hpp)
 
-  std::vector<Instruction>& stream(Engine e) { return streams[static_cast<int>(e)]; }
-  const std::vector<Instruction>& stream(Engine e) const { return streams[static_cast<int>(e)]; }
+  InstructionStream& stream(Engine e) { return streams[static_cast<int>(e)]; }
+  const InstructionStream& stream(Engine e) const { return streams[static_cast<int>(e)]; }
   std::size_t instruction_count() const;
   bool operator==(const Kernel& o) const;
   bool operator!=(const Kernel& o) const { return !(*this == o); }

@@ -19,7 +19,7 @@ const std::vector<LimitInfo> kTable = {
     {Limit::tensor_bytes, "tensor_bytes", 1 * kGiB, "bytes of one tensor"},
     {Limit::kernel_tensor_bytes, "kernel_tensor_bytes", 4 * kGiB,
      "bytes of all the HBM tensors one kernel or launch sequence declares"},
-    {Limit::instructions, "instructions", 1u << 20, "instructions in one kernel"},
+    {Limit::instructions, "instructions", 1u << 24, "instructions in one kernel"},
     {Limit::graph_nodes, "graph_nodes", 10000, "nodes of one graph"},
     {Limit::launches, "launches", 4096, "launches of one launch sequence"},
     {Limit::trace_records, "trace_records", 1u << 24, "records of one NTFF trace"},

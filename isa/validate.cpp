@@ -106,9 +106,10 @@ std::vector<Diagnostic> check(const Kernel& k, const TargetLimits& limits) {
   validate_detail::check_semaphores(k, limits, out);
   validate_detail::check_queues(k, limits, out);
   for (int e = 0; e < kEngineCount; ++e) {
-    const auto& stream = k.streams[e];
-    for (std::size_t i = 0; i < stream.size(); ++i)
-      check_instruction(k, limits, static_cast<Engine>(e), i, stream[i], out);
+    InstructionStream::Reader reader(k.streams[e]);
+    Instruction instr;
+    for (std::size_t i = 0; reader.next(instr); ++i)
+      check_instruction(k, limits, static_cast<Engine>(e), i, instr, out);
   }
   return out;
 }

@@ -219,6 +219,8 @@ class Decoder {
         a.dims[i].size = load_u32(d + 4);
       } else if (load_u64(d) != 0) {
         ctx_.fail(field, "unused dim " + std::to_string(i) + " is not zero");
+      } else {
+        a.dims[i] = Dim{};  // the record is decoded into the previous one's storage
       }
     }
   }
@@ -317,8 +319,9 @@ std::vector<std::uint8_t> encode_stream(const Kernel& k, Engine engine) {
 
   Context ctx{k, engine, where};
   Encoder enc(ctx, out);
-  for (std::size_t i = 0; i < stream.size(); ++i) {
-    const Instruction& ins = stream[i];
+  InstructionStream::Reader reader(stream);
+  Instruction ins;
+  for (std::size_t i = 0; reader.next(ins); ++i) {
     ctx.index = i;
     ctx.opcode = ins.opcode();
     ctx.check_opcode_on_engine();
@@ -351,9 +354,9 @@ std::vector<std::uint8_t> encode_stream(const Kernel& k, Engine engine) {
   return out;
 }
 
-std::vector<Instruction> decode_stream(const Kernel& k, Engine engine,
-                                       const std::vector<std::uint8_t>& bytes, std::uint64_t count,
-                                       const std::string& where) {
+InstructionStream decode_stream(const Kernel& k, Engine engine,
+                                const std::vector<std::uint8_t>& bytes, std::uint64_t count,
+                                const std::string& where) {
   auto fail = [&](const std::string& reason) { throw Error(where + ": " + reason); };
   if (bytes.size() < kStreamHeaderBytes)
     fail("truncated: " + std::to_string(bytes.size()) + " bytes, the stream header needs " +
@@ -376,9 +379,10 @@ std::vector<Instruction> decode_stream(const Kernel& k, Engine engine,
     fail(std::to_string(count) + " instructions cannot fit in " + std::to_string(body) +
          " bytes of records");
 
-  std::vector<Instruction> out;
+  InstructionStream out;
   out.reserve(count);
   Context ctx{k, engine, where};
+  Instruction ins;  // one decoded record at a time: the kernel keeps only the encoding
   const std::uint8_t* p = b + kStreamHeaderBytes;
   const std::uint8_t* const end = b + bytes.size();
   for (std::uint64_t i = 0; i < count; ++i) {
@@ -397,7 +401,8 @@ std::vector<Instruction> decode_stream(const Kernel& k, Engine engine,
     const std::uint16_t waits = load_u16(p + 6);
     const std::uint16_t signals = load_u16(p + 8);
 
-    Instruction ins{make_operation(p[4], std::make_index_sequence<kOpcodeCount>{}), {}, {}, 0};
+    if (ins.op.index() != p[4])
+      ins.op = make_operation(p[4], std::make_index_sequence<kOpcodeCount>{});
     Decoder dec(ctx, p + kRecordHeaderBytes, p + size);
     std::visit([&](auto& op) { operand_fields(dec, op); }, ins.op);
     const std::uint8_t* sync = dec.position();
@@ -423,7 +428,7 @@ std::vector<Instruction> decode_stream(const Kernel& k, Engine engine,
       s.value = load_u32(sync + 4);
       sync += kSignalBytes;
     }
-    out.push_back(std::move(ins));
+    out.push_back(ins);
     p += size;
   }
   if (p != end)

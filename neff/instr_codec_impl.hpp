@@ -15,10 +15,11 @@ inline constexpr std::uint16_t kEncodingVersion = 1;
 inline constexpr std::size_t kStreamHeaderBytes = 12;
 inline constexpr std::size_t kRecordHeaderBytes = 12;
 inline constexpr std::size_t kAccessPatternBytes = 64;
-// No NEFF may hold more instructions than this (all engines together): a decoded
-// instruction takes ~0.5 KiB, so this bounds what a hostile file can make us allocate
-// (~1 GiB) while leaving 20x the largest kernels we bench.
-inline constexpr std::uint64_t kMaxInstructions = std::uint64_t{1} << 21;
+// No NEFF may hold more instructions than this (all engines together). A kernel holds its
+// streams encoded (isa/instruction_stream.hpp), 10-100 bytes per instruction, and a
+// record takes at least 12 bytes of the file, so this bounds what a hostile file can
+// make us allocate (~1.6 GiB at 100 bytes) while taking a 10 M-instruction kernel.
+inline constexpr std::uint64_t kMaxInstructions = std::uint64_t{1} << 24;
 // The one check of that limit, for the writer (neff::write) and the reader (def.json's
 // counts) alike, so the writer never writes a file the reader refuses: why `total`
 // instructions of all engines together are too many, or "" when they are not.
@@ -31,8 +32,8 @@ std::vector<std::uint8_t> encode_stream(const isa::Kernel& k, isa::Engine engine
 
 // Decodes a stream of exactly `count` instructions, checking every field against the
 // tables already in `k`. `where` prefixes every error ("k.neff: sg00/vector.bin").
-std::vector<isa::Instruction> decode_stream(const isa::Kernel& k, isa::Engine engine,
-                                            const std::vector<std::uint8_t>& bytes,
-                                            std::uint64_t count, const std::string& where);
+isa::InstructionStream decode_stream(const isa::Kernel& k, isa::Engine engine,
+                                     const std::vector<std::uint8_t>& bytes, std::uint64_t count,
+                                     const std::string& where);
 
 }  // namespace neuronsim::neff::detail

@@ -56,7 +56,7 @@ void number_source_lines(isa::Kernel& k) {
     const isa::Kernel numbered = isa::assemble(isa::print(k), k.name + ".nasm");
     for (int e = 0; e < isa::kEngineCount; ++e)
       for (std::size_t i = 0; i < k.streams[e].size() && i < numbered.streams[e].size(); ++i)
-        k.streams[e][i].source_line = numbered.streams[e][i].source_line;
+        k.streams[e].set_source_line(i, numbered.streams[e].source_line(i));
   } catch (const Error&) {
     // A kernel the printer cannot round-trip keeps "unknown" lines.
   }

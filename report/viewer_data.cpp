@@ -129,7 +129,7 @@ void add_occupancy(ViewerData& v, const TraceData& t, const isa::Kernel& k, std:
   std::vector<Use> uses(k.allocations.size());
   for (std::size_t i = 0; i < t.instructions.size(); ++i) {
     const InstructionRecord& r = t.instructions[i];
-    const isa::Instruction* instr = traces::find_instruction(k, r.engine, r.index);
+    const std::optional<isa::Instruction> instr = traces::find_instruction(k, r.engine, r.index);
     if (!instr) continue;
     const isa::Operands ops = isa::operands(*instr);
     const std::uint64_t end = std::max(r.end_ps, dma_end_of_instruction[i]);
@@ -283,7 +283,7 @@ std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Ke
   const std::vector<Signaller> signallers = find_signallers(t);
   for (std::size_t i = 0; i < t.instructions.size(); ++i) {
     const InstructionRecord& r = t.instructions[i];
-    const isa::Instruction* instr = traces::find_instruction(k, r.engine, r.index);
+    const std::optional<isa::Instruction> instr = traces::find_instruction(k, r.engine, r.index);
     InstructionDetail d;
     d.launch = launch;
     d.engine = r.engine;
@@ -291,7 +291,7 @@ std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Ke
     d.pc = r.index;
     d.source_line = instr ? instr->source_line : 0;
     d.operands = v.intern(instr ? traces::operand_text(k, *instr) : "?");
-    d.waits = v.intern(waits_text(k, instr));
+    d.waits = v.intern(waits_text(k, instr ? &*instr : nullptr));
     if (r.waited_semaphore != 0xFFFF)
       d.waited =
           v.intern(r.waited_semaphore < k.semaphores.size() ? k.semaphores[r.waited_semaphore].name

@@ -23,8 +23,9 @@ InstructionJsonWriter::InstructionJsonWriter(TextSink& out, const Summary& summa
 }
 
 void InstructionJsonWriter::add(const InstructionRecord& r) {
-  const isa::Instruction* instr = kernel_ ? find_instruction(*kernel_, r.engine, r.index) : nullptr;
-  if (instr && instr->opcode() != r.opcode) instr = nullptr;  // not the kernel's instruction
+  std::optional<isa::Instruction> instr =
+      kernel_ ? find_instruction(*kernel_, r.engine, r.index) : std::nullopt;
+  if (instr && instr->opcode() != r.opcode) instr.reset();  // not the kernel's instruction
   std::string s = first_ ? "\n{" : ",\n{";
   first_ = false;
   s += "\"start_ts\":" + ps_as_ns(r.start_ps);

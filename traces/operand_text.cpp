@@ -32,9 +32,11 @@ std::string operand_text(const isa::Kernel& k, const isa::Instruction& instr) {
   return s;
 }
 
-const isa::Instruction* find_instruction(const isa::Kernel& k, isa::Engine e, std::uint32_t index) {
+std::optional<isa::Instruction> find_instruction(const isa::Kernel& k, isa::Engine e,
+                                                 std::uint32_t index) {
   const auto& stream = k.stream(e);
-  return index < stream.size() ? &stream[index] : nullptr;
+  if (index >= stream.size()) return std::nullopt;
+  return stream[index];
 }
 
 std::string agent_name(const isa::Kernel* k, const Agent& a) {

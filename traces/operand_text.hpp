@@ -1,6 +1,7 @@
 #pragma once
 // The operands of one instruction as text, for profile tables: "dst <- src, src" with
 // each access pattern in the assembly language's slice form (isa/asm_view.hpp).
+#include <optional>
 #include <string>
 
 #include "isa/kernel.hpp"
@@ -12,7 +13,9 @@ namespace neuronsim::traces {
 std::string operand_text(const isa::Kernel& k, const isa::Instruction& instr);
 
 // The kernel's instruction behind a record, or nullptr when the index is out of range.
-const isa::Instruction* find_instruction(const isa::Kernel& k, isa::Engine e, std::uint32_t index);
+// A copy, decoded (kernels hold their streams encoded), or nothing past the end.
+std::optional<isa::Instruction> find_instruction(const isa::Kernel& k, isa::Engine e,
+                                                 std::uint32_t index);
 
 // Names for who updated a semaphore: "vector", a DMA queue's name ("queue 3" without a
 // kernel), "unknown".

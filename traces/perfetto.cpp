@@ -49,7 +49,8 @@ std::string instruction_slice(const InstructionRecord& r, const isa::Kernel* k) 
       ",\"name\":" + json_string(isa::opcode_name(r.opcode)) +
       ",\"cat\":\"instruction\",\"args\":{\"opcode\":" + json_string(isa::opcode_name(r.opcode)) +
       arg("pc", std::to_string(r.index));
-  const isa::Instruction* instr = k ? find_instruction(*k, r.engine, r.index) : nullptr;
+  const std::optional<isa::Instruction> instr =
+      k ? find_instruction(*k, r.engine, r.index) : std::nullopt;
   if (instr && instr->opcode() == r.opcode) {
     s += arg("operands", json_string(operand_text(*k, *instr)));
     if (instr->source_line) s += arg("source_line", std::to_string(instr->source_line));

@@ -79,8 +79,8 @@ void SummaryBuilder::add(const InstructionRecord& r) {
   }
   s_.hardware_flops = saturating_add(s_.hardware_flops, r.flops);
   if (r.opcode == isa::Opcode::matmul) {
-    const isa::Instruction* instr =
-        options_.kernel ? find_instruction(*options_.kernel, r.engine, r.index) : nullptr;
+    const std::optional<isa::Instruction> instr =
+        options_.kernel ? find_instruction(*options_.kernel, r.engine, r.index) : std::nullopt;
     s_.model_flops +=
         instr && instr->opcode() == isa::Opcode::matmul ? model_flops(*instr) : r.flops;
   }

@@ -52,7 +52,9 @@ TEST_CASE("core: one fp32 tensor_tensor on Vector takes max(64 or 2N) cycles", "
 TEST_CASE("core: a consumer starts after its producer ends (semaphore)", "[core]") {
   auto k = vector_add_kernel();
   const auto s = semaphore(k, "c_ready");
-  k.stream(Engine::vector)[0].signals.push_back(inc(s));
+  k.stream(Engine::vector).edit(0, [&](neuronsim::isa::Instruction& i) {
+    i.signals.push_back(inc(s));
+  });
   const auto c = 2u;
   const auto d = alloc(k, "d", MemSpace::sbuf, DType::fp32, 128, 512, 6144);
   isa::Activation act;
@@ -106,8 +108,10 @@ TEST_CASE("core: a deadlock names every blocked engine and its semaphore", "[cor
   auto k = vector_add_kernel();
   const auto s0 = semaphore(k, "never");
   const auto s1 = semaphore(k, "also_never");
-  k.stream(Engine::vector)[0].waits.push_back({s0, 1});
-  k.stream(Engine::vector)[0].source_line = 7;
+  k.stream(Engine::vector).edit(0, [&](neuronsim::isa::Instruction& i) {
+    i.waits.push_back({s0, 1});
+    i.source_line = 7;
+  });
   k.stream(Engine::gpsimd).push_back(op(isa::Nop{}, {{s1, 2}}));
   try {
     run_kernel(k, target("trn1"), {}, {}, "dead.nasm");
@@ -201,8 +205,12 @@ TEST_CASE("core: a stationary rewritten since its load is loaded again", "[core]
   // Vector rewrites w0 between the matmuls; the second matmul waits for it.
   const auto s = semaphore(k, "w0_rewritten");
   const auto s_go = semaphore(k, "first_done");
-  k.stream(Engine::tensor)[0].signals.push_back(inc(s_go));
-  k.stream(Engine::tensor)[1].waits.push_back({s, 1});
+  k.stream(Engine::tensor).edit(0, [&](neuronsim::isa::Instruction& i) {
+    i.signals.push_back(inc(s_go));
+  });
+  k.stream(Engine::tensor).edit(1, [&](neuronsim::isa::Instruction& i) {
+    i.waits.push_back({s, 1});
+  });
   isa::Memset ms;
   ms.dst = tile(k, 0);
   ms.value = 1.0;

@@ -129,7 +129,9 @@ TEST_CASE("launches: a deadlocked or failed launch ends with its error and the n
           "[launch]") {
   auto dead = square_kernel();
   const auto never = semaphore(dead, "never");
-  dead.stream(Engine::vector)[0].waits.push_back({never, 1});
+  dead.stream(Engine::vector).edit(0, [&](neuronsim::isa::Instruction& i) {
+    i.waits.push_back({never, 1});
+  });
   ThrowingObserver bad;
   std::vector<LaunchRequest> requests{request(dead), request(square_kernel()),
                                       request(square_kernel()), request(square_kernel())};
@@ -168,7 +170,9 @@ TEST_CASE(
   order.push_back(kernels[0]);
   order.push_back(kernels[0]);
   auto invalid = square_kernel();
-  invalid.stream(Engine::vector)[0].waits.push_back({99, 1});  // no semaphore 99
+  invalid.stream(Engine::vector).edit(0, [](neuronsim::isa::Instruction& i) {
+    i.waits.push_back({99, 1});  // no semaphore 99
+  });
   const auto bad = std::make_shared<const isa::Kernel>(invalid);
 
   require_elaboration("test");

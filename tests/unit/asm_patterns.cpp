@@ -118,7 +118,7 @@ TEST_CASE("asm: floats print in the shortest form that reads back bit-exact", "[
   CHECK_THAT(text, Catch::Matchers::Contains("memset xa, value=0.1\n"));
   CHECK_THAT(text, Catch::Matchers::Contains("fill=-inf"));
   CHECK_THAT(text, Catch::Matchers::Contains("arg0=0.1875"));
-  const auto& ts = std::get<TensorScalar>(k.stream(Engine::vector)[0].op);
+  const auto ts = std::get<TensorScalar>(k.stream(Engine::vector)[0].op);
   CHECK(std::get<float>(ts.arg0) == 0.1f);
   CHECK(std::signbit(std::get<float>(ts.arg1)));
   CHECK(std::get<Memset>(k.stream(Engine::vector)[1].op).value == 0.1);

@@ -104,7 +104,7 @@ TEST_CASE("compiler: eager x * rstd loads the [N, 1] operand once", "[compiler]"
   // Tile t scales by column t.
   const auto& vec = k.stream(isa::Engine::vector);
   REQUIRE(vec.size() == 32);
-  const auto& ts = std::get<isa::TensorScalar>(vec[5].op);
+  const auto ts = std::get<isa::TensorScalar>(vec[5].op);
   const auto& arg = std::get<isa::AccessPattern>(ts.arg0);
   CHECK(arg.byte_offset == 5 * 2);  // bf16 column 5
 }

@@ -3,6 +3,7 @@
 // target; A is transposed on the Tensor engine, never by a strided DMA; every load it
 // makes is counted in the plan; errors name the reason.
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -145,7 +146,7 @@ TEST_CASE("gemm: partial tiles of a 200 x 300 x 130 product", "[gemm]") {
   CHECK(count(k, isa::Engine::sync, isa::Opcode::dma_copy) == 4);    // 2 row tiles + 2 B tiles
   CHECK(count(k, isa::Engine::gpsimd, isa::Opcode::dma_copy) == 2);  // one store per row tile
   // The last matmul: the 72-row tile against the 2-row K remainder.
-  const auto& last = std::get<isa::Matmul>(k.stream(isa::Engine::tensor).back().op);
+  const auto last = std::get<isa::Matmul>(k.stream(isa::Engine::tensor).back().op);
   CHECK(last.stationary.partitions == 2);
   CHECK(last.stationary.free_elems() == 72);
   CHECK(last.moving.free_elems() == 300);
@@ -198,15 +199,17 @@ TEST_CASE("gemm: consecutive matmuls share the stationary across a group's chunk
   // per K-step the order is (tile 0, chunk 0), (0, 1), (1, 0), (1, 1), so every second
   // matmul reuses the stationary loaded for the one before: 4 of 8.
   const isa::Kernel k = emit_gemm(spec(256, 1024, 256), trn2);
-  const isa::Matmul* previous = nullptr;
+  std::optional<isa::Matmul> previous;  // a copy: the stream decodes into one value
   std::size_t reused = 0, matmuls = 0;
   for (const auto& i : k.stream(isa::Engine::tensor)) {
     const auto* mm = std::get_if<isa::Matmul>(&i.op);
     if (mm) {
       ++matmuls;
       if (previous && previous->stationary == mm->stationary) ++reused;
+      previous = *mm;
+    } else {
+      previous.reset();
     }
-    previous = mm;
   }
   CHECK(matmuls == 8);
   CHECK(reused == 4);

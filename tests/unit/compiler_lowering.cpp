@@ -86,11 +86,11 @@ TEST_CASE("compiler: fused RMSNorm is one kernel with the hand-fused instruction
   // as one activation with a bias, x * rstd * w as one Vector scalar_tensor_tensor.
   const auto& scalar = k.stream(isa::Engine::scalar);
   REQUIRE(scalar.size() == 2);
-  const auto& sq = std::get<isa::Activation>(scalar[0].op);
+  const auto sq = std::get<isa::Activation>(scalar[0].op);
   CHECK(sq.func == isa::ActFunc::square);
   CHECK(sq.reduce_dst.has_value());
   CHECK(std::get<float>(sq.scale) == Approx(1.0 / std::sqrt(2048.0)));  // mean's 1/D folded
-  const auto& rs = std::get<isa::Activation>(scalar[1].op);
+  const auto rs = std::get<isa::Activation>(scalar[1].op);
   CHECK(rs.func == isa::ActFunc::rsqrt);
   CHECK(rs.bias.has_value());
   const auto& vec = k.stream(isa::Engine::vector);
@@ -133,7 +133,7 @@ TEST_CASE("compiler: fused softmax and MLP pick the engines and split at matmuls
   CHECK(count_opcode(k, isa::Engine::vector, isa::Opcode::tensor_reduce) == 2);
   CHECK(count_opcode(k, isa::Engine::scalar, isa::Opcode::activation) == 2);
   CHECK(count_opcode(k, isa::Engine::vector, isa::Opcode::tensor_scalar) == 2);
-  const auto& e = std::get<isa::Activation>(k.stream(isa::Engine::scalar)[0].op);
+  const auto e = std::get<isa::Activation>(k.stream(isa::Engine::scalar)[0].op);
   CHECK(e.func == isa::ActFunc::exp);
   CHECK(e.bias.has_value());
   CHECK(e.reduce_dst.has_value());

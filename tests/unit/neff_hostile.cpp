@@ -257,24 +257,24 @@ TEST_CASE("neff: hostile def.json contents are refused", "[neff]") {
 TEST_CASE("neff: the instruction limit is on all engines together, writer and reader alike",
           "[neff]") {
   // One check for both sides (neff::write and def.json's counts): the writer used to
-  // allow 2^21 per engine while the reader allowed 2^21 in all, so it wrote files the
-  // reader refused. (A kernel over the limit takes ~1 GiB in memory, so the writer's
-  // side is tested through the shared check rather than by writing one.)
+  // allow 2^21 per engine while the reader allowed 2^21 in all (the limit is 2^24 now), so it wrote
+  // files the reader refused. (A kernel over the limit takes ~1 GiB in memory, so the writer's side
+  // is tested through the shared check rather than by writing one.)
   CHECK(detail::instruction_total_problem(detail::kMaxInstructions).empty());
   CHECK_THAT(detail::instruction_total_problem(detail::kMaxInstructions + 1),
-             Catch::Contains("2097153 instructions in all, more than 2097152"));
+             Catch::Contains("16777217 instructions in all, more than 16777216"));
   // Each engine within the limit, the sum over it: refused, as the writer now refuses it.
   refused(with_def([](nlohmann::json& j) {
             j["engines"][0]["instructions"] = detail::kMaxInstructions / 2 + 1;
             j["engines"][1]["instructions"] = detail::kMaxInstructions / 2;
           }),
-          "instructions in all, more than 2097152");
+          "instructions in all, more than 16777216");
 }
 
 TEST_CASE("neff: hostile instruction files are refused", "[neff]") {
-  // The format's own bound (2^21) is what this case checks, so the policy limit
-  // (isa/limits.hpp, 2^20 by default) is raised to it for the case.
-  set_limit(Limit::instructions, 1u << 21);
+  // The format's own bound is what this case checks, so the policy limit
+  // (isa/limits.hpp) is raised to it for the case.
+  set_limit(Limit::instructions, detail::kMaxInstructions);
   struct Reset {
     ~Reset() { reset_limits(); }
   } reset;

@@ -22,7 +22,7 @@ TEST_CASE("neff: every opcode survives write then read", "[neff]") {
   CHECK(n.kernel == k);
   CHECK(n.kernel.instruction_count() == k.instruction_count());
   // Equality ignores some fields; check those directly too.
-  const auto& ts = std::get<TensorScalar>(n.kernel.stream(Engine::vector)[1].op);
+  const auto ts = std::get<TensorScalar>(n.kernel.stream(Engine::vector)[1].op);
   CHECK(ts.reduce_op == AluOp::max);
   CHECK(ts.reverse0);
   CHECK(n.kernel.tensors[1].data == k.tensors[1].data);
@@ -198,16 +198,20 @@ TEST_CASE("neff: the writer refuses kernels the reader would refuse", "[neff]") 
   k.stream(Engine::vector).push_back(instr(Matmul{}));
   refuses(k, "not allowed on the vector engine");
   k = every_opcode_kernel();
-  std::get<TensorTensor>(k.stream(Engine::vector)[0].op).a.buffer = 9;
+  k.stream(Engine::vector).edit(0, [](Instruction& i) {
+    std::get<TensorTensor>(i.op).a.buffer = 9;
+  });
   refuses(k, "allocation 9 out of range");
   k = every_opcode_kernel();
-  std::get<TensorTensor>(k.stream(Engine::vector)[0].op).a.ndims = 0;
+  k.stream(Engine::vector).edit(0, [](Instruction& i) {
+    std::get<TensorTensor>(i.op).a.ndims = 0;
+  });
   refuses(k, "ndims 0");
   k = every_opcode_kernel();
-  k.stream(Engine::gpsimd)[2].waits[0].sem = 2;
+  k.stream(Engine::gpsimd).edit(2, [](Instruction& i) { i.waits[0].sem = 2; });
   refuses(k, "semaphore 2 out of range");
   k = every_opcode_kernel();
-  std::get<DmaCopy>(k.stream(Engine::sync)[0].op).queue = 2;
+  k.stream(Engine::sync).edit(0, [](Instruction& i) { std::get<DmaCopy>(i.op).queue = 2; });
   refuses(k, "queue 2 out of range");
   k = every_opcode_kernel();
   k.semaphores.push_back(k.semaphores[0]);

@@ -25,10 +25,12 @@ TEST_CASE("validate: opcode on an engine that cannot run it", "[validate]") {
 
 TEST_CASE("validate: semaphore indices out of range", "[validate]") {
   Kernel k = with(Engine::vector, copy_x_to_y());
-  k.stream(Engine::vector)[0].waits.push_back({2, 1});
+  k.stream(Engine::vector).edit(0, [](Instruction& i) { i.waits.push_back({2, 1}); });
   expect_one(k, "waits on semaphore 2: index out of range (the kernel has 2 semaphores)");
-  k.stream(Engine::vector)[0].waits.clear();
-  k.stream(Engine::vector)[0].signals.push_back({5, SemUpdate::increment, 1});
+  k.stream(Engine::vector).edit(0, [](Instruction& i) { i.waits.clear(); });
+  k.stream(Engine::vector).edit(0, [](Instruction& i) {
+    i.signals.push_back({5, SemUpdate::increment, 1});
+  });
   expect_one(k, "signals semaphore 5: index out of range");
 }
 
@@ -263,11 +265,12 @@ TEST_CASE("validate: sbuf free size limit", "[validate]") {
   dst.dims[1] = {1, 256};  // 65536 elements: the limit
   k.stream(Engine::vector).push_back(instr(Memset{dst, 0.0}));
   expect_none(k);
-  k.stream(Engine::vector)[0] = instr(Memset{sbuf(7, 128, 1, DType::bf16), 0.0});
-  auto& m = std::get<Memset>(k.stream(Engine::vector)[0].op);
+  Instruction wide = instr(Memset{sbuf(7, 128, 1, DType::bf16), 0.0});
+  auto& m = std::get<Memset>(wide.op);
   m.dst.ndims = 2;
   m.dst.dims[0] = {1, 2};
   m.dst.dims[1] = {2, 32769};  // 65538 elements
+  k.stream(Engine::vector).replace(0, wide);
   expect_one(k,
              "dst: free size 65538 exceeds the 65536 elements one instruction may access in "
              "sbuf");
@@ -298,7 +301,9 @@ TEST_CASE("validate: a matmul result stays in one PSUM bank; other accesses may 
   mm.dst.byte_offset = 1024;
   k.stream(Engine::tensor).push_back(instr(mm));
   expect_one(k, "dst: psum bytes [5120, 7168) cross a 2048-byte bank boundary");
-  std::get<Matmul>(k.stream(Engine::tensor)[0].op).dst.byte_offset = 2048;  // bank 3
+  k.stream(Engine::tensor).edit(0, [](Instruction& i) {
+    std::get<Matmul>(i.op).dst.byte_offset = 2048;  // bank 3
+  });
   expect_none(k);
 }
 

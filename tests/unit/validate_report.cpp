@@ -68,8 +68,12 @@ TEST_CASE("validate: a kernel using every opcode is valid", "[validate]") {
 
 TEST_CASE("validate: where names engine, index, line and opcode", "[validate]") {
   Kernel k = every_opcode_kernel();
-  std::get<Activation>(k.stream(Engine::scalar)[0].op).bias = sbuf(kVec, 64, 1);
-  std::get<TensorCopy>(k.stream(Engine::scalar)[1].op).src.dims[0].size = 256;
+  k.stream(Engine::scalar).edit(0, [](Instruction& i) {
+    std::get<Activation>(i.op).bias = sbuf(kVec, 64, 1);
+  });
+  k.stream(Engine::scalar).edit(1, [](Instruction& i) {
+    std::get<TensorCopy>(i.op).src.dims[0].size = 256;
+  });
   const auto d = check(k, trn1_limits());
   INFO(listing(d));
   REQUIRE(d.size() == 2);
@@ -117,7 +121,9 @@ TEST_CASE("validate: a 100000-instruction kernel validates", "[validate]") {
     k.stream(Engine::vector).push_back(in);
   }
   expect_none(k);
-  std::get<TensorTensor>(k.stream(Engine::vector)[99999].op).op = AluOp::bitwise_or;
+  k.stream(Engine::vector).edit(99999, [](Instruction& i) {
+    std::get<TensorTensor>(i.op).op = AluOp::bitwise_or;
+  });
   const auto a = check(k, trn1_limits());
   const auto b = check(k, trn1_limits());
   REQUIRE(a.size() == 3);
