@@ -64,28 +64,36 @@ inline float alu_f32_fixed(float a, float b) {
 #pragma GCC diagnostic ignored "-Wpsabi"  // see isa/semantics_loop.hpp
 namespace alu_detail {
 
-// nan_max / nan_min lane by lane on GCC vectors: the scalar tests in the same order, as
-// selects, so every lane gets the scalar function's bits (NaN payloads included).
-inline F32Lanes nan_max_lanes(F32Lanes a, F32Lanes b) {
-  const I32Lanes a_negative = bit_cast_lanes<I32Lanes>(a) < 0;
-  F32Lanes r = a > b ? a : b;
+// nan_max / nan_min lane by lane on GCC vectors of fp32 (V: LaneTypes<N>::F32): the scalar
+// tests in the same order, as selects, so every lane gets the scalar function's bits (NaN
+// payloads included). Mask: the vector of int32 that compares give.
+template <class V>
+[[gnu::always_inline]] inline V nan_max_lanes(V a, V b) {
+  using Mask = decltype(a < b);
+  const Mask a_negative = bit_cast_lanes<Mask>(a) < 0;
+  V r = a > b ? a : b;
   r = a == b ? (a_negative ? b : a) : r;
   r = b != b ? b : r;
   return a != a ? a : r;
 }
-inline F32Lanes nan_min_lanes(F32Lanes a, F32Lanes b) {
-  const I32Lanes a_negative = bit_cast_lanes<I32Lanes>(a) < 0;
-  F32Lanes r = a < b ? a : b;
+template <class V>
+[[gnu::always_inline]] inline V nan_min_lanes(V a, V b) {
+  using Mask = decltype(a < b);
+  const Mask a_negative = bit_cast_lanes<Mask>(a) < 0;
+  V r = a < b ? a : b;
   r = a == b ? (a_negative ? a : b) : r;
   r = b != b ? b : r;
   return a != a ? a : r;
 }
-inline F32Lanes fabs_lanes(F32Lanes a) {
-  return bit_cast_lanes<F32Lanes>(bit_cast_lanes<U32Lanes>(a) & 0x7fffffffu);
+template <class V>
+[[gnu::always_inline]] inline V fabs_lanes(V a) {
+  using Mask = decltype(a < a);
+  return bit_cast_lanes<V>(bit_cast_lanes<Mask>(a) & 0x7fffffff);
 }
 // 1.0 where the comparison mask is set, else 0.0.
-inline F32Lanes one_where(I32Lanes mask) {
-  const F32Lanes one = splat_lanes<F32Lanes>(1.0f), zero = F32Lanes{};
+template <class V, class Mask>
+[[gnu::always_inline]] inline V one_where(Mask mask) {
+  const V one = splat_lanes<V>(1.0f), zero = V{};
   return mask ? one : zero;
 }
 
@@ -101,8 +109,8 @@ inline constexpr bool kAluHasLanes =
     Op == AluOp::is_le || Op == AluOp::is_lt;
 
 // alu_f32_fixed<Op> on every lane: the same IEEE fp32 operation, the same bits.
-template <AluOp Op>
-inline F32Lanes alu_f32_lanes(F32Lanes a, F32Lanes b) {
+template <AluOp Op, class V>
+[[gnu::always_inline]] inline V alu_f32_lanes(V a, V b) {
   using namespace alu_detail;
   static_assert(kAluHasLanes<Op>, "no lane-wise form");
   if constexpr (Op == AluOp::bypass) return a;
@@ -113,12 +121,12 @@ inline F32Lanes alu_f32_lanes(F32Lanes a, F32Lanes b) {
   if constexpr (Op == AluOp::max) return nan_max_lanes(a, b);
   if constexpr (Op == AluOp::min) return nan_min_lanes(a, b);
   if constexpr (Op == AluOp::abs_max) return nan_max_lanes(fabs_lanes(a), fabs_lanes(b));
-  if constexpr (Op == AluOp::is_equal) return one_where(a == b);
-  if constexpr (Op == AluOp::not_equal) return one_where(a != b);
-  if constexpr (Op == AluOp::is_ge) return one_where(a >= b);
-  if constexpr (Op == AluOp::is_gt) return one_where(a > b);
-  if constexpr (Op == AluOp::is_le) return one_where(a <= b);
-  if constexpr (Op == AluOp::is_lt) return one_where(a < b);
+  if constexpr (Op == AluOp::is_equal) return one_where<V>(a == b);
+  if constexpr (Op == AluOp::not_equal) return one_where<V>(a != b);
+  if constexpr (Op == AluOp::is_ge) return one_where<V>(a >= b);
+  if constexpr (Op == AluOp::is_gt) return one_where<V>(a > b);
+  if constexpr (Op == AluOp::is_le) return one_where<V>(a <= b);
+  if constexpr (Op == AluOp::is_lt) return one_where<V>(a < b);
   return a;
 }
 #pragma GCC diagnostic pop

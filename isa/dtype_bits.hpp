@@ -47,7 +47,7 @@ inline std::uint32_t round_fp32_mantissa(std::uint32_t u) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // see isa/semantics_loop.hpp
 template <int kDrop, class U>
-inline U round_fp32_mantissa_lanes(U u) {
+[[gnu::always_inline]] inline U round_fp32_mantissa_lanes(U u) {
   constexpr std::uint32_t kLowMask = (1u << kDrop) - 1;
   const U kept = u & ~kLowMask;
   const U nan_result = (kept & ~0x80000000u) == kFp32Inf ? (kept | kFp32QuietBit) : kept;

@@ -33,6 +33,15 @@ Operand::Operand(const Site& site, const AccessPattern& ap, std::string_view fie
     stride_[pad + k] =
         static_cast<std::int64_t>(ap.dims[k].stride) * static_cast<std::int64_t>(elem_bytes_);
   }
+  // Contiguous when each dim's stride spans the whole of the dims inside it (dims of size 1
+  // do not move).
+  rows_contiguous_ = true;
+  std::int64_t span = static_cast<std::int64_t>(elem_bytes_);
+  for (int k = kMaxFreeDims - 1; k >= 0; --k) {
+    if (size_[k] == 1) continue;
+    if (stride_[k] != span) rows_contiguous_ = false;
+    span *= static_cast<std::int64_t>(size_[k]);
+  }
   rows_.resize(ap.partitions);
   if (ap.space == MemSpace::hbm) {
     if (ap.buffer >= site.kernel.tensors.size())
@@ -88,23 +97,20 @@ constexpr auto kFp32ToE5m2 = [](float v) {
 // conversion has a lane-wise form (same bits as the scalar lambdas above: bf16 widening is a
 // shift, bf16 rounding is dtype_bits::round_fp32_mantissa_lanes). NoLanes: none.
 struct NoLanes {};
-using U8Lanes [[gnu::vector_size(kLanes)]] = std::uint8_t;
 
 // in: kLanes stored elements; out: kLanes values.
 constexpr auto kFp32Block = [](const std::uint8_t* in, float* out) {
-  std::memcpy(out, in, kLanes * sizeof(float));
+  store_lanes(out, Fp32Codec::get_lanes<kLanes>(in));
 };
 constexpr auto kBf16ToFp32Block = [](const std::uint8_t* in, float* out) {
-  const U32Lanes wide = __builtin_convertvector(load_lanes<U16Lanes>(in), U32Lanes) << 16;
-  store_lanes(out, wide);
+  store_lanes(out, Bf16Codec::get_lanes<kLanes>(in));
 };
 // in: kLanes values; out: kLanes stored elements.
 constexpr auto kFp32StoreBlock = [](const float* in, std::uint8_t* out) {
-  std::memcpy(out, in, kLanes * sizeof(float));
+  Fp32Codec::put_lanes<kLanes>(out, load_lanes<F32Lanes>(in));
 };
 constexpr auto kFp32ToBf16Block = [](const float* in, std::uint8_t* out) {
-  const U32Lanes rounded = dtype_bits::round_fp32_mantissa_lanes<16>(load_lanes<U32Lanes>(in));
-  store_lanes(out, __builtin_convertvector(rounded >> 16, U16Lanes));
+  Bf16Codec::put_lanes<kLanes>(out, load_lanes<F32Lanes>(in));
 };
 
 // Elements of one run as T, or as the bits of T converted by `conv`; contiguous runs go by

@@ -20,29 +20,48 @@
 
 namespace neuronsim::isa {
 
-// Elements per vector block: 4 fp32 = one register of the baseline x86-64 (SSE2). Wider
-// vectors than the target's registers would be split, but GCC then lowers their compares
-// and selects one lane at a time, so the width follows the baseline.
+// The vector types of N lanes: N = 4 fills a register of the baseline x86-64 (SSE2), 8 an
+// AVX2 one, 16 an AVX-512 one. A vector wider than the target's registers would be split,
+// but GCC then lowers its compares and selects one lane at a time, so each loop uses the
+// width of the instruction set it is compiled for.
+template <std::size_t N>
+struct LaneTypes {
+  using F32 [[gnu::vector_size(N * sizeof(float))]] = float;
+  using U32 [[gnu::vector_size(N * sizeof(std::uint32_t))]] = std::uint32_t;
+  using I32 [[gnu::vector_size(N * sizeof(std::int32_t))]] = std::int32_t;
+  using U16 [[gnu::vector_size(N * sizeof(std::uint16_t))]] = std::uint16_t;
+  using U8 [[gnu::vector_size(N)]] = std::uint8_t;
+};
+
+// The baseline's width, for loops compiled once.
 inline constexpr std::size_t kLanes = 4;
-using F32Lanes [[gnu::vector_size(kLanes * sizeof(float))]] = float;
-using U32Lanes [[gnu::vector_size(kLanes * sizeof(std::uint32_t))]] = std::uint32_t;
-using I32Lanes [[gnu::vector_size(kLanes * sizeof(std::int32_t))]] = std::int32_t;
-using U16Lanes [[gnu::vector_size(kLanes * sizeof(std::uint16_t))]] = std::uint16_t;
+using F32Lanes = LaneTypes<kLanes>::F32;
+using U32Lanes = LaneTypes<kLanes>::U32;
+using I32Lanes = LaneTypes<kLanes>::I32;
+using U16Lanes = LaneTypes<kLanes>::U16;
+using U8Lanes = LaneTypes<kLanes>::U8;
+
+// The widest vector instruction set the element loops and the matmul use, detected once
+// (x86-64: AVX-512 F/BW/VL, else AVX2, else the baseline SSE2; other hosts: baseline).
+enum class VectorIsa { baseline, avx2, avx512 };
+VectorIsa vector_isa();
+// For tests: use at most `isa` (never more than the host has); returns the one in effect.
+VectorIsa limit_vector_isa(VectorIsa isa);
 
 // Unaligned loads and stores of one block (memcpy: no alignment or aliasing assumption).
 template <class V>
-inline V load_lanes(const void* p) {
+[[gnu::always_inline]] inline V load_lanes(const void* p) {
   V v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 template <class V>
-inline void store_lanes(void* p, const V& v) {
+[[gnu::always_inline]] inline void store_lanes(void* p, const V& v) {
   std::memcpy(p, &v, sizeof v);
 }
 // The same bits seen as another vector type of the same size.
 template <class To, class From>
-inline To bit_cast_lanes(const From& v) {
+[[gnu::always_inline]] inline To bit_cast_lanes(const From& v) {
   static_assert(sizeof(To) == sizeof(From), "same size");
   To t;
   std::memcpy(&t, &v, sizeof t);
@@ -51,7 +70,7 @@ inline To bit_cast_lanes(const From& v) {
 
 // Every lane = x, bit for bit (arithmetic such as `V{} + x` would turn -0 into +0).
 template <class V, class T>
-inline V splat_lanes(T x) {
+[[gnu::always_inline]] inline V splat_lanes(T x) {
   V v;
   for (std::size_t i = 0; i < sizeof(V) / sizeof(T); ++i)
     v[i] = x;

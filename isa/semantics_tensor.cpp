@@ -147,10 +147,14 @@ void matmul_fp32_baseline(float* sum, const float* st, const float* mv, std::uin
 void matmul_columns(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
                     std::size_t m_cols, std::size_t width, std::size_t ld) {
 #ifdef NEURONSIM_MATMUL_AVX2
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (avx512) return matmul_fp32_avx512(sum, st, mv, k_rows, m_cols, width, ld);
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return matmul_fp32_avx2(sum, st, mv, k_rows, m_cols, width, ld);
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return matmul_fp32_avx512(sum, st, mv, k_rows, m_cols, width, ld);
+    case VectorIsa::avx2:
+      return matmul_fp32_avx2(sum, st, mv, k_rows, m_cols, width, ld);
+    case VectorIsa::baseline:
+      break;
+  }
 #endif
   matmul_fp32_baseline(sum, st, mv, k_rows, m_cols, width, ld);
 }

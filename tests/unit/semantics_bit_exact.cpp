@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "isa/parallel.hpp"
+#include "isa/semantics_loop.hpp"
 
 #include <cstring>
 #include <random>
@@ -81,48 +82,54 @@ TEST_CASE("semantics: the blocked matmul gives the reference loop's bits", "[sem
                           {128, 4, 8}, {128, 128, 512}, {64, 33, 100},
                           {2, 128, 9}, {128, 128, 130}, {128, 100, 452}};
   unsigned seed = 1;
-  for (DType t : {DType::fp32, DType::bf16})
-    for (const Shape& s : shapes)
-      for (AccumulateFlag acc : {AccumulateFlag::single, AccumulateFlag::middle}) {
-        CAPTURE(dtype_name(t), s.k, s.m, s.n, static_cast<int>(acc));
-        Bench b;
-        const auto st_a = b.alloc(MemSpace::sbuf, t, s.k, s.m);
-        const auto mv_a = b.alloc(MemSpace::sbuf, t, s.k, s.n, 0, 8192);
-        const auto ps_a = b.alloc(MemSpace::psum, DType::fp32, s.m, s.n);
-        const AccessPattern st = b.tile(st_a, s.k, s.m), mv = b.tile(mv_a, s.k, s.n),
-                            dst = b.tile(ps_a, s.m, s.n);
-        std::mt19937 rng(seed++);
-        // Inputs as stored, and as the fp32 values the array multiplies.
-        std::vector<float> st_f(s.k * s.m), mv_f(s.k * s.n), old(s.m * s.n);
-        auto fill = [&](const AccessPattern& ap, std::vector<float>& values, std::size_t cols) {
-          for (std::uint32_t p = 0; p < ap.partitions; ++p)
-            for (std::size_t f = 0; f < cols; ++f) {
-              const std::uint32_t bits = random_fp32_bits(rng);
-              write_bits(b, ap, p, f, t == DType::bf16 ? bits >> 16 : bits);
-              values[p * cols + f] = load_fp32(t, b.address(ap, p, f));
+  // Every register-tile variant the host can run: baseline SSE2 4 x 8, AVX2 4 x 16,
+  // AVX-512 8 x 32 (isa/semantics_tensor.cpp).
+  for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
+    if (limit_vector_isa(isa) != isa) continue;
+    for (DType t : {DType::fp32, DType::bf16})
+      for (const Shape& s : shapes)
+        for (AccumulateFlag acc : {AccumulateFlag::single, AccumulateFlag::middle}) {
+          CAPTURE(static_cast<int>(isa), dtype_name(t), s.k, s.m, s.n, static_cast<int>(acc));
+          Bench b;
+          const auto st_a = b.alloc(MemSpace::sbuf, t, s.k, s.m);
+          const auto mv_a = b.alloc(MemSpace::sbuf, t, s.k, s.n, 0, 8192);
+          const auto ps_a = b.alloc(MemSpace::psum, DType::fp32, s.m, s.n);
+          const AccessPattern st = b.tile(st_a, s.k, s.m), mv = b.tile(mv_a, s.k, s.n),
+                              dst = b.tile(ps_a, s.m, s.n);
+          std::mt19937 rng(seed++);
+          // Inputs as stored, and as the fp32 values the array multiplies.
+          std::vector<float> st_f(s.k * s.m), mv_f(s.k * s.n), old(s.m * s.n);
+          auto fill = [&](const AccessPattern& ap, std::vector<float>& values, std::size_t cols) {
+            for (std::uint32_t p = 0; p < ap.partitions; ++p)
+              for (std::size_t f = 0; f < cols; ++f) {
+                const std::uint32_t bits = random_fp32_bits(rng);
+                write_bits(b, ap, p, f, t == DType::bf16 ? bits >> 16 : bits);
+                values[p * cols + f] = load_fp32(t, b.address(ap, p, f));
+              }
+          };
+          fill(st, st_f, s.m);
+          fill(mv, mv_f, s.n);
+          for (std::uint32_t p = 0; p < s.m; ++p)
+            for (std::size_t f = 0; f < s.n; ++f) {
+              write_bits(b, dst, p, f, random_fp32_bits(rng));
+              old[p * s.n + f] = b.get(dst, p, f);
             }
-        };
-        fill(st, st_f, s.m);
-        fill(mv, mv_f, s.n);
-        for (std::uint32_t p = 0; p < s.m; ++p)
-          for (std::size_t f = 0; f < s.n; ++f) {
-            write_bits(b, dst, p, f, random_fp32_bits(rng));
-            old[p * s.n + f] = b.get(dst, p, f);
-          }
-        std::vector<float> want = reference_matmul(st_f, mv_f, s.k, s.m, s.n);
-        if (acc == AccumulateFlag::middle)
-          for (std::size_t i = 0; i < want.size(); ++i)
-            want[i] = old[i] + want[i];
-        b.run(Matmul{dst, st, mv, acc});
-        std::size_t mismatches = 0;
-        for (std::uint32_t p = 0; p < s.m; ++p)
-          for (std::size_t f = 0; f < s.n; ++f) {
-            std::uint32_t w;
-            std::memcpy(&w, &want[p * s.n + f], 4);
-            mismatches += !same_result(read_bits(b, dst, p, f), w);
-          }
-        CHECK(mismatches == 0);
-      }
+          std::vector<float> want = reference_matmul(st_f, mv_f, s.k, s.m, s.n);
+          if (acc == AccumulateFlag::middle)
+            for (std::size_t i = 0; i < want.size(); ++i)
+              want[i] = old[i] + want[i];
+          b.run(Matmul{dst, st, mv, acc});
+          std::size_t mismatches = 0;
+          for (std::uint32_t p = 0; p < s.m; ++p)
+            for (std::size_t f = 0; f < s.n; ++f) {
+              std::uint32_t w;
+              std::memcpy(&w, &want[p * s.n + f], 4);
+              mismatches += !same_result(read_bits(b, dst, p, f), w);
+            }
+          CHECK(mismatches == 0);
+        }
+  }
+  limit_vector_isa(VectorIsa::avx512);  // back to the host's widest
 }
 
 TEST_CASE("semantics: inlined conversions give load_fp32's bits for every narrow pattern",
