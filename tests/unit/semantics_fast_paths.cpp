@@ -309,3 +309,40 @@ TEST_CASE("fast paths: same-dtype tensor_copy of whole rows keeps every byte, ov
       CHECK(snapshot(b, dst) == want);
     }
 }
+
+TEST_CASE("fast paths: activation's scale and bias give the per-element reference's bits",
+          "[semantics]") {
+  // dst = src * scale (+ bias): two roundings, no bias = no add (so -0 * 1 stays -0).
+  const float kScales[] = {1.0f, -0.0f, 3.0e-39f, dtype_bits::bits_float(0x7fc00042u), 1.0e30f};
+  unsigned seed = 40;
+  for (DType t : {DType::fp32, DType::bf16})
+    for (float scale : kScales)
+      for (bool with_bias : {false, true}) {
+        CAPTURE(dtype_name(t), scale, with_bias);
+        Bench b;
+        const AccessPattern src = b.tile(b.alloc(MemSpace::sbuf, t, 3, 45), 3, 45);
+        const AccessPattern d = b.tile(b.alloc(MemSpace::sbuf, t, 3, 45, 0, 1024), 3, 45);
+        const AccessPattern bias =
+            b.tile(b.alloc(MemSpace::sbuf, DType::fp32, 3, 1, 0, 2048), 3, 1);
+        std::mt19937 rng(seed++);
+        fill_bits(b, src, rng);
+        fill_bits(b, bias, rng);
+        const auto vs = snapshot(b, src);
+        std::vector<std::uint32_t> want(vs.size());
+        for (std::size_t i = 0; i < vs.size(); ++i) {
+          float x = load_fp32(t, &vs[i]) * scale;
+          if (with_bias) x = x + b.get(bias, static_cast<std::uint32_t>(i / 45), 0);
+          std::uint32_t out = 0;
+          store_fp32(t, x, &out);
+          want[i] = out;
+        }
+        Activation act;
+        act.dst = d;
+        act.src = src;
+        act.func = ActFunc::copy;
+        act.scale = scale;
+        if (with_bias) act.bias = bias;
+        b.run(act);
+        CHECK(count_mismatches(b, AluOp::add, d, want) == 0);
+      }
+}
