@@ -102,16 +102,80 @@ struct NoLanes {};
 constexpr auto kFp32Block = [](const std::uint8_t* in, float* out) {
   store_lanes(out, Fp32Codec::get_lanes<kLanes>(in));
 };
-constexpr auto kBf16ToFp32Block = [](const std::uint8_t* in, float* out) {
-  store_lanes(out, Bf16Codec::get_lanes<kLanes>(in));
-};
 // in: kLanes values; out: kLanes stored elements.
 constexpr auto kFp32StoreBlock = [](const float* in, std::uint8_t* out) {
   Fp32Codec::put_lanes<kLanes>(out, load_lanes<F32Lanes>(in));
 };
-constexpr auto kFp32ToBf16Block = [](const float* in, std::uint8_t* out) {
-  Bf16Codec::put_lanes<kLanes>(out, load_lanes<F32Lanes>(in));
-};
+
+// Contiguous bf16 runs, converted at the host's widest vector width (the conversions are
+// integer bit manipulation: the same bits at every width).
+template <std::size_t N>
+[[gnu::always_inline]] inline void bf16_run_to_fp32_lanes(const std::uint8_t* in, float* out,
+                                                          std::size_t n) {
+  std::size_t i = 0;
+  for (; i + N <= n; i += N)
+    store_lanes(out + i, Bf16Codec::get_lanes<N>(in + i * 2));
+  for (; i < n; ++i)
+    out[i] = Bf16Codec::get(in + i * 2);
+}
+template <std::size_t N>
+[[gnu::always_inline]] inline void fp32_run_to_bf16_lanes(const float* in, std::uint8_t* out,
+                                                          std::size_t n) {
+  std::size_t i = 0;
+  for (; i + N <= n; i += N)
+    Bf16Codec::put_lanes<N>(out + i * 2, load_lanes<typename LaneTypes<N>::F32>(in + i));
+  for (; i < n; ++i)
+    Bf16Codec::put(out + i * 2, in[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NEURONSIM_CONVERT_X86 1
+[[gnu::target("avx2")]] void bf16_run_to_fp32_avx2(const std::uint8_t* in, float* out,
+                                                   std::size_t n) {
+  bf16_run_to_fp32_lanes<8>(in, out, n);
+}
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void bf16_run_to_fp32_avx512(const std::uint8_t* in,
+                                                                          float* out,
+                                                                          std::size_t n) {
+  bf16_run_to_fp32_lanes<16>(in, out, n);
+}
+[[gnu::target("avx2")]] void fp32_run_to_bf16_avx2(const float* in, std::uint8_t* out,
+                                                   std::size_t n) {
+  fp32_run_to_bf16_lanes<8>(in, out, n);
+}
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void fp32_run_to_bf16_avx512(const float* in,
+                                                                          std::uint8_t* out,
+                                                                          std::size_t n) {
+  fp32_run_to_bf16_lanes<16>(in, out, n);
+}
+#endif
+
+void bf16_run_to_fp32(const std::uint8_t* in, float* out, std::size_t n) {
+#ifdef NEURONSIM_CONVERT_X86
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return bf16_run_to_fp32_avx512(in, out, n);
+    case VectorIsa::avx2:
+      return bf16_run_to_fp32_avx2(in, out, n);
+    case VectorIsa::baseline:
+      break;
+  }
+#endif
+  bf16_run_to_fp32_lanes<kLanes>(in, out, n);
+}
+void fp32_run_to_bf16(const float* in, std::uint8_t* out, std::size_t n) {
+#ifdef NEURONSIM_CONVERT_X86
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return fp32_run_to_bf16_avx512(in, out, n);
+    case VectorIsa::avx2:
+      return fp32_run_to_bf16_avx2(in, out, n);
+    case VectorIsa::baseline:
+      break;
+  }
+#endif
+  fp32_run_to_bf16_lanes<kLanes>(in, out, n);
+}
 
 // Elements of one run as T, or as the bits of T converted by `conv`; contiguous runs go by
 // blocks (`block`, if the conversion has a lane-wise form) or in their own loop that the
@@ -174,7 +238,9 @@ void Operand::load(std::uint32_t p, float* out) const {
     case DType::bf16:
       // A bf16 is the upper half of an fp32: widening is exact by definition.
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint16_t>(e, n, st, out, kBf16ToFp32, kBf16ToFp32Block);
+        if (st != 2) return load_run<std::uint16_t>(e, n, st, out, kBf16ToFp32);
+        bf16_run_to_fp32(e, out, n);
+        out += n;
       });
       return;
     case DType::fp16:
@@ -209,7 +275,9 @@ void Operand::store(std::uint32_t p, const float* in) const {
       return;
     case DType::bf16:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint16_t>(e, n, st, in, kFp32ToBf16, kFp32ToBf16Block);
+        if (st != 2) return store_run<std::uint16_t>(e, n, st, in, kFp32ToBf16);
+        fp32_run_to_bf16(in, e, n);
+        in += n;
       });
       return;
     case DType::fp16:

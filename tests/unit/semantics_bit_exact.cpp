@@ -134,52 +134,61 @@ TEST_CASE("semantics: the blocked matmul gives the reference loop's bits", "[sem
 
 TEST_CASE("semantics: inlined conversions give load_fp32's bits for every narrow pattern",
           "[semantics]") {
-  // [128, 512] = 65536 elements: every 16-bit pattern once (every 8-bit one 256 times).
-  for (DType t : {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2}) {
-    CAPTURE(dtype_name(t));
-    Bench b;
-    const auto in_a = b.alloc(MemSpace::sbuf, t, 128, 512);
-    const auto out_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 512, 0, 4096);
-    const AccessPattern in = b.tile(in_a, 128, 512), out = b.tile(out_a, 128, 512);
-    const std::uint32_t mask = dtype_size(t) == 1 ? 0xffu : 0xffffu;
-    for (std::uint32_t p = 0; p < 128; ++p)
-      for (std::uint32_t f = 0; f < 512; ++f)
-        write_bits(b, in, p, f, (p * 512 + f) & mask);
-    b.run(TensorCopy{out, in});
-    std::size_t mismatches = 0;
-    for (std::uint32_t p = 0; p < 128; ++p)
-      for (std::uint32_t f = 0; f < 512; ++f) {
-        const float want = load_fp32(t, b.address(in, p, f));
-        std::uint32_t w;
-        std::memcpy(&w, &want, 4);
-        mismatches += read_bits(b, out, p, f) != w;
-      }
-    CHECK(mismatches == 0);
+  // [128, 512] = 65536 elements: every 16-bit pattern once (every 8-bit one 256 times), at
+  // every vector width the host has (contiguous bf16 runs convert at that width).
+  for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
+    if (limit_vector_isa(isa) != isa) continue;
+    for (DType t : {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2}) {
+      CAPTURE(static_cast<int>(isa), dtype_name(t));
+      Bench b;
+      const auto in_a = b.alloc(MemSpace::sbuf, t, 128, 512);
+      const auto out_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 512, 0, 4096);
+      const AccessPattern in = b.tile(in_a, 128, 512), out = b.tile(out_a, 128, 512);
+      const std::uint32_t mask = dtype_size(t) == 1 ? 0xffu : 0xffffu;
+      for (std::uint32_t p = 0; p < 128; ++p)
+        for (std::uint32_t f = 0; f < 512; ++f)
+          write_bits(b, in, p, f, (p * 512 + f) & mask);
+      b.run(TensorCopy{out, in});
+      std::size_t mismatches = 0;
+      for (std::uint32_t p = 0; p < 128; ++p)
+        for (std::uint32_t f = 0; f < 512; ++f) {
+          const float want = load_fp32(t, b.address(in, p, f));
+          std::uint32_t w;
+          std::memcpy(&w, &want, 4);
+          mismatches += read_bits(b, out, p, f) != w;
+        }
+      CHECK(mismatches == 0);
+    }
   }
+  limit_vector_isa(VectorIsa::avx512);
 }
 
 TEST_CASE("semantics: inlined conversions give store_fp32's bits on random fp32 patterns",
           "[semantics]") {
-  for (DType t : {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2, DType::fp32}) {
-    CAPTURE(dtype_name(t));
-    Bench b;
-    const auto in_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 512);
-    const auto out_a = b.alloc(MemSpace::sbuf, t, 128, 512, 0, 4096);
-    const AccessPattern in = b.tile(in_a, 128, 512), out = b.tile(out_a, 128, 512);
-    std::mt19937 rng(99);
-    for (std::uint32_t p = 0; p < 128; ++p)
-      for (std::uint32_t f = 0; f < 512; ++f)
-        write_bits(b, in, p, f, random_fp32_bits(rng));
-    b.run(TensorCopy{out, in});
-    std::size_t mismatches = 0;
-    for (std::uint32_t p = 0; p < 128; ++p)
-      for (std::uint32_t f = 0; f < 512; ++f) {
-        std::uint32_t want = 0;
-        store_fp32(t, load_fp32(DType::fp32, b.address(in, p, f)), &want);
-        mismatches += read_bits(b, out, p, f) != want;
-      }
-    CHECK(mismatches == 0);
+  for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
+    if (limit_vector_isa(isa) != isa) continue;
+    for (DType t : {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2, DType::fp32}) {
+      CAPTURE(static_cast<int>(isa), dtype_name(t));
+      Bench b;
+      const auto in_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 512);
+      const auto out_a = b.alloc(MemSpace::sbuf, t, 128, 512, 0, 4096);
+      const AccessPattern in = b.tile(in_a, 128, 512), out = b.tile(out_a, 128, 512);
+      std::mt19937 rng(99);
+      for (std::uint32_t p = 0; p < 128; ++p)
+        for (std::uint32_t f = 0; f < 512; ++f)
+          write_bits(b, in, p, f, random_fp32_bits(rng));
+      b.run(TensorCopy{out, in});
+      std::size_t mismatches = 0;
+      for (std::uint32_t p = 0; p < 128; ++p)
+        for (std::uint32_t f = 0; f < 512; ++f) {
+          std::uint32_t want = 0;
+          store_fp32(t, load_fp32(DType::fp32, b.address(in, p, f)), &want);
+          mismatches += read_bits(b, out, p, f) != want;
+        }
+      CHECK(mismatches == 0);
+    }
   }
+  limit_vector_isa(VectorIsa::avx512);
 }
 
 TEST_CASE("parallel_for: every part runs once, and a part's exception reaches the caller",
