@@ -37,9 +37,11 @@ using FloatVec [[gnu::vector_size(kLanes * sizeof(float))]] = float;
 // multiply that produced it. GCC contracts a * b + c into a fused multiply-add (one rounding
 // instead of two) wherever the target has FMA, which the AVX-512 variant's has; the
 // semantics need the product rounded first.
+// Clang contracts only within one expression by default (-ffp-contract=on), and the
+// product is its own statement here; the pragmas in the loops below rule it out anyway.
 template <class T>
 [[gnu::always_inline]] inline T rounded_product(T v) {
-#if defined(__x86_64__) || defined(__i386__)
+#if !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
   asm("" : "+v"(v));
 #endif
   return v;
@@ -53,6 +55,9 @@ template <std::size_t kRows, std::size_t kVecs, class V>
                                                const float* __restrict st, std::size_t m_cols,
                                                const float* __restrict mv, std::size_t n_cols,
                                                std::uint32_t k_rows) {
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
   constexpr std::size_t kLanes = sizeof(V) / sizeof(float);
   // The loops over r and c are unrolled completely (GCC does not at -O2 by itself), so that
   // acc lives in registers instead of being stored and reloaded for every k.
@@ -90,6 +95,9 @@ template <std::size_t kRows, std::size_t kVecs, class V>
 // The same sums for any rows x cols block (the edges), one element chain at a time.
 void matmul_edge(float* out, std::size_t ld, const float* st, std::size_t m_cols, const float* mv,
                  std::size_t n_cols, std::uint32_t k_rows, std::size_t rows, std::size_t cols) {
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c) {
       float sum = st[r] * mv[c];
