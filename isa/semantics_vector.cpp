@@ -85,8 +85,10 @@ void tensor_tensor_rows_dispatch(const Operand& dst, const Operand& a, const Ope
 // before it can be overwritten: the two rows are disjoint, or exactly in place (same start,
 // same element size: a block is read whole before it is written).
 bool row_safe_to_fuse(const Operand& dst, const Operand& in, std::uint32_t p) {
-  const std::uint8_t* d = dst.row_data(p);
-  const std::uint8_t* x = in.row_data(p);
+  // As integers: the rows may belong to different objects, which `<` on pointers does not
+  // order.
+  const auto d = reinterpret_cast<std::uintptr_t>(dst.row_data(p));
+  const auto x = reinterpret_cast<std::uintptr_t>(in.row_data(p));
   if (d == x) return dtype_size(dst.dtype()) == dtype_size(in.dtype());
   const std::size_t d_bytes = dst.free() * dtype_size(dst.dtype());
   const std::size_t x_bytes = in.free() * dtype_size(in.dtype());
