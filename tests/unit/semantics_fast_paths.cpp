@@ -7,6 +7,7 @@
 // every element computed before the fast paths: load_fp32, alu_f32, store_fp32.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -129,16 +130,17 @@ TEST_CASE(
   for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
     const WidthLimit width(isa);
     if (width.in_effect != isa) continue;  // the host has no such instruction set
-    for (AluOp op : fp32_ops())
-      for (DType ta : kTypes)
-        for (DType tb : kTypes)
-          for (DType td : kTypes) {
+    for (DType ta : kTypes)
+      for (DType tb : kTypes)
+        for (DType td : kTypes) {
+          // 83 columns: whole blocks of 4, 8 and 16 lanes, then a tail. One memory for all
+          // ops (a Bench is 10 MB), fresh inputs for each.
+          Bench b;
+          const AccessPattern a = b.tile(b.alloc(MemSpace::sbuf, ta, 3, 83), 3, 83);
+          const AccessPattern bb = b.tile(b.alloc(MemSpace::sbuf, tb, 3, 83, 0, 1024), 3, 83);
+          const AccessPattern d = b.tile(b.alloc(MemSpace::sbuf, td, 3, 83, 0, 2048), 3, 83);
+          for (AluOp op : fp32_ops()) {
             CAPTURE(isa_name(isa), alu_op_name(op), dtype_name(ta), dtype_name(tb), dtype_name(td));
-            // 83 columns: whole blocks of 4, 8 and 16 lanes, then a tail.
-            Bench b;
-            const AccessPattern a = b.tile(b.alloc(MemSpace::sbuf, ta, 3, 83), 3, 83);
-            const AccessPattern bb = b.tile(b.alloc(MemSpace::sbuf, tb, 3, 83, 0, 1024), 3, 83);
-            const AccessPattern d = b.tile(b.alloc(MemSpace::sbuf, td, 3, 83, 0, 2048), 3, 83);
             std::mt19937 rng(seed++);
             fill_bits(b, a, rng);
             fill_bits(b, bb, rng);
@@ -149,6 +151,7 @@ TEST_CASE(
             b.run(TensorTensor{d, a, bb, op});
             CHECK(count_mismatches(b, op, d, want) == 0);
           }
+        }
   }
 }
 
@@ -207,18 +210,24 @@ TEST_CASE("fast paths: tensor_scalar and scalar_tensor_tensor give the per-eleme
   const float kScalars[] = {1.5f, -0.0f, dtype_bits::bits_float(0x7fc01234u),
                             dtype_bits::bits_float(0x00000003u), -3.25e30f};
   unsigned seed = 100;
-  for (DType t : {DType::fp32, DType::bf16})
+  for (DType t : {DType::fp32, DType::bf16}) {
+    Bench b;  // one memory for every case of this dtype
+    const AccessPattern src = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37), 2, 37);
+    const AccessPattern other = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37, 0, 1024), 2, 37);
+    const AccessPattern d = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37, 0, 2048), 2, 37);
     for (AluOp op : fp32_ops())
       for (float s : kScalars)
         for (bool reverse : {false, true}) {
           CAPTURE(dtype_name(t), alu_op_name(op), s, reverse);
-          Bench b;
-          const AccessPattern src = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37), 2, 37);
-          const AccessPattern other = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37, 0, 1024), 2, 37);
-          const AccessPattern d = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37, 0, 2048), 2, 37);
           std::mt19937 rng(seed++);
           fill_bits(b, src, rng);
           fill_bits(b, other, rng);
+          // Ties and signed zeros against the scalar, which random bits rarely give.
+          const float kEdges[] = {0.0f, -0.0f,    s,
+                                  -s,   INFINITY, dtype_bits::bits_float(0xffc00007u)};
+          for (std::uint32_t p = 0; p < 2; ++p)
+            for (std::size_t f = 0; f < std::size(kEdges); ++f)
+              b.set(src, p, f + 3 * p, kEdges[f]);
           const auto vs = snapshot(b, src), vo = snapshot(b, other);
 
           // tensor_scalar: (src op s) then (t max s) as op1, or the reverse forms.
@@ -261,6 +270,7 @@ TEST_CASE("fast paths: tensor_scalar and scalar_tensor_tensor give the per-eleme
           b.run(st);
           CHECK(count_mismatches(b, AluOp::add, d, want) == 0);
         }
+  }
 }
 
 TEST_CASE("fast paths: lane-wise bf16 rounding gives the scalar bits for every upper half",
