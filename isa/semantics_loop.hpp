@@ -11,10 +11,11 @@
 #include <cstdint>
 #include <cstring>
 
-// Vectors wider than the baseline's 16-byte registers (the matmul's AVX variants) are passed
+// Vectors wider than the baseline's 16-byte registers (the AVX2/AVX-512 variants) are passed
 // in memory between functions compiled without AVX, and in registers with it: GCC warns that
-// the ABI differs. These helpers are inline and only ever called within the numerics' own
-// loops, so no value crosses such a boundary.
+// the ABI differs. Every helper taking or returning a vector is always_inline, so no vector
+// value crosses a call, where the two conventions would disagree (a helper left out of line
+// and called from an AVX-512 function crashes: the fast-path tests run every width).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
@@ -77,8 +78,9 @@ template <class V, class T>
   return v;
 }
 
-// Calls fn(i) for i in [0, n) in fixed blocks of 8 (unrolled, which GCC may combine into
-// SIMD instructions) plus a tail; for bodies without a vector form. Elements are
+// Calls fn(i) for i in [0, n) in fixed blocks of 8 plus a tail, for bodies without a vector
+// form (fp16/fp8 conversions, table lookups). GCC vectorises such a block only when it can
+// prove the pointers do not alias, which it mostly cannot: expect scalar code. Elements are
 // independent: the order does not change any result.
 template <class Fn>
 inline void for_each_index(std::size_t n, Fn&& fn) {
