@@ -1,8 +1,43 @@
 #include "isa/alu.hpp"
 
+#include <atomic>
+
 #include "isa/semantics_loop.hpp"
 
+// Vector values stay inside this file's loops (isa/semantics_loop.hpp).
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace neuronsim::isa {
+
+namespace {
+
+VectorIsa detect_vector_isa() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    return VectorIsa::avx512;
+  if (__builtin_cpu_supports("avx2")) return VectorIsa::avx2;
+#endif
+  return VectorIsa::baseline;
+}
+
+std::atomic<VectorIsa>& vector_isa_in_effect() {
+  static std::atomic<VectorIsa> isa{detect_vector_isa()};
+  return isa;
+}
+
+}  // namespace
+
+VectorIsa vector_isa() {
+  return vector_isa_in_effect().load(std::memory_order_relaxed);
+}
+
+VectorIsa limit_vector_isa(VectorIsa isa) {
+  const VectorIsa host = detect_vector_isa();
+  const VectorIsa chosen = static_cast<int>(isa) < static_cast<int>(host) ? isa : host;
+  vector_isa_in_effect().store(chosen, std::memory_order_relaxed);
+  return chosen;
+}
 
 float alu_f32(AluOp op, float a, float b) {
   float r = 0.0f;
@@ -10,18 +45,47 @@ float alu_f32(AluOp op, float a, float b) {
   return r;
 }
 
+// The array loops run whole blocks of kLanes elements as vectors (each block is read
+// completely before it is written, so `out` may be `a` or `b`) and the tail one by one.
 void alu_f32_array(AluOp op, const float* a, const float* b, float* out, std::size_t n) {
   with_alu_op(op, [&](auto k) {
     constexpr AluOp kOp = decltype(k)::value;
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] = alu_f32_fixed<kOp>(a[i], b[i]);
+    if constexpr (kAluHasLanes<kOp>) {
+      for_each_block(
+          n,
+          [&](std::size_t i) {
+            store_lanes(out + i, alu_f32_lanes<kOp>(load_lanes<F32Lanes>(a + i),
+                                                    load_lanes<F32Lanes>(b + i)));
+          },
+          [&](std::size_t i) { out[i] = alu_f32_fixed<kOp>(a[i], b[i]); });
+    } else {
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = alu_f32_fixed<kOp>(a[i], b[i]);
+    }
   });
 }
 
 void alu_f32_scalar(AluOp op, const float* a, float s, bool reverse, float* out, std::size_t n) {
   with_alu_op(op, [&](auto k) {
     constexpr AluOp kOp = decltype(k)::value;
-    if (reverse) {
+    if constexpr (kAluHasLanes<kOp>) {
+      const F32Lanes sv = splat_lanes<F32Lanes>(s);
+      if (reverse) {
+        for_each_block(
+            n,
+            [&](std::size_t i) {
+              store_lanes(out + i, alu_f32_lanes<kOp>(sv, load_lanes<F32Lanes>(a + i)));
+            },
+            [&](std::size_t i) { out[i] = alu_f32_fixed<kOp>(s, a[i]); });
+      } else {
+        for_each_block(
+            n,
+            [&](std::size_t i) {
+              store_lanes(out + i, alu_f32_lanes<kOp>(load_lanes<F32Lanes>(a + i), sv));
+            },
+            [&](std::size_t i) { out[i] = alu_f32_fixed<kOp>(a[i], s); });
+      }
+    } else if (reverse) {
       for (std::size_t i = 0; i < n; ++i)
         out[i] = alu_f32_fixed<kOp>(s, a[i]);
     } else {

@@ -11,6 +11,7 @@
 
 #include "isa/dtype.hpp"
 #include "isa/instruction.hpp"
+#include "isa/semantics_loop.hpp"
 
 namespace neuronsim::isa {
 
@@ -58,6 +59,77 @@ inline float alu_f32_fixed(float a, float b) {
   // Bitwise ops never reach the fp32 path (callers check is_bitwise_op first).
   return std::numeric_limits<float>::quiet_NaN();
 }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // see isa/semantics_loop.hpp
+namespace alu_detail {
+
+// nan_max / nan_min lane by lane on GCC vectors of fp32 (V: LaneTypes<N>::F32): the scalar
+// tests in the same order, as selects, so every lane gets the scalar function's bits (NaN
+// payloads included). Mask: the vector of int32 that compares give.
+template <class V>
+[[gnu::always_inline]] inline V nan_max_lanes(V a, V b) {
+  using Mask = decltype(a < b);
+  const Mask a_negative = bit_cast_lanes<Mask>(a) < 0;
+  V r = a > b ? a : b;
+  r = a == b ? (a_negative ? b : a) : r;
+  r = b != b ? b : r;
+  return a != a ? a : r;
+}
+template <class V>
+[[gnu::always_inline]] inline V nan_min_lanes(V a, V b) {
+  using Mask = decltype(a < b);
+  const Mask a_negative = bit_cast_lanes<Mask>(a) < 0;
+  V r = a < b ? a : b;
+  r = a == b ? (a_negative ? a : b) : r;
+  r = b != b ? b : r;
+  return a != a ? a : r;
+}
+template <class V>
+[[gnu::always_inline]] inline V fabs_lanes(V a) {
+  using Mask = decltype(a < a);
+  return bit_cast_lanes<V>(bit_cast_lanes<Mask>(a) & 0x7fffffff);
+}
+// 1.0 where the comparison mask is set, else 0.0.
+template <class V, class Mask>
+[[gnu::always_inline]] inline V one_where(Mask mask) {
+  const V one = splat_lanes<V>(1.0f), zero = V{};
+  return mask ? one : zero;
+}
+
+}  // namespace alu_detail
+
+// Whether Op has a lane-wise fp32 form (alu_f32_lanes): not pow (powf per element), and not
+// the bitwise and shift ops (integer form only).
+template <AluOp Op>
+inline constexpr bool kAluHasLanes =
+    Op == AluOp::bypass || Op == AluOp::add || Op == AluOp::subtract || Op == AluOp::multiply ||
+    Op == AluOp::divide || Op == AluOp::max || Op == AluOp::min || Op == AluOp::abs_max ||
+    Op == AluOp::is_equal || Op == AluOp::not_equal || Op == AluOp::is_ge || Op == AluOp::is_gt ||
+    Op == AluOp::is_le || Op == AluOp::is_lt;
+
+// alu_f32_fixed<Op> on every lane: the same IEEE fp32 operation, the same bits.
+template <AluOp Op, class V>
+[[gnu::always_inline]] inline V alu_f32_lanes(V a, V b) {
+  using namespace alu_detail;
+  static_assert(kAluHasLanes<Op>, "no lane-wise form");
+  if constexpr (Op == AluOp::bypass) return a;
+  if constexpr (Op == AluOp::add) return a + b;
+  if constexpr (Op == AluOp::subtract) return a - b;
+  if constexpr (Op == AluOp::multiply) return a * b;
+  if constexpr (Op == AluOp::divide) return a / b;
+  if constexpr (Op == AluOp::max) return nan_max_lanes(a, b);
+  if constexpr (Op == AluOp::min) return nan_min_lanes(a, b);
+  if constexpr (Op == AluOp::abs_max) return nan_max_lanes(fabs_lanes(a), fabs_lanes(b));
+  if constexpr (Op == AluOp::is_equal) return one_where<V>(a == b);
+  if constexpr (Op == AluOp::not_equal) return one_where<V>(a != b);
+  if constexpr (Op == AluOp::is_ge) return one_where<V>(a >= b);
+  if constexpr (Op == AluOp::is_gt) return one_where<V>(a > b);
+  if constexpr (Op == AluOp::is_le) return one_where<V>(a <= b);
+  if constexpr (Op == AluOp::is_lt) return one_where<V>(a < b);
+  return a;
+}
+#pragma GCC diagnostic pop
 
 // Calls fn(std::integral_constant<AluOp, op>{}) so that fn's body is compiled per op.
 template <class Fn>

@@ -40,6 +40,26 @@ inline std::uint32_t round_fp32_mantissa(std::uint32_t u) {
   return (u + (kLowMask >> 1) + lsb) & ~kLowMask;
 }
 
+// round_fp32_mantissa on every lane of a GCC vector of uint32 (U must be such a vector; no
+// branches, so it compiles to SIMD): both results are computed and the NaN test selects one, lane
+// by lane. Same bits as the scalar function for every pattern
+// (tests/unit/semantics_fast_paths.cpp).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // see isa/semantics_loop.hpp
+template <int kDrop, class U>
+[[gnu::always_inline]] inline U round_fp32_mantissa_lanes(U u) {
+  constexpr std::uint32_t kLowMask = (1u << kDrop) - 1;
+  const U kept = u & ~kLowMask;
+  const U nan_result = (kept & ~0x80000000u) == kFp32Inf ? (kept | kFp32QuietBit) : kept;
+  const U lsb = (u >> kDrop) & 1u;
+  const U rounded = (u + (kLowMask >> 1) + lsb) & ~kLowMask;
+  // |u| > inf as a signed compare (both sides are below 2^31): SSE2 has no unsigned one.
+  using Signed = decltype(u < u);
+  const Signed magnitude = reinterpret_cast<Signed>(u & kFp32AbsMask);
+  return magnitude > static_cast<std::int32_t>(kFp32Inf) ? nan_result : rounded;
+}
+#pragma GCC diagnostic pop
+
 inline std::uint16_t fp32_to_bf16_bits(float v) {
   return static_cast<std::uint16_t>(round_fp32_mantissa<16>(float_bits(v)) >> 16);
 }

@@ -1,10 +1,14 @@
 #include "isa/semantics_access.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include "isa/dtype_bits.hpp"
 #include "isa/error.hpp"
 #include "isa/semantics_loop.hpp"
+
+// Vector values stay inside this file's loops (isa/semantics_loop.hpp).
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace neuronsim::isa::sem {
 
@@ -28,6 +32,15 @@ Operand::Operand(const Site& site, const AccessPattern& ap, std::string_view fie
     size_[pad + k] = ap.dims[k].size;
     stride_[pad + k] =
         static_cast<std::int64_t>(ap.dims[k].stride) * static_cast<std::int64_t>(elem_bytes_);
+  }
+  // Contiguous when each dim's stride spans the whole of the dims inside it (dims of size 1
+  // do not move).
+  rows_contiguous_ = true;
+  std::int64_t span = static_cast<std::int64_t>(elem_bytes_);
+  for (int k = kMaxFreeDims - 1; k >= 0; --k) {
+    if (size_[k] == 1) continue;
+    if (stride_[k] != span) rows_contiguous_ = false;
+    span *= static_cast<std::int64_t>(size_[k]);
   }
   rows_.resize(ap.partitions);
   if (ap.space == MemSpace::hbm) {
@@ -80,17 +93,107 @@ constexpr auto kFp32ToE5m2 = [](float v) {
   return static_cast<std::uint8_t>(dtype_bits::Fp8E5M2Format::from_fp32(v));
 };
 
-// Elements of one run as T, or as the bits of T converted by `conv`; contiguous runs get
-// their own loop so that the compiler can vectorise them.
-template <class Bits, class Out, class Conv>
+// Whole blocks of kLanes contiguous elements converted as vectors, for the dtypes whose
+// conversion has a lane-wise form (same bits as the scalar lambdas above: bf16 widening is a
+// shift, bf16 rounding is dtype_bits::round_fp32_mantissa_lanes). NoLanes: none.
+struct NoLanes {};
+
+// in: kLanes stored elements; out: kLanes values.
+constexpr auto kFp32Block = [](const std::uint8_t* in, float* out) {
+  store_lanes(out, Fp32Codec::get_lanes<kLanes>(in));
+};
+// in: kLanes values; out: kLanes stored elements.
+constexpr auto kFp32StoreBlock = [](const float* in, std::uint8_t* out) {
+  Fp32Codec::put_lanes<kLanes>(out, load_lanes<F32Lanes>(in));
+};
+
+// Contiguous bf16 runs, converted at the host's widest vector width (the conversions are
+// integer bit manipulation: the same bits at every width).
+template <std::size_t N>
+[[gnu::always_inline]] inline void bf16_run_to_fp32_lanes(const std::uint8_t* in, float* out,
+                                                          std::size_t n) {
+  std::size_t i = 0;
+  for (; i + N <= n; i += N)
+    store_lanes(out + i, Bf16Codec::get_lanes<N>(in + i * 2));
+  for (; i < n; ++i)
+    out[i] = Bf16Codec::get(in + i * 2);
+}
+template <std::size_t N>
+[[gnu::always_inline]] inline void fp32_run_to_bf16_lanes(const float* in, std::uint8_t* out,
+                                                          std::size_t n) {
+  std::size_t i = 0;
+  for (; i + N <= n; i += N)
+    Bf16Codec::put_lanes<N>(out + i * 2, load_lanes<typename LaneTypes<N>::F32>(in + i));
+  for (; i < n; ++i)
+    Bf16Codec::put(out + i * 2, in[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NEURONSIM_CONVERT_X86 1
+[[gnu::target("avx2")]] void bf16_run_to_fp32_avx2(const std::uint8_t* in, float* out,
+                                                   std::size_t n) {
+  bf16_run_to_fp32_lanes<8>(in, out, n);
+}
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void bf16_run_to_fp32_avx512(const std::uint8_t* in,
+                                                                          float* out,
+                                                                          std::size_t n) {
+  bf16_run_to_fp32_lanes<16>(in, out, n);
+}
+[[gnu::target("avx2")]] void fp32_run_to_bf16_avx2(const float* in, std::uint8_t* out,
+                                                   std::size_t n) {
+  fp32_run_to_bf16_lanes<8>(in, out, n);
+}
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void fp32_run_to_bf16_avx512(const float* in,
+                                                                          std::uint8_t* out,
+                                                                          std::size_t n) {
+  fp32_run_to_bf16_lanes<16>(in, out, n);
+}
+#endif
+
+void bf16_run_to_fp32(const std::uint8_t* in, float* out, std::size_t n) {
+#ifdef NEURONSIM_CONVERT_X86
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return bf16_run_to_fp32_avx512(in, out, n);
+    case VectorIsa::avx2:
+      return bf16_run_to_fp32_avx2(in, out, n);
+    case VectorIsa::baseline:
+      break;
+  }
+#endif
+  bf16_run_to_fp32_lanes<kLanes>(in, out, n);
+}
+void fp32_run_to_bf16(const float* in, std::uint8_t* out, std::size_t n) {
+#ifdef NEURONSIM_CONVERT_X86
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return fp32_run_to_bf16_avx512(in, out, n);
+    case VectorIsa::avx2:
+      return fp32_run_to_bf16_avx2(in, out, n);
+    case VectorIsa::baseline:
+      break;
+  }
+#endif
+  fp32_run_to_bf16_lanes<kLanes>(in, out, n);
+}
+
+// Elements of one run as T, or as the bits of T converted by `conv`; contiguous runs go by
+// blocks (`block`, if the conversion has a lane-wise form) or in their own loop that the
+// compiler can vectorise.
+template <class Bits, class Out, class Conv, class Block = NoLanes>
 void load_run(const std::uint8_t* first, std::uint64_t count, std::int64_t stride, Out*& out,
-              Conv conv) {
+              Conv conv, Block block = {}) {
+  auto one = [&](std::size_t i) {
+    Bits b;
+    std::memcpy(&b, first + i * sizeof(Bits), sizeof b);
+    out[i] = conv(b);
+  };
   if (stride == static_cast<std::int64_t>(sizeof(Bits))) {
-    for_each_index(count, [&](std::size_t i) {
-      Bits b;
-      std::memcpy(&b, first + i * sizeof(Bits), sizeof b);
-      out[i] = conv(b);
-    });
+    if constexpr (std::is_same_v<Block, NoLanes>)
+      for_each_index(count, one);
+    else
+      for_each_block(
+          count, [&](std::size_t i) { block(first + i * sizeof(Bits), out + i); }, one);
   } else {
     for (std::uint64_t i = 0; i < count; ++i) {
       Bits b;
@@ -101,14 +204,19 @@ void load_run(const std::uint8_t* first, std::uint64_t count, std::int64_t strid
   out += count;
 }
 
-template <class Bits, class In, class Conv>
+template <class Bits, class In, class Conv, class Block = NoLanes>
 void store_run(std::uint8_t* first, std::uint64_t count, std::int64_t stride, const In*& in,
-               Conv conv) {
+               Conv conv, Block block = {}) {
+  auto one = [&](std::size_t i) {
+    const Bits b = conv(in[i]);
+    std::memcpy(first + i * sizeof(Bits), &b, sizeof b);
+  };
   if (stride == static_cast<std::int64_t>(sizeof(Bits))) {
-    for_each_index(count, [&](std::size_t i) {
-      const Bits b = conv(in[i]);
-      std::memcpy(first + i * sizeof(Bits), &b, sizeof b);
-    });
+    if constexpr (std::is_same_v<Block, NoLanes>)
+      for_each_index(count, one);
+    else
+      for_each_block(
+          count, [&](std::size_t i) { block(in + i, first + i * sizeof(Bits)); }, one);
   } else {
     for (std::uint64_t i = 0; i < count; ++i) {
       const Bits b = conv(in[i]);
@@ -124,13 +232,15 @@ void Operand::load(std::uint32_t p, float* out) const {
   switch (dtype()) {
     case DType::fp32:
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint32_t>(e, n, st, out, kBitsToFp32);
+        load_run<std::uint32_t>(e, n, st, out, kBitsToFp32, kFp32Block);
       });
       return;
     case DType::bf16:
       // A bf16 is the upper half of an fp32: widening is exact by definition.
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint16_t>(e, n, st, out, kBf16ToFp32);
+        if (st != 2) return load_run<std::uint16_t>(e, n, st, out, kBf16ToFp32);
+        bf16_run_to_fp32(e, out, n);
+        out += n;
       });
       return;
     case DType::fp16:
@@ -160,12 +270,14 @@ void Operand::store(std::uint32_t p, const float* in) const {
   switch (dtype()) {
     case DType::fp32:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint32_t>(e, n, st, in, kFp32ToBits);
+        store_run<std::uint32_t>(e, n, st, in, kFp32ToBits, kFp32StoreBlock);
       });
       return;
     case DType::bf16:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint16_t>(e, n, st, in, kFp32ToBf16);
+        if (st != 2) return store_run<std::uint16_t>(e, n, st, in, kFp32ToBf16);
+        fp32_run_to_bf16(in, e, n);
+        in += n;
       });
       return;
     case DType::fp16:
@@ -203,17 +315,31 @@ void Operand::store(std::uint32_t p, const std::int64_t* in) const {
 
 namespace {
 
-// Raw moves with the element size fixed at compile time.
+// Raw moves with the element size fixed at compile time; contiguous runs widen or narrow
+// a block of patterns at once (RawBits is one uint32).
+static_assert(sizeof(RawBits) == sizeof(std::uint32_t), "RawBits is the bits alone");
+template <class Bits>
+using BitsLanes = std::conditional_t<sizeof(Bits) == 1, U8Lanes,
+                                     std::conditional_t<sizeof(Bits) == 2, U16Lanes, U32Lanes>>;
+
 template <class Bits>
 void load_raw_row(const Operand& op, std::uint32_t p, RawBits* out) {
+  const auto block = [](const std::uint8_t* in, RawBits* o) {
+    store_lanes(o, __builtin_convertvector(load_lanes<BitsLanes<Bits>>(in), U32Lanes));
+  };
   op.for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-    load_run<Bits>(e, n, st, out, [](Bits b) { return RawBits{b}; });
+    load_run<Bits>(
+        e, n, st, out, [](Bits b) { return RawBits{b}; }, block);
   });
 }
 template <class Bits>
 void store_raw_row(const Operand& op, std::uint32_t p, const RawBits* in) {
+  const auto block = [](const RawBits* i, std::uint8_t* o) {
+    store_lanes(o, __builtin_convertvector(load_lanes<U32Lanes>(i), BitsLanes<Bits>));
+  };
   op.for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-    store_run<Bits>(e, n, st, in, [](RawBits r) { return static_cast<Bits>(r.bits); });
+    store_run<Bits>(
+        e, n, st, in, [](RawBits r) { return static_cast<Bits>(r.bits); }, block);
   });
 }
 

@@ -6,12 +6,19 @@
 // and raw bits (same-dtype moves: bytes exact, NaN payloads survive).
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "isa/dtype_bits.hpp"
 #include "isa/semantics.hpp"
+#include "isa/semantics_loop.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace neuronsim::isa::sem {
 
@@ -50,6 +57,11 @@ class Operand {
   std::int64_t first_int(std::uint32_t p) const;
   // Writes one already-encoded element to every element of row p.
   void fill(std::uint32_t p, const RawBits& value) const;
+
+  // True when every row is one contiguous run of free() elements (the dims collapse into
+  // one with the element size as stride); row_data(p) is then element 0 of row p.
+  bool rows_contiguous() const { return rows_contiguous_; }
+  std::uint8_t* row_data(std::uint32_t p) const { return rows_[p]; }
 
   // True when writing this operand row by row could change a row of `in` that is read
   // later (the two share memory rows but map partition i to different rows), so the whole
@@ -90,7 +102,87 @@ class Operand {
   std::array<std::uint64_t, kMaxFreeDims> size_{};
   std::array<std::int64_t, kMaxFreeDims> stride_{};
   std::vector<std::uint8_t*> rows_;  // element (p, 0, 0, 0, 0) of each partition
+  bool rows_contiguous_ = false;
 };
+
+// Vector values stay inside the numerics' loops (isa/semantics_loop.hpp).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+// The float dtypes whose conversions have a lane-wise form, for the fused element loops:
+// get/put convert one stored element, get_lanes/put_lanes kLanes contiguous ones, with the
+// same bits as isa::load_fp32 / store_fp32 (tests/unit/semantics_fast_paths.cpp).
+struct Fp32Codec {
+  static constexpr std::size_t kBytes = 4;
+  [[gnu::always_inline]] static float get(const std::uint8_t* p) {
+    float v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  [[gnu::always_inline]] static void put(std::uint8_t* p, float v) { std::memcpy(p, &v, sizeof v); }
+  template <std::size_t N>
+  [[gnu::always_inline]] static typename LaneTypes<N>::F32 get_lanes(const std::uint8_t* p) {
+    return load_lanes<typename LaneTypes<N>::F32>(p);
+  }
+  template <std::size_t N>
+  [[gnu::always_inline]] static void put_lanes(std::uint8_t* p, typename LaneTypes<N>::F32 v) {
+    store_lanes(p, v);
+  }
+};
+// A bf16 is the upper half of an fp32: widening is a shift, narrowing rounds to nearest even
+// (dtype_bits::round_fp32_mantissa).
+struct Bf16Codec {
+  static constexpr std::size_t kBytes = 2;
+  [[gnu::always_inline]] static float get(const std::uint8_t* p) {
+    std::uint16_t b;
+    std::memcpy(&b, p, sizeof b);
+    return dtype_bits::bf16_bits_to_fp32(b);
+  }
+  [[gnu::always_inline]] static void put(std::uint8_t* p, float v) {
+    const std::uint16_t b = dtype_bits::fp32_to_bf16_bits(v);
+    std::memcpy(p, &b, sizeof b);
+  }
+  template <std::size_t N>
+  [[gnu::always_inline]] static typename LaneTypes<N>::F32 get_lanes(const std::uint8_t* p) {
+    using T = LaneTypes<N>;
+    return bit_cast_lanes<typename T::F32>(
+        __builtin_convertvector(load_lanes<typename T::U16>(p), typename T::U32) << 16);
+  }
+  template <std::size_t N>
+  [[gnu::always_inline]] static void put_lanes(std::uint8_t* p, typename LaneTypes<N>::F32 v) {
+    using T = LaneTypes<N>;
+    const typename T::U32 rounded =
+        dtype_bits::round_fp32_mantissa_lanes<16>(bit_cast_lanes<typename T::U32>(v));
+#if defined(__SSE2__)
+    if constexpr (N == 4) {
+      // The upper halves, sign-extended, then packed with signed saturation (which never
+      // saturates: each value is in int16's range), are the bf16 patterns: 2 instructions
+      // where GCC's generic narrowing on SSE2 takes 6.
+      const __m128i high = _mm_srai_epi32(bit_cast_lanes<__m128i>(rounded), 16);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packs_epi32(high, high));
+      return;
+    }
+#endif
+    store_lanes(p, __builtin_convertvector(rounded >> 16, typename T::U16));
+  }
+};
+
+// Calls fn(codec) for fp32 and bf16 and returns true; false for the other dtypes.
+template <class Fn>
+bool with_lane_codec(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::fp32:
+      fn(Fp32Codec{});
+      return true;
+    case DType::bf16:
+      fn(Bf16Codec{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+#pragma GCC diagnostic pop
 
 // How values move in a copy-like instruction: raw when every operand has the dst's dtype,
 // int64 when all are integers (exact), else through fp32.

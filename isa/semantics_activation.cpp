@@ -3,7 +3,11 @@
 #include <optional>
 
 #include "isa/activation.hpp"
+#include "isa/semantics_loop.hpp"
 #include "isa/semantics_ops.hpp"
+
+// Vector values stay inside this file's loops (isa/semantics_loop.hpp).
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace neuronsim::isa::sem {
 
@@ -31,15 +35,25 @@ void run(const Site& s, const Activation& act) {
       // Two fp32 roundings (multiply, then add), no fused multiply-add. Without a bias
       // nothing is added, so -0 * scale stays -0.
       const float sc = scale[p];
+      // Whole blocks as vectors (the same IEEE operations per lane), then the tail.
+      const F32Lanes sc_lanes = splat_lanes<F32Lanes>(sc);
       if (bias) {
         const float bi = (*bias)[p];
-        for (std::size_t j = 0; j < f; ++j) {
-          const float scaled = x[j] * sc;
-          x[j] = scaled + bi;
-        }
+        const F32Lanes bi_lanes = splat_lanes<F32Lanes>(bi);
+        for_each_block(
+            f,
+            [&](std::size_t j) {
+              const F32Lanes scaled = load_lanes<F32Lanes>(x + j) * sc_lanes;
+              store_lanes(x + j, scaled + bi_lanes);
+            },
+            [&](std::size_t j) {
+              const float scaled = x[j] * sc;
+              x[j] = scaled + bi;
+            });
       } else {
-        for (std::size_t j = 0; j < f; ++j)
-          x[j] *= sc;
+        for_each_block(
+            f, [&](std::size_t j) { store_lanes(x + j, load_lanes<F32Lanes>(x + j) * sc_lanes); },
+            [&](std::size_t j) { x[j] *= sc; });
       }
       activate_array(act.func, x, x, f);
       // The accumulator sums the fp32 results before the output cast: it sits in the

@@ -8,6 +8,9 @@
 #include "isa/semantics_loop.hpp"
 #include "isa/semantics_ops.hpp"
 
+// Vector values stay inside this file's loops (isa/semantics_loop.hpp).
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace neuronsim::isa::sem {
 
 namespace {
@@ -30,6 +33,20 @@ namespace {
 template <std::size_t kLanes>
 using FloatVec [[gnu::vector_size(kLanes * sizeof(float))]] = float;
 
+// v unchanged, but opaque to the optimiser: an add of the result cannot be fused with the
+// multiply that produced it. GCC contracts a * b + c into a fused multiply-add (one rounding
+// instead of two) wherever the target has FMA, which the AVX-512 variant's has; the
+// semantics need the product rounded first.
+// Clang contracts only within one expression by default (-ffp-contract=on), and the
+// product is its own statement here; the pragmas in the loops below rule it out anyway.
+template <class T>
+[[gnu::always_inline]] inline T rounded_product(T v) {
+#if !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+  asm("" : "+v"(v));
+#endif
+  return v;
+}
+
 // out[r * ld + c] for r < kRows, c < kVecs * lanes, over all k: st is [K, M] (row stride
 // m_cols), mv is [K, N] (row stride n_cols), both as fp32. The moving row times the
 // stationary scalar (x * w) is the same IEEE product as w * x.
@@ -38,26 +55,39 @@ template <std::size_t kRows, std::size_t kVecs, class V>
                                                const float* __restrict st, std::size_t m_cols,
                                                const float* __restrict mv, std::size_t n_cols,
                                                std::uint32_t k_rows) {
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
   constexpr std::size_t kLanes = sizeof(V) / sizeof(float);
+  // The loops over r and c are unrolled completely (GCC does not at -O2 by itself), so that
+  // acc lives in registers instead of being stored and reloaded for every k.
   V acc[kRows][kVecs], x[kVecs];
+#pragma GCC unroll 16
   for (std::size_t c = 0; c < kVecs; ++c)
     std::memcpy(&x[c], mv + c * kLanes, sizeof(V));
+#pragma GCC unroll 16
   for (std::size_t r = 0; r < kRows; ++r)
+#pragma GCC unroll 16
     for (std::size_t c = 0; c < kVecs; ++c)
-      acc[r][c] = x[c] * st[r];
+      acc[r][c] = rounded_product(x[c] * st[r]);
   for (std::uint32_t k = 1; k < k_rows; ++k) {
     const float* w = st + k * m_cols;
+#pragma GCC unroll 16
     for (std::size_t c = 0; c < kVecs; ++c)
       std::memcpy(&x[c], mv + k * n_cols + c * kLanes, sizeof(V));
+#pragma GCC unroll 16
     for (std::size_t r = 0; r < kRows; ++r) {
       const float wr = w[r];
+#pragma GCC unroll 16
       for (std::size_t c = 0; c < kVecs; ++c) {
-        const V product = x[c] * wr;
+        const V product = rounded_product(x[c] * wr);
         acc[r][c] += product;
       }
     }
   }
+#pragma GCC unroll 16
   for (std::size_t r = 0; r < kRows; ++r)
+#pragma GCC unroll 16
     for (std::size_t c = 0; c < kVecs; ++c)
       std::memcpy(out + r * ld + c * kLanes, &acc[r][c], sizeof(V));
 }
@@ -65,11 +95,14 @@ template <std::size_t kRows, std::size_t kVecs, class V>
 // The same sums for any rows x cols block (the edges), one element chain at a time.
 void matmul_edge(float* out, std::size_t ld, const float* st, std::size_t m_cols, const float* mv,
                  std::size_t n_cols, std::uint32_t k_rows, std::size_t rows, std::size_t cols) {
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c) {
       float sum = st[r] * mv[c];
       for (std::uint32_t k = 1; k < k_rows; ++k) {
-        const float product = st[k * m_cols + r] * mv[k * n_cols + c];
+        const float product = rounded_product(st[k * m_cols + r] * mv[k * n_cols + c]);
         sum += product;
       }
       out[r * ld + c] = sum;
@@ -110,13 +143,26 @@ void matmul_fp32_baseline(float* sum, const float* st, const float* mv, std::uin
                                               std::size_t width, std::size_t ld) {
   matmul_blocked<4, 2, FloatVec<8>>(sum, st, mv, k_rows, m_cols, width, ld);
 }
+// AVX-512 (16 floats a register, 32 registers), chosen at run time: 8 x 32 sums in 16
+// registers. The target has FMA: rounded_product keeps the two roundings.
+[[gnu::target("avx512f")]] void matmul_fp32_avx512(float* sum, const float* st, const float* mv,
+                                                   std::uint32_t k_rows, std::size_t m_cols,
+                                                   std::size_t width, std::size_t ld) {
+  matmul_blocked<8, 2, FloatVec<16>>(sum, st, mv, k_rows, m_cols, width, ld);
+}
 #endif
 
 void matmul_columns(float* sum, const float* st, const float* mv, std::uint32_t k_rows,
                     std::size_t m_cols, std::size_t width, std::size_t ld) {
 #ifdef NEURONSIM_MATMUL_AVX2
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return matmul_fp32_avx2(sum, st, mv, k_rows, m_cols, width, ld);
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return matmul_fp32_avx512(sum, st, mv, k_rows, m_cols, width, ld);
+    case VectorIsa::avx2:
+      return matmul_fp32_avx2(sum, st, mv, k_rows, m_cols, width, ld);
+    case VectorIsa::baseline:
+      break;
+  }
 #endif
   matmul_fp32_baseline(sum, st, mv, k_rows, m_cols, width, ld);
 }

@@ -7,6 +7,9 @@
 #include "isa/alu.hpp"
 #include "isa/semantics_ops.hpp"
 
+// Vector values stay inside this file's loops (isa/semantics_loop.hpp).
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace neuronsim::isa::sem {
 
 namespace {
@@ -16,6 +19,103 @@ void reject_non_integer_ops(const Site& s, std::initializer_list<AluOp> ops) {
     if (op == AluOp::divide || op == AluOp::pow)
       s.fail("op", std::string(alu_op_name(op)) +
                        " cannot be combined with bitwise ops (the instruction runs in integers)");
+}
+
+// The fused fast path of tensor_tensor: one pass over each row, a block of N elements at a
+// time read from a and b, computed and written to dst, with the op and the three dtypes
+// fixed at compile time. Same bits as the buffered path: the same conversions and the same
+// fp32 op per element (tests/unit/semantics_fast_paths.cpp).
+template <AluOp Op, class A, class B, class D, std::size_t N>
+[[gnu::always_inline]] inline void tensor_tensor_rows(const Operand& dst, const Operand& a,
+                                                      const Operand& b) {
+  const std::size_t n = dst.free();
+  for (std::uint32_t p = 0; p < dst.partitions(); ++p) {
+    const std::uint8_t* ra = a.row_data(p);
+    const std::uint8_t* rb = b.row_data(p);
+    std::uint8_t* rd = dst.row_data(p);
+    std::size_t i = 0;
+    for (; i + N <= n; i += N)
+      D::template put_lanes<N>(rd + i * D::kBytes,
+                               alu_f32_lanes<Op>(A::template get_lanes<N>(ra + i * A::kBytes),
+                                                 B::template get_lanes<N>(rb + i * B::kBytes)));
+    for (; i < n; ++i)
+      D::put(rd + i * D::kBytes,
+             alu_f32_fixed<Op>(A::get(ra + i * A::kBytes), B::get(rb + i * B::kBytes)));
+  }
+}
+
+// One copy per instruction set, chosen at run time: the baseline (SSE2, 4 lanes), AVX2 (8)
+// and AVX-512 (16). Lane-wise IEEE operations and integer bit manipulation give the same
+// bits at any width (no op here has a multiply-add that FMA could contract).
+template <AluOp Op, class A, class B, class D>
+void tensor_tensor_rows_baseline(const Operand& dst, const Operand& a, const Operand& b) {
+  tensor_tensor_rows<Op, A, B, D, 4>(dst, a, b);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NEURONSIM_ELEMENTWISE_X86 1
+template <AluOp Op, class A, class B, class D>
+[[gnu::target("avx2")]] void tensor_tensor_rows_avx2(const Operand& dst, const Operand& a,
+                                                     const Operand& b) {
+  tensor_tensor_rows<Op, A, B, D, 8>(dst, a, b);
+}
+template <AluOp Op, class A, class B, class D>
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void tensor_tensor_rows_avx512(const Operand& dst,
+                                                                            const Operand& a,
+                                                                            const Operand& b) {
+  tensor_tensor_rows<Op, A, B, D, 16>(dst, a, b);
+}
+#endif
+
+template <AluOp Op, class A, class B, class D>
+void tensor_tensor_rows_dispatch(const Operand& dst, const Operand& a, const Operand& b) {
+#ifdef NEURONSIM_ELEMENTWISE_X86
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return tensor_tensor_rows_avx512<Op, A, B, D>(dst, a, b);
+    case VectorIsa::avx2:
+      return tensor_tensor_rows_avx2<Op, A, B, D>(dst, a, b);
+    case VectorIsa::baseline:
+      break;
+  }
+#endif
+  tensor_tensor_rows_baseline<Op, A, B, D>(dst, a, b);
+}
+
+// Writing a dst row block by block gives the buffered result when the input row is read
+// before it can be overwritten: the two rows are disjoint, or exactly in place (same start,
+// same element size: a block is read whole before it is written).
+bool row_safe_to_fuse(const Operand& dst, const Operand& in, std::uint32_t p) {
+  // As integers: the rows may belong to different objects, which `<` on pointers does not
+  // order.
+  const auto d = reinterpret_cast<std::uintptr_t>(dst.row_data(p));
+  const auto x = reinterpret_cast<std::uintptr_t>(in.row_data(p));
+  if (d == x) return dtype_size(dst.dtype()) == dtype_size(in.dtype());
+  const std::size_t d_bytes = dst.free() * dtype_size(dst.dtype());
+  const std::size_t x_bytes = in.free() * dtype_size(in.dtype());
+  return d + d_bytes <= x || x + x_bytes <= d;
+}
+
+// Runs tensor_tensor fused when it can: an op with a lane-wise form, fp32/bf16 operands with
+// contiguous rows, no row of an input written before it is read. False: nothing was done.
+bool tensor_tensor_fused(const TensorTensor& tt, const Operand& dst, const Operand& a,
+                         const Operand& b, bool whole) {
+  if (whole || !dst.rows_contiguous() || !a.rows_contiguous() || !b.rows_contiguous()) return false;
+  for (std::uint32_t p = 0; p < dst.partitions(); ++p)
+    if (!row_safe_to_fuse(dst, a, p) || !row_safe_to_fuse(dst, b, p)) return false;
+  bool done = false;
+  with_alu_op(tt.op, [&](auto k) {
+    constexpr AluOp kOp = decltype(k)::value;
+    if constexpr (kAluHasLanes<kOp>) {
+      with_lane_codec(a.dtype(), [&](auto ca) {
+        with_lane_codec(b.dtype(), [&](auto cb) {
+          done = with_lane_codec(dst.dtype(), [&](auto cd) {
+            tensor_tensor_rows_dispatch<kOp, decltype(ca), decltype(cb), decltype(cd)>(dst, a, b);
+          });
+        });
+      });
+    }
+  });
+  return done;
 }
 
 }  // namespace
@@ -40,6 +140,7 @@ void run(const Site& s, const TensorTensor& tt) {
     });
     return;
   }
+  if (tensor_tensor_fused(tt, dst, a, b, whole)) return;
   std::vector<float> va, vb;
   for_partition_blocks(dst.partitions(), whole, [&](std::uint32_t p0, std::uint32_t n) {
     load_rows(a, p0, n, va);

@@ -1,6 +1,6 @@
 // Full numerics without a simulation: isa::execute on a MemoryImage, as the engines call
 // it. A [128, 128] x [128, 512] matmul into PSUM (fp32 accumulation) per input dtype, and
-// elementwise ops on [128, 512] tiles per dtype.
+// elementwise ops on [128, 512] tiles per dtype (elements/s counts the source elements).
 #include <memory>
 #include <string>
 
@@ -78,6 +78,29 @@ void register_numerics() {
     isa::TensorCopy copy{tile(2, t, kFree), tile(0, t, kFree)};
     benchmark::RegisterBenchmark(("numerics/tensor_copy/" + dt).c_str(), BM_elementwise,
                                  make_numerics(t, copy))
+        ->UseRealTime();
+    // The paths behind RMSNorm and softmax kernels: (x * 0.5) + 1, exp(0.5 x), a row sum.
+    isa::TensorScalar ts;
+    ts.dst = tile(2, t, kFree);
+    ts.src = tile(0, t, kFree);
+    ts.op0 = isa::AluOp::multiply;
+    ts.arg0 = 0.5f;
+    ts.op1 = isa::AluOp::add;
+    ts.arg1 = 1.0f;
+    benchmark::RegisterBenchmark(("numerics/tensor_scalar/" + dt).c_str(), BM_elementwise,
+                                 make_numerics(t, ts))
+        ->UseRealTime();
+    isa::Activation act;
+    act.dst = tile(2, t, kFree);
+    act.src = tile(0, t, kFree);
+    act.func = isa::ActFunc::exp;
+    act.scale = 0.5f;
+    benchmark::RegisterBenchmark(("numerics/activation_exp/" + dt).c_str(), BM_elementwise,
+                                 make_numerics(t, act))
+        ->UseRealTime();
+    isa::TensorReduce sum{tile(2, t, 1), tile(0, t, kFree), isa::AluOp::add};
+    benchmark::RegisterBenchmark(("numerics/tensor_reduce_add/" + dt).c_str(), BM_elementwise,
+                                 make_numerics(t, sum))
         ->UseRealTime();
   }
 }

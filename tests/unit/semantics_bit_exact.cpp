@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "isa/parallel.hpp"
+#include "isa/semantics_loop.hpp"
 
 #include <cstring>
 #include <random>
@@ -81,98 +82,113 @@ TEST_CASE("semantics: the blocked matmul gives the reference loop's bits", "[sem
                           {128, 4, 8}, {128, 128, 512}, {64, 33, 100},
                           {2, 128, 9}, {128, 128, 130}, {128, 100, 452}};
   unsigned seed = 1;
-  for (DType t : {DType::fp32, DType::bf16})
-    for (const Shape& s : shapes)
-      for (AccumulateFlag acc : {AccumulateFlag::single, AccumulateFlag::middle}) {
-        CAPTURE(dtype_name(t), s.k, s.m, s.n, static_cast<int>(acc));
-        Bench b;
-        const auto st_a = b.alloc(MemSpace::sbuf, t, s.k, s.m);
-        const auto mv_a = b.alloc(MemSpace::sbuf, t, s.k, s.n, 0, 8192);
-        const auto ps_a = b.alloc(MemSpace::psum, DType::fp32, s.m, s.n);
-        const AccessPattern st = b.tile(st_a, s.k, s.m), mv = b.tile(mv_a, s.k, s.n),
-                            dst = b.tile(ps_a, s.m, s.n);
-        std::mt19937 rng(seed++);
-        // Inputs as stored, and as the fp32 values the array multiplies.
-        std::vector<float> st_f(s.k * s.m), mv_f(s.k * s.n), old(s.m * s.n);
-        auto fill = [&](const AccessPattern& ap, std::vector<float>& values, std::size_t cols) {
-          for (std::uint32_t p = 0; p < ap.partitions; ++p)
-            for (std::size_t f = 0; f < cols; ++f) {
-              const std::uint32_t bits = random_fp32_bits(rng);
-              write_bits(b, ap, p, f, t == DType::bf16 ? bits >> 16 : bits);
-              values[p * cols + f] = load_fp32(t, b.address(ap, p, f));
+  // Every register-tile variant the host can run: baseline SSE2 4 x 8, AVX2 4 x 16,
+  // AVX-512 8 x 32 (isa/semantics_tensor.cpp).
+  for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
+    if (limit_vector_isa(isa) != isa) continue;
+    for (DType t : {DType::fp32, DType::bf16})
+      for (const Shape& s : shapes)
+        for (AccumulateFlag acc : {AccumulateFlag::single, AccumulateFlag::middle}) {
+          CAPTURE(static_cast<int>(isa), dtype_name(t), s.k, s.m, s.n, static_cast<int>(acc));
+          Bench b;
+          const auto st_a = b.alloc(MemSpace::sbuf, t, s.k, s.m);
+          const auto mv_a = b.alloc(MemSpace::sbuf, t, s.k, s.n, 0, 8192);
+          const auto ps_a = b.alloc(MemSpace::psum, DType::fp32, s.m, s.n);
+          const AccessPattern st = b.tile(st_a, s.k, s.m), mv = b.tile(mv_a, s.k, s.n),
+                              dst = b.tile(ps_a, s.m, s.n);
+          std::mt19937 rng(seed++);
+          // Inputs as stored, and as the fp32 values the array multiplies.
+          std::vector<float> st_f(s.k * s.m), mv_f(s.k * s.n), old(s.m * s.n);
+          auto fill = [&](const AccessPattern& ap, std::vector<float>& values, std::size_t cols) {
+            for (std::uint32_t p = 0; p < ap.partitions; ++p)
+              for (std::size_t f = 0; f < cols; ++f) {
+                const std::uint32_t bits = random_fp32_bits(rng);
+                write_bits(b, ap, p, f, t == DType::bf16 ? bits >> 16 : bits);
+                values[p * cols + f] = load_fp32(t, b.address(ap, p, f));
+              }
+          };
+          fill(st, st_f, s.m);
+          fill(mv, mv_f, s.n);
+          for (std::uint32_t p = 0; p < s.m; ++p)
+            for (std::size_t f = 0; f < s.n; ++f) {
+              write_bits(b, dst, p, f, random_fp32_bits(rng));
+              old[p * s.n + f] = b.get(dst, p, f);
             }
-        };
-        fill(st, st_f, s.m);
-        fill(mv, mv_f, s.n);
-        for (std::uint32_t p = 0; p < s.m; ++p)
-          for (std::size_t f = 0; f < s.n; ++f) {
-            write_bits(b, dst, p, f, random_fp32_bits(rng));
-            old[p * s.n + f] = b.get(dst, p, f);
-          }
-        std::vector<float> want = reference_matmul(st_f, mv_f, s.k, s.m, s.n);
-        if (acc == AccumulateFlag::middle)
-          for (std::size_t i = 0; i < want.size(); ++i)
-            want[i] = old[i] + want[i];
-        b.run(Matmul{dst, st, mv, acc});
-        std::size_t mismatches = 0;
-        for (std::uint32_t p = 0; p < s.m; ++p)
-          for (std::size_t f = 0; f < s.n; ++f) {
-            std::uint32_t w;
-            std::memcpy(&w, &want[p * s.n + f], 4);
-            mismatches += !same_result(read_bits(b, dst, p, f), w);
-          }
-        CHECK(mismatches == 0);
-      }
+          std::vector<float> want = reference_matmul(st_f, mv_f, s.k, s.m, s.n);
+          if (acc == AccumulateFlag::middle)
+            for (std::size_t i = 0; i < want.size(); ++i)
+              want[i] = old[i] + want[i];
+          b.run(Matmul{dst, st, mv, acc});
+          std::size_t mismatches = 0;
+          for (std::uint32_t p = 0; p < s.m; ++p)
+            for (std::size_t f = 0; f < s.n; ++f) {
+              std::uint32_t w;
+              std::memcpy(&w, &want[p * s.n + f], 4);
+              mismatches += !same_result(read_bits(b, dst, p, f), w);
+            }
+          CHECK(mismatches == 0);
+        }
+  }
+  limit_vector_isa(VectorIsa::avx512);  // back to the host's widest
 }
 
 TEST_CASE("semantics: inlined conversions give load_fp32's bits for every narrow pattern",
           "[semantics]") {
-  // [128, 512] = 65536 elements: every 16-bit pattern once (every 8-bit one 256 times).
-  for (DType t : {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2}) {
-    CAPTURE(dtype_name(t));
-    Bench b;
-    const auto in_a = b.alloc(MemSpace::sbuf, t, 128, 512);
-    const auto out_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 512, 0, 4096);
-    const AccessPattern in = b.tile(in_a, 128, 512), out = b.tile(out_a, 128, 512);
-    const std::uint32_t mask = dtype_size(t) == 1 ? 0xffu : 0xffffu;
-    for (std::uint32_t p = 0; p < 128; ++p)
-      for (std::uint32_t f = 0; f < 512; ++f)
-        write_bits(b, in, p, f, (p * 512 + f) & mask);
-    b.run(TensorCopy{out, in});
-    std::size_t mismatches = 0;
-    for (std::uint32_t p = 0; p < 128; ++p)
-      for (std::uint32_t f = 0; f < 512; ++f) {
-        const float want = load_fp32(t, b.address(in, p, f));
-        std::uint32_t w;
-        std::memcpy(&w, &want, 4);
-        mismatches += read_bits(b, out, p, f) != w;
-      }
-    CHECK(mismatches == 0);
+  // [128, 512] = 65536 elements: every 16-bit pattern once (every 8-bit one 256 times), at
+  // every vector width the host has (contiguous bf16 runs convert at that width).
+  for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
+    if (limit_vector_isa(isa) != isa) continue;
+    for (DType t : {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2}) {
+      CAPTURE(static_cast<int>(isa), dtype_name(t));
+      Bench b;
+      const auto in_a = b.alloc(MemSpace::sbuf, t, 128, 512);
+      const auto out_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 512, 0, 4096);
+      const AccessPattern in = b.tile(in_a, 128, 512), out = b.tile(out_a, 128, 512);
+      const std::uint32_t mask = dtype_size(t) == 1 ? 0xffu : 0xffffu;
+      for (std::uint32_t p = 0; p < 128; ++p)
+        for (std::uint32_t f = 0; f < 512; ++f)
+          write_bits(b, in, p, f, (p * 512 + f) & mask);
+      b.run(TensorCopy{out, in});
+      std::size_t mismatches = 0;
+      for (std::uint32_t p = 0; p < 128; ++p)
+        for (std::uint32_t f = 0; f < 512; ++f) {
+          const float want = load_fp32(t, b.address(in, p, f));
+          std::uint32_t w;
+          std::memcpy(&w, &want, 4);
+          mismatches += read_bits(b, out, p, f) != w;
+        }
+      CHECK(mismatches == 0);
+    }
   }
+  limit_vector_isa(VectorIsa::avx512);
 }
 
 TEST_CASE("semantics: inlined conversions give store_fp32's bits on random fp32 patterns",
           "[semantics]") {
-  for (DType t : {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2, DType::fp32}) {
-    CAPTURE(dtype_name(t));
-    Bench b;
-    const auto in_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 512);
-    const auto out_a = b.alloc(MemSpace::sbuf, t, 128, 512, 0, 4096);
-    const AccessPattern in = b.tile(in_a, 128, 512), out = b.tile(out_a, 128, 512);
-    std::mt19937 rng(99);
-    for (std::uint32_t p = 0; p < 128; ++p)
-      for (std::uint32_t f = 0; f < 512; ++f)
-        write_bits(b, in, p, f, random_fp32_bits(rng));
-    b.run(TensorCopy{out, in});
-    std::size_t mismatches = 0;
-    for (std::uint32_t p = 0; p < 128; ++p)
-      for (std::uint32_t f = 0; f < 512; ++f) {
-        std::uint32_t want = 0;
-        store_fp32(t, load_fp32(DType::fp32, b.address(in, p, f)), &want);
-        mismatches += read_bits(b, out, p, f) != want;
-      }
-    CHECK(mismatches == 0);
+  for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
+    if (limit_vector_isa(isa) != isa) continue;
+    for (DType t : {DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2, DType::fp32}) {
+      CAPTURE(static_cast<int>(isa), dtype_name(t));
+      Bench b;
+      const auto in_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 512);
+      const auto out_a = b.alloc(MemSpace::sbuf, t, 128, 512, 0, 4096);
+      const AccessPattern in = b.tile(in_a, 128, 512), out = b.tile(out_a, 128, 512);
+      std::mt19937 rng(99);
+      for (std::uint32_t p = 0; p < 128; ++p)
+        for (std::uint32_t f = 0; f < 512; ++f)
+          write_bits(b, in, p, f, random_fp32_bits(rng));
+      b.run(TensorCopy{out, in});
+      std::size_t mismatches = 0;
+      for (std::uint32_t p = 0; p < 128; ++p)
+        for (std::uint32_t f = 0; f < 512; ++f) {
+          std::uint32_t want = 0;
+          store_fp32(t, load_fp32(DType::fp32, b.address(in, p, f)), &want);
+          mismatches += read_bits(b, out, p, f) != want;
+        }
+      CHECK(mismatches == 0);
+    }
   }
+  limit_vector_isa(VectorIsa::avx512);
 }
 
 TEST_CASE("parallel_for: every part runs once, and a part's exception reaches the caller",
