@@ -25,6 +25,13 @@ const isa::AccessPattern* on_chip_side(const isa::DmaCopy& copy) {
 std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy,
                                         const isa::DmaParams& p) {
   std::vector<DmaPartPlan> parts;
+  split_transfer(kernel, copy, p, parts);
+  return parts;
+}
+
+void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const isa::DmaParams& p,
+                    std::vector<DmaPartPlan>& parts) {
+  parts.clear();
   const isa::DmaQueue& queue = kernel.queues.at(copy.queue);
   const std::uint64_t total = dma_transfer_bytes(copy);
   const std::uint32_t rows = std::max<std::uint32_t>(1, copy.dst.partitions);
@@ -53,7 +60,7 @@ std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::Dm
       add(queue.first_engine + j, row, count);
       row += count;
     }
-    return parts;
+    return;
   }
   const std::uint32_t per_engine = std::max<std::uint32_t>(1, p.partitions_per_engine);
   const std::uint32_t first_partition =
@@ -78,7 +85,6 @@ std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::Dm
     add(engine, first, end - first);
     first = end;
   }
-  return parts;
 }
 
 double dma_efficiency(const isa::DmaCopy& copy, const isa::DmaParams& p) {

@@ -20,8 +20,11 @@ double limit(double bytes_per_ns) {
 }  // namespace
 
 sc_core::sc_time transfer_time(double bytes, double bytes_per_ns) {
-  const sc_core::sc_time resolution = sc_core::sc_get_time_resolution();
-  const double units = std::ceil(std::max(0.0, bytes / bytes_per_ns) / ns_of(resolution) - 1e-6);
+  // The resolution is fixed once the first sc_time exists, so it is read once (this runs
+  // for every DMA part and every bandwidth change).
+  static const sc_core::sc_time resolution = sc_core::sc_get_time_resolution();
+  static const double resolution_ns = ns_of(resolution);
+  const double units = std::ceil(std::max(0.0, bytes / bytes_per_ns) / resolution_ns - 1e-6);
   return resolution * std::max(0.0, units);
 }
 
@@ -91,11 +94,51 @@ void BandwidthShare::share_port(std::size_t begin, std::size_t end, double left)
   }
 }
 
+// True when no limit binds, so that the water-filling of reschedule() would give every flow
+// exactly its cap: each port's flows ask for less than the port's limit and the ports
+// together for less than the chip's. Then in the water-filling every fair share is at
+// least the cap it is compared with (sorted smallest first, what is left always covers
+// the rest), so min(cap, share) is the cap itself, whatever the order. The relative margin
+// (1e-9, far above the rounding of the running sums, about 1e-16 per flow) leaves the
+// cases too close to call to the full computation, so the rates are the same doubles
+// either way. O(flows + ports), no sorting: the common case of DMA engines below the HBM
+// bandwidth.
+bool BandwidthShare::all_at_cap() {
+  constexpr double kMargin = 1 + 1e-9;
+  for (const Flow* f : active_) {
+    if (f->port >= port_caps_.size()) port_caps_.resize(f->port + 1, 0.0);
+    port_caps_[f->port] += f->cap_bytes_per_ns;
+  }
+  const double port_limit = limit(port_bytes_per_ns_);
+  double chip_demand = 0;
+  bool fits = true;
+  for (double& caps : port_caps_) {
+    if (caps * kMargin > port_limit) fits = false;
+    chip_demand += caps;
+    caps = 0;  // ready for the next call
+  }
+  return fits && chip_demand * kMargin <= limit(chip_bytes_per_ns_);
+}
+
 // Runs on every start and completion of a DMA part, so it allocates nothing once the
 // scratch vectors have grown to the largest set of flows seen.
 void BandwidthShare::reschedule() {
   wake_event_.cancel();
   if (active_.empty()) return;
+  if (all_at_cap()) {
+    for (Flow* f : active_)
+      f->rate = f->cap_bytes_per_ns;
+  } else {
+    share_all();
+  }
+  double next_ns = kUnlimited;
+  for (const Flow* f : active_)
+    next_ns = std::min(next_ns, f->remaining_bytes / f->rate);
+  wake_event_.notify(transfer_time(next_ns, 1.0));
+}
+
+// Sets every flow's rate: the two-level max-min fair water-filling the header describes.
+void BandwidthShare::share_all() {
   // The flows by port (a deterministic order), each port's in start order.
   by_port_.clear();
   for (std::size_t i = 0; i < active_.size(); ++i)
@@ -132,11 +175,6 @@ void BandwidthShare::reschedule() {
   // A port the chip does not hold back shares its own limit, exactly as a lone port would.
   for (const PortDemand& d : ports_)
     share_port(d.begin, d.end, d.granted >= d.demand ? limit(port_bytes_per_ns_) : d.granted);
-
-  double next_ns = kUnlimited;
-  for (const Flow* f : active_)
-    next_ns = std::min(next_ns, f->remaining_bytes / f->rate);
-  wake_event_.notify(transfer_time(next_ns, 1.0));
 }
 
 }  // namespace neuronsim::memory

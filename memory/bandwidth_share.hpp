@@ -40,6 +40,8 @@ class BandwidthShare : public sc_core::sc_module {
   void wake();        // the scheduled completion time arrived
   void advance();     // account the bytes moved since the last change
   void reschedule();  // recompute rates, schedule the next completion
+  bool all_at_cap();  // no limit binds: every flow's rate is its cap (scratch: port_caps_)
+  void share_all();   // the water-filling, when a limit binds
   void finish_completed();
   void share_port(std::size_t begin, std::size_t end, double left);
 
@@ -55,6 +57,7 @@ class BandwidthShare : public sc_core::sc_module {
   std::vector<Entry> by_port_;
   std::vector<PortDemand> ports_;       // in port order
   std::vector<std::size_t> by_demand_;  // indices into ports_, smallest demand first
+  std::vector<double> port_caps_;       // by port: the sum of its flows' caps (all_at_cap)
 
   double chip_bytes_per_ns_, port_bytes_per_ns_;
   std::vector<Flow*> active_;  // in start order (deterministic)
