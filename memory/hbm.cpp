@@ -114,7 +114,7 @@ void Hbm::b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_tim
                                                              : 1.0e9;  // no limit at all
   flow.port = p;
   flow.done = &done;
-  s.share.start(&flow);
+  s.share.start(flow);
   sc_core::wait(done);
   if (rate) rate->applied = true;
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
