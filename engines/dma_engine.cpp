@@ -21,14 +21,17 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, std::uint32_t index,
       on_start_(std::move(on_start)),
       on_done_(std::move(on_done)),
       on_fail_(std::move(on_fail)),
-      queues_(std::max<std::uint32_t>(1, params.queues_per_engine)) {
+      queues_(std::max<std::uint32_t>(1, params.queues_per_engine)),
+      nonempty_((queues_.size() + 63) / 64, 0) {
   payload_.set_extension(new DmaRateExtension);
   SC_THREAD(run);
   set_stack_size(kThreadStackBytes);
 }
 
 void DmaEngine::enqueue(DmaPart* part) {
-  queues_.at(part->plan.hw_queue % queues_.size()).push_back(part);
+  const std::size_t q = part->plan.hw_queue % queues_.size();
+  queues_[q].push_back(part);
+  nonempty_[q / 64] |= std::uint64_t{1} << (q % 64);
   work_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -42,19 +45,32 @@ DmaPart* DmaEngine::next_part(sc_core::sc_time& earliest) {
   earliest = sc_core::SC_ZERO_TIME;
   const std::size_t n = queues_.size();
   const std::size_t first = params_.strict_priority ? 0 : next_queue_;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t q = (first + k) % n;
-    if (queues_[q].empty()) continue;
-    DmaPart* part = queues_[q].front();
-    if (part->ready > now) {
-      if (earliest == sc_core::SC_ZERO_TIME || part->ready < earliest) earliest = part->ready;
-      continue;
+  // The non-empty queues of [begin, end) in order: the head of the first ready one is
+  // taken, the others' heads give `earliest`.
+  DmaPart* taken = nullptr;
+  auto visit = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t w = begin / 64; w * 64 < end; ++w) {
+      std::uint64_t bits = nonempty_[w];
+      if (w == begin / 64) bits &= ~std::uint64_t{0} << (begin % 64);
+      if (end - w * 64 < 64) bits &= (std::uint64_t{1} << (end - w * 64)) - 1;
+      for (; bits != 0; bits &= bits - 1) {
+        const std::size_t q = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+        DmaPart* part = queues_[q].front();
+        if (part->ready > now) {
+          if (earliest == sc_core::SC_ZERO_TIME || part->ready < earliest) earliest = part->ready;
+          continue;
+        }
+        queues_[q].pop_front();
+        if (queues_[q].empty()) nonempty_[w] &= ~(std::uint64_t{1} << (q % 64));
+        next_queue_ = (q + 1) % n;
+        taken = part;
+        return true;
+      }
     }
-    queues_[q].pop_front();
-    next_queue_ = (q + 1) % n;
-    return part;
-  }
-  return nullptr;
+    return false;
+  };
+  if (!visit(first, n)) visit(0, first);
+  return taken;
 }
 
 void DmaEngine::move(DmaPart& part) {

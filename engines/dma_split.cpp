@@ -25,6 +25,13 @@ const isa::AccessPattern* on_chip_side(const isa::DmaCopy& copy) {
 std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy,
                                         const isa::DmaParams& p) {
   std::vector<DmaPartPlan> parts;
+  split_transfer(kernel, copy, p, parts);
+  return parts;
+}
+
+void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const isa::DmaParams& p,
+                    std::vector<DmaPartPlan>& parts) {
+  parts.clear();
   const isa::DmaQueue& queue = kernel.queues.at(copy.queue);
   const std::uint64_t total = dma_transfer_bytes(copy);
   const std::uint32_t rows = std::max<std::uint32_t>(1, copy.dst.partitions);
@@ -53,32 +60,33 @@ std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::Dm
       add(queue.first_engine + j, row, count);
       row += count;
     }
-    return parts;
+    return;
   }
   const std::uint32_t per_engine = std::max<std::uint32_t>(1, p.partitions_per_engine);
   const std::uint32_t first_partition =
       kernel.allocations.at(chip->buffer).start_partition + chip->start_partition;
-  auto engine_of = [&](std::uint32_t row) {
-    const std::uint32_t group = (first_partition + row) / per_engine;
-    return queue.first_engine + group % queue_engines;
-  };
   // Walk whole partition groups (every row of a group is on one engine), merging
-  // consecutive groups that land on the same engine into one part.
-  auto group_end = [&](std::uint32_t row) {
-    const std::uint64_t group = (std::uint64_t{first_partition} + row) / per_engine;
-    return static_cast<std::uint32_t>(
+  // consecutive groups that land on the same engine into one part. `group` is the next
+  // group to walk and `slot` its engine's index among the queue's engines (group %
+  // queue_engines), both stepped along: no division per group.
+  std::uint64_t group = first_partition / per_engine;
+  std::uint32_t slot = static_cast<std::uint32_t>(group % queue_engines);
+  auto group_end = [&] {  // the row after the current group; steps to the next group
+    const auto end = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(rows, (group + 1) * per_engine - first_partition));
+    ++group;
+    if (++slot == queue_engines) slot = 0;
+    return end;
   };
   std::uint32_t first = 0;
   while (first < rows) {
-    const std::uint32_t engine = engine_of(first);
-    std::uint32_t end = group_end(first);
-    while (end < rows && engine_of(end) == engine)
-      end = group_end(end);
-    add(engine, first, end - first);
+    const std::uint32_t engine_slot = slot;
+    std::uint32_t end = group_end();
+    while (end < rows && slot == engine_slot)
+      end = group_end();
+    add(queue.first_engine + engine_slot, first, end - first);
     first = end;
   }
-  return parts;
 }
 
 double dma_efficiency(const isa::DmaCopy& copy, const isa::DmaParams& p) {

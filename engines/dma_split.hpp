@@ -33,6 +33,10 @@ std::uint64_t dma_transfer_bytes(const isa::DmaCopy& copy);
 // queue ID is the same on every engine, nki-dma-overview.rst "DMA Queues").
 std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy,
                                         const isa::DmaParams& p);
+// The same, into `parts` (replacing what it held, reusing its capacity: no allocation per
+// transfer once it has grown).
+void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const isa::DmaParams& p,
+                    std::vector<DmaPartPlan>& parts);
 
 // Fraction of the engine's bandwidth a transfer reaches: linear in the contiguous bytes
 // per partition row (the shorter of the source and destination runs) over

@@ -46,7 +46,7 @@ void DmaSubsystem::begin(LaunchContext& launch, const std::vector<std::uint64_t>
 
 void DmaSubsystem::abort() {
   aborted_ = true;
-  if (transfers_.empty()) drained.notify(sc_core::SC_ZERO_TIME);
+  if (in_flight_ == 0) drained.notify(sc_core::SC_ZERO_TIME);
 }
 
 void DmaSubsystem::fail(std::exception_ptr error) {
@@ -104,7 +104,13 @@ sc_core::sc_time DmaSubsystem::issuer_time(isa::Engine issuer) const {
 void DmaSubsystem::submit(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index) {
   const auto& copy = std::get<isa::DmaCopy>(instr.op);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  auto t = std::make_unique<DmaTransfer>();
+  if (free_.empty()) {
+    pool_.push_back(std::make_unique<DmaTransfer>());
+    free_.push_back(pool_.back().get());
+  }
+  DmaTransfer* t = free_.back();
+  free_.pop_back();
+  ++in_flight_;
   t->id = next_id_++;
   t->instruction = instr;
   t->copy = &std::get<isa::DmaCopy>(t->instruction.op);  // the transfer's own copy
@@ -124,25 +130,24 @@ void DmaSubsystem::submit(const isa::Instruction& instr, isa::Engine issuer, std
 
   const double efficiency = dma_efficiency(copy, params_);
   const bool hbm = copy.src.space == isa::MemSpace::hbm || copy.dst.space == isa::MemSpace::hbm;
-  for (const auto& plan : split_transfer(launch_->kernel, copy, params_)) {
-    auto part = std::make_unique<DmaPart>();
-    part->transfer = t.get();
-    part->plan = plan;
-    part->efficiency = efficiency;
-    part->touches_hbm = hbm;
-    part->ready = ready;
-    if (hbm) place(*part, copy);
-    t->parts.push_back(std::move(part));
+  split_transfer(launch_->kernel, copy, params_, plans_);
+  t->parts.clear();
+  for (const DmaPartPlan& plan : plans_) {
+    DmaPart& part = t->parts.emplace_back();
+    part.transfer = t;
+    part.plan = plan;
+    part.efficiency = efficiency;
+    part.touches_hbm = hbm;
+    part.ready = ready;
+    if (hbm) place(part, copy);
   }
   t->parts_left = t->parts.size();
-  DmaTransfer& ref = *t;
-  transfers_.emplace(t->id, std::move(t));
-  if (ref.parts.empty()) {
-    complete(ref);
+  if (t->parts.empty()) {
+    complete(*t);
     return;
   }
-  for (auto& part : ref.parts)
-    engines_[part->plan.dma_engine]->enqueue(part.get());
+  for (DmaPart& part : t->parts)
+    engines_[part.plan.dma_engine]->enqueue(&part);
 }
 
 DmaRecord DmaSubsystem::record(const DmaPart& part) const {
@@ -216,9 +221,10 @@ void DmaSubsystem::complete(DmaTransfer& t) {
   QueueState& q = queues_[copy.queue];
   if (--q.outstanding == 0) q.busy += sc_core::sc_time_stamp() - q.busy_since;
   q.freed->notify(sc_core::SC_ZERO_TIME);
-  transfers_.erase(t.id);  // frees t and its parts
+  free_.push_back(&t);  // t and its parts are reused by a later submit()
+  --in_flight_;
   if (aborted_) {
-    if (transfers_.empty()) drained.notify(sc_core::SC_ZERO_TIME);
+    if (in_flight_ == 0) drained.notify(sc_core::SC_ZERO_TIME);
     return;
   }
   launch.monitor.progress();

@@ -13,7 +13,6 @@
 // The DMA engines live as long as the core; begin() hands them a launch.
 #include <cstdint>
 #include <exception>
-#include <map>
 #include <memory>
 #include <vector>
 
@@ -58,7 +57,7 @@ class DmaSubsystem : public sc_core::sc_module {
   sc_core::sc_time issuer_time(isa::Engine issuer) const;
   void submit(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index);
 
-  std::size_t outstanding() const { return transfers_.size(); }
+  std::size_t outstanding() const { return in_flight_; }
   const DmaCounters& counters() const { return counters_; }
   // Time each kernel queue had at least one transfer outstanding.
   sc_core::sc_time queue_busy_time(std::size_t queue) const;
@@ -86,7 +85,12 @@ class DmaSubsystem : public sc_core::sc_module {
   std::vector<std::unique_ptr<DmaEngine>> engines_;
   std::vector<QueueState> queues_;
   std::vector<sc_core::sc_time> dge_free_;  // when each hardware DGE block is next free
-  std::map<std::uint32_t, std::unique_ptr<DmaTransfer>> transfers_;  // in flight, by id
+  // Every transfer object made so far; those not in flight are in free_, to be reused
+  // (no allocation per dma_copy once the pool has grown to the most in flight at once).
+  std::vector<std::unique_ptr<DmaTransfer>> pool_;
+  std::vector<DmaTransfer*> free_;
+  std::size_t in_flight_ = 0;
+  std::vector<DmaPartPlan> plans_;  // split_transfer's scratch
   std::uint32_t next_id_ = 0;
   DmaCounters counters_;
 };

@@ -1,7 +1,6 @@
 #pragma once
 // A dma_copy in flight: the instruction that issued it and its per-DMA-engine parts.
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include <systemc>
@@ -32,7 +31,9 @@ struct DmaTransfer {
   isa::Engine issuer = isa::Engine::sync;
   std::uint32_t issuer_index = 0;
   sc_core::sc_time queued;  // issue time
-  std::vector<std::unique_ptr<DmaPart>> parts;
+  // Filled before any part is queued and never resized while in flight, so pointers to
+  // the parts stay valid; a completed transfer is reused (DmaSubsystem's pool).
+  std::vector<DmaPart> parts;
   std::size_t parts_left = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ class HbmState {
   unsigned char* data = nullptr;
   memory::BandwidthShare share;
   std::vector<std::uint64_t> read, written;
+  // Completion events of b_transport calls, reused: one is taken per call and given back
+  // once it has fired (no event made and destroyed per DMA part).
+  std::vector<std::unique_ptr<sc_core::sc_event>> events;
 };
 
 }  // namespace detail
@@ -106,16 +110,19 @@ void Hbm::b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_tim
     delay = sc_core::SC_ZERO_TIME;
   }
   auto* rate = trans.get_extension<DmaRateExtension>();
-  sc_core::sc_event done;
+  if (s.events.empty()) s.events.push_back(std::make_unique<sc_core::sc_event>());
+  std::unique_ptr<sc_core::sc_event> done = std::move(s.events.back());
+  s.events.pop_back();
   memory::BandwidthShare::Flow flow;
   flow.remaining_bytes = static_cast<double>(length);
   flow.cap_bytes_per_ns = rate && rate->cap_bytes_per_ns > 0 ? rate->cap_bytes_per_ns
                           : s.port_bytes_per_ns > 0          ? s.port_bytes_per_ns
                                                              : 1.0e9;  // no limit at all
   flow.port = p;
-  flow.done = &done;
-  s.share.start(&flow);
-  sc_core::wait(done);
+  flow.done = done.get();
+  s.share.start(flow);
+  sc_core::wait(*done);
+  s.events.push_back(std::move(done));
   if (rate) rate->applied = true;
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -142,3 +142,43 @@ TEST_CASE("dma descriptors: hardware DGE for Sync and Scalar where it exists", "
   CHECK(engines::descriptor_source(isa::Engine::sync, t1) == DescriptorSource::prebuilt);
   CHECK(engines::descriptor_source(isa::Engine::gpsimd, t1) == DescriptorSource::software_dge);
 }
+
+TEST_CASE("dma split: parts are the runs of rows whose partition group is on one engine", "[dma]") {
+  // The rule, row by row: row r is on engine first_engine + ((first + r) / 8) % engines
+  // (8 = trn2's partitions_per_engine); a part is a maximal run of consecutive rows on one
+  // engine, its bytes its rows' exact share. Checked against split_transfer for every
+  // start partition, many row counts and queues of 1 to 16 engines.
+  const isa::DmaParams& p = trn2();
+  for (std::uint32_t first : {0u, 1u, 3u, 7u, 8u, 9u, 31u, 64u, 100u, 127u})
+    for (std::uint32_t rows : {1u, 2u, 7u, 8u, 9u, 17u, 28u, 64u, 128u})
+      for (std::uint8_t engines : {1, 2, 3, 5, 16}) {
+        if (first + rows > 128) continue;
+        const Load l = load(first, rows, 40, isa::DType::bf16, 2, engines);
+        const std::uint64_t total = engines::dma_transfer_bytes(l.copy);
+        auto engine_of = [&](std::uint32_t r) { return 2 + ((first + r) / 8) % engines; };
+        std::vector<engines::DmaPartPlan> expected;
+        for (std::uint32_t r = 0; r < rows;) {
+          std::uint32_t end = r + 1;
+          while (end < rows && engine_of(end) == engine_of(r))
+            ++end;
+          engines::DmaPartPlan part;
+          part.dma_engine = static_cast<std::uint8_t>(engine_of(r) % p.engines);
+          part.first_row = r;
+          part.rows = end - r;
+          part.bytes = total * end / rows - total * r / rows;
+          expected.push_back(part);
+          r = end;
+        }
+        std::vector<engines::DmaPartPlan> parts = {engines::DmaPartPlan{}};  // replaced
+        engines::split_transfer(l.kernel, l.copy, p, parts);
+        INFO("first " << first << " rows " << rows << " engines " << int{engines});
+        REQUIRE(parts.size() == expected.size());
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+          CHECK(parts[i].dma_engine == expected[i].dma_engine);
+          CHECK(parts[i].hw_queue == 0);
+          CHECK(parts[i].first_row == expected[i].first_row);
+          CHECK(parts[i].rows == expected[i].rows);
+          CHECK(parts[i].bytes == expected[i].bytes);
+        }
+      }
+}
