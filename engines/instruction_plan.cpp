@@ -34,13 +34,20 @@ bool reads_what_was_written(const Footprints& later, const Footprints& earlier) 
 
 }  // namespace
 
-std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engine,
-                                         const isa::CostParams& cost) {
+namespace {
+
+// Plans one stream in one pass over its records; with `ports`, also lists the ports each
+// instruction holds (its reads' regions, then its writes', as isa::operands lists them).
+std::vector<InstructionPlan> plan_one_stream(const isa::Kernel& k, isa::Engine engine,
+                                             const isa::CostParams& cost, memory::PortMap* ports,
+                                             PortLists* lists) {
   const auto& stream = k.stream(engine);
   std::vector<InstructionPlan> plans(stream.size());
+  if (lists) lists->first.reserve(stream.size() + 1);
   isa::InstructionStream::Reader reader(stream);
   isa::Instruction instr;
   Footprints now, previous;
+  std::vector<memory::Footprint> regions;
   for (std::size_t i = 0; reader.next(instr); ++i) {
     auto& plan = plans[i];
     now.of(k, instr);
@@ -50,35 +57,30 @@ std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engin
     plan.cycles = isa::cycles(k, instr, engine, cost, ctx);
     if (const auto* mm = std::get_if<isa::Matmul>(&instr.op))
       plan.load_cycles = static_cast<std::uint32_t>(isa::load_stationary_cycles(*mm, cost));
+    if (lists) {
+      lists->first.push_back(static_cast<std::uint32_t>(lists->ports.size()));
+      regions.assign(now.reads.begin(), now.reads.end());
+      regions.insert(regions.end(), now.writes.begin(), now.writes.end());
+      for (memory::Port* port : ports->ports_for(engine, regions))
+        lists->ports.push_back(port);
+    }
     std::swap(now, previous);
   }
+  if (lists) lists->first.push_back(static_cast<std::uint32_t>(lists->ports.size()));
   return plans;
+}
+
+}  // namespace
+
+std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engine,
+                                         const isa::CostParams& cost) {
+  return plan_one_stream(k, engine, cost, nullptr, nullptr);
 }
 
 KernelPlan plan_kernel(const isa::Kernel& k, const isa::CostParams& cost, memory::PortMap& ports) {
   KernelPlan plan;
-  for (int e = 0; e < isa::kEngineCount; ++e) {
-    const auto engine = static_cast<isa::Engine>(e);
-    plan.plans[e] = plan_stream(k, engine, cost);
-    PortLists& lists = plan.ports[e];
-    lists.first.reserve(plan.plans[e].size() + 1);
-    std::vector<memory::Footprint> regions;
-    isa::InstructionStream::Reader reader(k.stream(engine));
-    isa::Instruction instr;
-    while (reader.next(instr)) {
-      lists.first.push_back(static_cast<std::uint32_t>(lists.ports.size()));
-      regions.clear();  // reads, then writes, as isa::operands lists them
-      for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
-        if (!is_write) regions.push_back(memory::footprint(k, ap));
-      });
-      for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
-        if (is_write) regions.push_back(memory::footprint(k, ap));
-      });
-      for (memory::Port* port : ports.ports_for(engine, regions))
-        lists.ports.push_back(port);
-    }
-    lists.first.push_back(static_cast<std::uint32_t>(lists.ports.size()));
-  }
+  for (int e = 0; e < isa::kEngineCount; ++e)
+    plan.plans[e] = plan_one_stream(k, static_cast<isa::Engine>(e), cost, &ports, &plan.ports[e]);
   return plan;
 }
 

@@ -167,7 +167,7 @@ PYEOF
   cp prog/*.neff many/
   refused "launch.json with 6000 launches" run many/launch.json --timing-only --limit launches=5000
   refused "graph input [2^30, 1]" compile rows30.json -o o30
-  refused "graph input [2^29, 1] (instructions)" compile rows29.json -o o29
+  refused "graph input [2^29, 1] (instructions)" compile rows29.json -o o29 --limit instructions=1048576
   refused "graph of 12,000 nodes" compile chain.json -o oc
   # A payload entry that claims more bytes than it holds, behind a valid hash.
   $PY - <<'PYEOF'
