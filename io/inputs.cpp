@@ -181,7 +181,7 @@ std::vector<std::uint8_t> make_input(const InputSpec& spec, const isa::HbmTensor
   using Kind = InputSpec::Kind;
   if (spec.kind == Kind::file) {
     try {
-      return npy_to_tensor(read_npy(spec.path), tensor, spec.path, raw_bits, spec.cast);
+      return read_npy_tensor(spec.path, tensor, raw_bits, spec.cast);
     } catch (const Error& e) {
       spec_error(spec.text, e.what());
     }
