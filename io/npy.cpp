@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 
+#include "io/float_convert.hpp"
 #include "isa/dtype_bits.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
@@ -349,59 +350,6 @@ Conversion plan_conversion(const NpyArray& a, std::uint64_t data_bytes,
 // Elements converted a chunk at a time when a file is read (the buffer stays in cache).
 constexpr std::uint64_t kConvertChunkElems = 64 * 1024;
 
-// n float elements loaded by `load` (to fp32) and stored by `store`: one loop per pair of
-// types, the conversions inline (the per-element isa::store_fp32 call and its switch were
-// most of the time of reading a large input).
-template <typename Load, typename Store>
-void convert_loop(const std::uint8_t* src, std::size_t src_size, std::uint64_t n, std::uint8_t* dst,
-                  std::size_t dst_size, Load load, Store store) {
-  for (std::uint64_t i = 0; i < n; ++i)
-    store(load(src + i * src_size), dst + i * dst_size);
-}
-
-template <typename T>
-void store_raw(T v, std::uint8_t* p) {
-  std::memcpy(p, &v, sizeof v);
-}
-
-// Float elements into a float tensor, exactly as isa::store_fp32 stores each (the same
-// dtype_bits functions, case by case); false for any other destination.
-template <typename Load>
-bool convert_floats(const std::uint8_t* src, std::size_t src_size, std::uint64_t n, Load load,
-                    isa::DType to, std::uint8_t* dst) {
-  namespace bits = isa::dtype_bits;
-  const std::size_t dst_size = isa::dtype_size(to);
-  auto run = [&](auto store) { convert_loop(src, src_size, n, dst, dst_size, load, store); };
-  switch (to) {
-    case isa::DType::fp32:
-      run([](float v, std::uint8_t* p) { store_raw(v, p); });
-      return true;
-    case isa::DType::tf32:
-      run([](float v, std::uint8_t* p) { store_raw(bits::round_to_tf32(v), p); });
-      return true;
-    case isa::DType::bf16:
-      run([](float v, std::uint8_t* p) { store_raw(bits::fp32_to_bf16_bits(v), p); });
-      return true;
-    case isa::DType::fp16:
-      run([](float v, std::uint8_t* p) {
-        store_raw(static_cast<std::uint16_t>(bits::Fp16Format::from_fp32(v)), p);
-      });
-      return true;
-    case isa::DType::fp8_e4m3:
-      run([](float v, std::uint8_t* p) {
-        store_raw(static_cast<std::uint8_t>(bits::Fp8E4M3Format::from_fp32(v)), p);
-      });
-      return true;
-    case isa::DType::fp8_e5m2:
-      run([](float v, std::uint8_t* p) {
-        store_raw(static_cast<std::uint8_t>(bits::Fp8E5M2Format::from_fp32(v)), p);
-      });
-      return true;
-    default:
-      return false;
-  }
-}
-
 // n elements of type `from` at `src` (little-endian) into `to` at `dst`, as store_element
 // converts each.
 void convert_elements(const ElemType& from, const std::uint8_t* src, std::uint64_t n, isa::DType to,
@@ -411,7 +359,7 @@ void convert_elements(const ElemType& from, const std::uint8_t* src, std::uint64
   bool done = false;
   if (kLittleEndian && from.kind == Kind::float_) {
     if (from.size == 4)
-      done = convert_floats(
+      done = detail::convert_floats(
           src, 4, n,
           [](const std::uint8_t* p) {
             float v;
@@ -420,7 +368,7 @@ void convert_elements(const ElemType& from, const std::uint8_t* src, std::uint64
           },
           to, dst);
     else if (from.size == 2)
-      done = convert_floats(
+      done = detail::convert_floats(
           src, 2, n,
           [](const std::uint8_t* p) {
             std::uint16_t b;
@@ -429,7 +377,7 @@ void convert_elements(const ElemType& from, const std::uint8_t* src, std::uint64
           },
           to, dst);
     else if (from.size == 8)
-      done = convert_floats(
+      done = detail::convert_floats(
           src, 8, n,
           [](const std::uint8_t* p) {
             double d;
