@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -86,20 +87,25 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
   NeuronCore core("core", config, core_options);
   core.hbm.bind(hbm.socket);
   if (!options.timing_only) {
-    const memory::UninitFill fill =
-        options.fill_uninitialised ? memory::UninitFill::poison : memory::UninitFill::zero;
+    // Inputs go into HBM straight from the caller's bytes. Every other tensor starts
+    // uninitialised: zero needs no writing (the Hbm was just made, and its untouched pages
+    // read as zero); a poison fill is written a chunk at a time.
+    std::vector<std::uint8_t> chunk;
     for (const auto& t : seq.tensors) {
-      auto given = result.tensors.find(t.name);
-      std::vector<std::uint8_t> bytes;
-      if (given != result.tensors.end()) {
-        bytes = given->second;
-      } else {
-        const isa::HbmTensor h = t.as_hbm_tensor();
-        bytes.resize(h.bytes());
-        memory::fill_uninitialised(bytes.data(), bytes.size(), h.dtype, fill,
-                                   config.uninitialised_int_fill);
+      const std::uint64_t address = addresses.at(t.name);
+      if (auto given = options.inputs.find(t.name); given != options.inputs.end()) {
+        hbm.write(address, given->second.data(), given->second.size());
+        continue;
       }
-      hbm.write(addresses.at(t.name), bytes.data(), bytes.size());
+      if (!options.fill_uninitialised) continue;
+      const isa::HbmTensor h = t.as_hbm_tensor();
+      constexpr std::uint64_t kChunkBytes = 1 << 20;  // a whole number of elements of any dtype
+      chunk.resize(static_cast<std::size_t>(std::min(kChunkBytes, h.bytes())));
+      memory::fill_uninitialised(chunk.data(), chunk.size(), h.dtype, memory::UninitFill::poison,
+                                 config.uninitialised_int_fill);
+      for (std::uint64_t at = 0; at < h.bytes(); at += chunk.size())
+        hbm.write(address + at, chunk.data(),
+                  std::min<std::uint64_t>(chunk.size(), h.bytes() - at));
     }
   }
 
@@ -151,6 +157,7 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
   result.timeline = schedule_launches(config.host, device_ns);
   if (!options.timing_only)
     for (const auto& t : seq.tensors) {
+      if (t.role != ProgramTensor::Role::output) continue;
       std::vector<std::uint8_t> bytes(t.as_hbm_tensor().bytes());
       hbm.read(addresses.at(t.name), bytes.data(), bytes.size());
       result.tensors[t.name] = std::move(bytes);
@@ -185,14 +192,11 @@ SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfi
     if (bytes.size() != t->as_hbm_tensor().bytes())
       throw Error(seq.path + ": input '" + name + "' has " + std::to_string(bytes.size()) +
                   " bytes, the tensor needs " + std::to_string(t->as_hbm_tensor().bytes()));
-    result.tensors[name] = bytes;
   }
   for (const auto& t : seq.tensors)
-    if (t.role == ProgramTensor::Role::input && !result.tensors.count(t.name)) {
-      if (!options.timing_only)
-        throw Error(seq.path + ": program input '" + t.name + "' not given");
-      result.tensors[t.name] = std::vector<std::uint8_t>(t.as_hbm_tensor().bytes());
-    }
+    if (t.role == ProgramTensor::Role::input && !options.inputs.count(t.name) &&
+        !options.timing_only)
+      throw Error(seq.path + ": program input '" + t.name + "' not given");
 
   std::string staging;
   if (!options.profile_dir.empty()) {
@@ -218,7 +222,6 @@ SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfi
     }
     throw;
   }
-  if (options.timing_only) result.tensors.clear();
   return result;
 }
 

@@ -40,7 +40,7 @@ struct LaunchRun {
 struct SequenceResult {
   std::vector<LaunchRun> launches;
   profile::HostTimeline timeline;
-  TensorBytes tensors;  // every program tensor after the last launch (empty: timing only)
+  TensorBytes tensors;  // every program output after the last launch (empty: timing only)
 };
 
 // Checks every NEFF and binding first (nothing runs if one is wrong), then runs the

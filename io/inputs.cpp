@@ -1,14 +1,17 @@
 // Input specs: parsing, deterministic generators, and matching specs to a kernel's inputs.
 #include "io/inputs.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <map>
 
+#include "io/float_convert.hpp"
 #include "io/npy.hpp"
 #include "isa/dtype.hpp"
 #include "isa/error.hpp"
+#include "isa/parallel.hpp"
 
 namespace neuronsim::io {
 
@@ -96,13 +99,65 @@ constexpr Generator kGenerators[] = {
     {"normal", InputSpec::Kind::normal, 2, "normal:MEAN,STD"},
 };
 
-// Every element of `tensor` set to what `next_value` returns, rounded into its dtype.
+// Generated elements go through a buffer of this many fp32 values at a time (it stays in
+// cache), then into the tensor's dtype (io/float_convert.hpp).
+constexpr std::uint64_t kChunk = 64 * 1024;
+
+// Every element of `tensor` set to what `next_value` returns (in element order), rounded
+// to fp32 and then into the tensor's dtype.
 template <typename NextValue>
 std::vector<std::uint8_t> generate(const isa::HbmTensor& tensor, NextValue next_value) {
   const std::size_t size = isa::dtype_size(tensor.dtype);
-  std::vector<std::uint8_t> out(tensor.elems() * size);
-  for (std::uint64_t i = 0; i < tensor.elems(); ++i)
-    isa::store_fp32(tensor.dtype, static_cast<float>(next_value()), out.data() + i * size);
+  const std::uint64_t n = tensor.elems();
+  std::vector<std::uint8_t> out(n * size);
+  std::vector<float> values(std::min(n, kChunk));
+  for (std::uint64_t at = 0; at < n; at += kChunk) {
+    const std::uint64_t count = std::min(kChunk, n - at);
+    for (std::uint64_t i = 0; i < count; ++i)
+      values[i] = static_cast<float>(next_value());
+    store_fp32_elements(values.data(), count, tensor.dtype, out.data() + at * size);
+  }
+  return out;
+}
+
+// The normal generator: Box-Muller, each pair of uniforms (u1, u2) giving r cos(theta) and
+// then r sin(theta), r = sqrt(-2 log(1 - u1)), theta = 2 pi u2, scaled to mean + std * z.
+// The draws are sequential, the logarithms and sines (most of the time) are not: a chunk's
+// draws come first, then its pairs are transformed in parts on the numerics threads
+// (isa/parallel.hpp). Each element is computed whole by one thread with the same
+// operations, so the bytes are those of the one-thread loop, for any thread count.
+std::vector<std::uint8_t> generate_normal(const isa::HbmTensor& tensor, Xoshiro256& rng,
+                                          double mean, double std_dev) {
+  const std::size_t size = isa::dtype_size(tensor.dtype);
+  const std::uint64_t n = tensor.elems();
+  std::vector<std::uint8_t> out(n * size);
+  constexpr std::uint64_t kPairs = kChunk / 2;
+  std::vector<double> u1(std::min(kPairs, (n + 1) / 2)), u2(u1.size());
+  std::vector<float> values(2 * u1.size());
+  constexpr std::size_t kParts = 8;
+  for (std::uint64_t at = 0; at < n; at += kChunk) {
+    const std::uint64_t count = std::min(kChunk, n - at);
+    const std::uint64_t pairs = (count + 1) / 2;  // an odd tail draws a last pair all the same
+    for (std::uint64_t p = 0; p < pairs; ++p) {
+      u1[p] = 1.0 - rng.unit();  // (0, 1]: log(u1) is finite
+      u2[p] = rng.unit();
+    }
+    auto transform = [&](std::size_t part) {
+      const std::uint64_t begin = pairs * part / kParts, end = pairs * (part + 1) / kParts;
+      for (std::uint64_t p = begin; p < end; ++p) {
+        const double r = std::sqrt(-2.0 * std::log(u1[p]));
+        const double theta = kTwoPi * u2[p];
+        values[2 * p] = static_cast<float>(mean + std_dev * (r * std::cos(theta)));
+        values[2 * p + 1] = static_cast<float>(mean + std_dev * (r * std::sin(theta)));
+      }
+    };
+    if (pairs >= 1024)
+      isa::parallel_for(kParts, transform);
+    else
+      for (std::size_t part = 0; part < kParts; ++part)
+        transform(part);
+    store_fp32_elements(values.data(), count, tensor.dtype, out.data() + at * size);
+  }
   return out;
 }
 
@@ -181,7 +236,7 @@ std::vector<std::uint8_t> make_input(const InputSpec& spec, const isa::HbmTensor
   using Kind = InputSpec::Kind;
   if (spec.kind == Kind::file) {
     try {
-      return npy_to_tensor(read_npy(spec.path), tensor, spec.path, raw_bits, spec.cast);
+      return read_npy_tensor(spec.path, tensor, raw_bits, spec.cast);
     } catch (const Error& e) {
       spec_error(spec.text, e.what());
     }
@@ -197,24 +252,8 @@ std::vector<std::uint8_t> make_input(const InputSpec& spec, const isa::HbmTensor
       return generate(tensor, [&] { return spec.a; });
     case Kind::uniform:
       return generate(tensor, [&] { return spec.a + (spec.b - spec.a) * rng.unit(); });
-    case Kind::normal: {
-      // Box-Muller: each pair of uniforms gives two independent standard normals.
-      double spare = 0;
-      bool have_spare = false;
-      return generate(tensor, [&] {
-        if (have_spare) {
-          have_spare = false;
-          return spec.a + spec.b * spare;
-        }
-        const double u1 = 1.0 - rng.unit();  // (0, 1]: log(u1) is finite
-        const double u2 = rng.unit();
-        const double r = std::sqrt(-2.0 * std::log(u1));
-        const double theta = kTwoPi * u2;
-        spare = r * std::sin(theta);
-        have_spare = true;
-        return spec.a + spec.b * (r * std::cos(theta));
-      });
-    }
+    case Kind::normal:
+      return generate_normal(tensor, rng, spec.a, spec.b);
     case Kind::file:
       break;
   }

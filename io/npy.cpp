@@ -3,11 +3,14 @@
 // 64-byte boundary and ended by '\n', then the raw elements.
 #include "io/npy.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <limits>
 #include <optional>
 
+#include "io/float_convert.hpp"
+#include "isa/dtype_bits.hpp"
 #include "isa/error.hpp"
 #include "isa/file_io.hpp"
 
@@ -236,6 +239,159 @@ bool is_widened(isa::DType t) {
          t == isa::DType::fp8_e5m2;
 }
 
+// Where a file's elements are: after the magic, version, header length and header.
+struct NpyLayout {
+  std::uint64_t data_offset = 0;
+  std::uint64_t data_bytes = 0;
+};
+
+// Checks the magic, version, header and data size of a .npy file of `file_size` bytes whose
+// first `have` bytes (all of them, or at least the magic, version, length and header) are
+// at `bytes`; returns the array without its data, and where the data is.
+NpyArray parse_header(const std::uint8_t* bytes, std::size_t have, std::uint64_t file_size,
+                      const std::string& source, NpyLayout& layout) {
+  auto fail = [&](const std::string& reason) -> Error { return Error(source + ": " + reason); };
+  if (file_size < kMagicLen + 2 || std::memcmp(bytes, kMagic, kMagicLen) != 0)
+    throw fail("not a .npy file (bad magic)");
+  const int major = bytes[6], minor = bytes[7];
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    throw fail("unsupported .npy format version " + std::to_string(major) + "." +
+               std::to_string(minor) + " (1.0, 2.0 and 3.0 are read)");
+  const std::size_t len_size = major == 1 ? 2 : 4;
+  const std::size_t prefix = kMagicLen + 2 + len_size;
+  if (file_size < prefix) throw fail("truncated: the file ends inside the header length");
+  const std::uint64_t header_len = load_le(bytes + kMagicLen + 2, len_size);
+  if (header_len > kMaxHeaderLen)
+    throw fail("header too long (" + std::to_string(header_len) + " bytes, at most " +
+               std::to_string(kMaxHeaderLen) + ")");
+  if (file_size < prefix + header_len)
+    throw fail("truncated: the file ends inside the " + std::to_string(header_len) +
+               "-byte header");
+  if (have < prefix + header_len) throw fail("internal: the header was not read whole");
+  // Versions 1.0 and 2.0 are latin-1, 3.0 is utf-8; the keys and values read are ASCII.
+  const std::string header(bytes + prefix, bytes + prefix + header_len);
+  NpyArray a;
+  HeaderParser(header, source).parse(a);
+  if (a.descr.size() == 3 && a.descr[0] == '>')
+    throw fail("big-endian dtype '" + a.descr + "' is not supported (use little-endian)");
+  const auto type = elem_type(a.descr);
+  if (!type)
+    throw fail("dtype '" + a.descr +
+               "' is not supported (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 |b1)");
+  const auto data_size = checked_size(a.shape, type->size);
+  const std::uint64_t data_have = file_size - prefix - header_len;
+  if (!data_size) throw fail("shape " + shape_text(a.shape) + " is too large");
+  if (data_have != *data_size)
+    throw fail((data_have < *data_size ? "truncated: " : "size mismatch: ") +
+               std::string("shape ") + shape_text(a.shape) + " of '" + a.descr + "' needs " +
+               std::to_string(*data_size) + " data bytes, the file has " +
+               std::to_string(data_have));
+  layout.data_offset = prefix + header_len;
+  layout.data_bytes = *data_size;
+  return a;
+}
+
+// The header of an open file, read with the prefix before it (at most a few KiB).
+NpyArray read_header(const InputFile& file, NpyLayout& layout) {
+  constexpr std::uint64_t kLongestPrefix = kMagicLen + 2 + 4 + kMaxHeaderLen;
+  std::uint8_t first[kMagicLen + 2 + 4] = {};
+  const std::size_t have_first =
+      static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), sizeof first));
+  file.read_at(0, first, have_first);
+  std::vector<std::uint8_t> prefix(first, first + have_first);
+  if (have_first >= kMagicLen + 2 + 2 && std::memcmp(first, kMagic, kMagicLen) == 0) {
+    // The whole header, once its length is known (checked against the limit first).
+    const std::size_t len_size = first[6] == 1 ? 2 : 4;
+    const std::uint64_t header_len = load_le(first + kMagicLen + 2, len_size);
+    const std::uint64_t want = std::min<std::uint64_t>(
+        {file.size(), kMagicLen + 2 + len_size + std::min<std::uint64_t>(header_len, kMaxHeaderLen),
+         kLongestPrefix});
+    if (want > prefix.size()) {
+      prefix.resize(static_cast<std::size_t>(want));
+      file.read_at(have_first, prefix.data() + have_first, prefix.size() - have_first);
+    }
+  }
+  return parse_header(prefix.data(), prefix.size(), file.size(), file.path(), layout);
+}
+
+// How an array's elements become a tensor's: byte for byte, or converted from `from`.
+struct Conversion {
+  bool same_bytes = false;
+  ElemType from{Kind::float_, 4};
+};
+
+// The checks of npy_to_tensor, in its order: shape, dtype, data size, integers for floats.
+Conversion plan_conversion(const NpyArray& a, std::uint64_t data_bytes,
+                           const isa::HbmTensor& tensor, const std::string& source, bool raw_bits,
+                           bool cast) {
+  if (a.shape != tensor.shape)
+    throw Error(source + ": tensor " + tensor.name + " expects shape " + shape_text(tensor.shape) +
+                ", got " + shape_text(a.shape));
+  const auto type = elem_type(a.descr);
+  if (!type) throw Error(source + ": dtype '" + a.descr + "' is not supported");
+  if (data_bytes != a.elems() * type->size)
+    throw Error(source + ": data size does not match shape " + shape_text(a.shape));
+  const bool same_bytes = a.descr == npy_descr(tensor.dtype, false) && !is_widened(tensor.dtype);
+  const bool bit_patterns =
+      raw_bits && is_widened(tensor.dtype) && a.descr == npy_descr(tensor.dtype, true);
+  if (same_bytes || bit_patterns) return {true, *type};
+  // Integers for a float tensor are most often bit patterns saved without --raw-bits (bf16
+  // as uint16); read as values they run with nonsense and exit 0, so they need a word.
+  if (isa::is_float(tensor.dtype) &&
+      (type->kind == Kind::signed_ || type->kind == Kind::unsigned_) && !raw_bits && !cast)
+    throw Error(source + ": tensor " + tensor.name + " is " +
+                std::string(isa::dtype_name(tensor.dtype)) + " but the file holds integers ('" +
+                a.descr +
+                "'): give --raw-bits if they are bit patterns, add ,cast after the file name "
+                "to convert the integer values, or save floats");
+  return {false, *type};
+}
+
+// Elements converted a chunk at a time when a file is read (the buffer stays in cache).
+constexpr std::uint64_t kConvertChunkElems = 64 * 1024;
+
+// n elements of type `from` at `src` (little-endian) into `to` at `dst`, as store_element
+// converts each.
+void convert_elements(const ElemType& from, const std::uint8_t* src, std::uint64_t n, isa::DType to,
+                      std::uint8_t* dst) {
+  namespace bits = isa::dtype_bits;
+  constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+  bool done = false;
+  if (kLittleEndian && from.kind == Kind::float_) {
+    if (from.size == 4)
+      done = detail::convert_floats(
+          src, 4, n,
+          [](const std::uint8_t* p) {
+            float v;
+            std::memcpy(&v, p, 4);
+            return v;
+          },
+          to, dst);
+    else if (from.size == 2)
+      done = detail::convert_floats(
+          src, 2, n,
+          [](const std::uint8_t* p) {
+            std::uint16_t b;
+            std::memcpy(&b, p, 2);
+            return bits::Fp16Format::to_fp32(b);
+          },
+          to, dst);
+    else if (from.size == 8)
+      done = detail::convert_floats(
+          src, 8, n,
+          [](const std::uint8_t* p) {
+            double d;
+            std::memcpy(&d, p, 8);
+            return static_cast<float>(d);
+          },
+          to, dst);
+  }
+  if (done) return;
+  const std::size_t out_size = isa::dtype_size(to);
+  for (std::uint64_t i = 0; i < n; ++i)
+    store_element(from, src + i * from.size, to, dst + i * out_size);
+}
+
 }  // namespace
 
 std::uint64_t NpyArray::elems() const {
@@ -252,74 +408,52 @@ std::uint64_t npy_max_file_bytes(std::uint64_t elems) {
 }
 
 NpyArray read_npy(const std::string& path) {
-  return parse_npy(read_file(path, Limit::npy_file_bytes), path);
+  const InputFile file(path, Limit::npy_file_bytes);
+  NpyLayout layout;
+  NpyArray a = read_header(file, layout);
+  a.data.resize(static_cast<std::size_t>(layout.data_bytes));
+  file.read_at(layout.data_offset, a.data.data(), a.data.size());
+  return a;
 }
 
 NpyArray parse_npy(const std::vector<std::uint8_t>& bytes, const std::string& source) {
-  auto fail = [&](const std::string& reason) -> Error { return Error(source + ": " + reason); };
-  if (bytes.size() < kMagicLen + 2 || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
-    throw fail("not a .npy file (bad magic)");
-  const int major = bytes[6], minor = bytes[7];
-  if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    throw fail("unsupported .npy format version " + std::to_string(major) + "." +
-               std::to_string(minor) + " (1.0, 2.0 and 3.0 are read)");
-  const std::size_t len_size = major == 1 ? 2 : 4;
-  const std::size_t prefix = kMagicLen + 2 + len_size;
-  if (bytes.size() < prefix) throw fail("truncated: the file ends inside the header length");
-  const std::uint64_t header_len = load_le(bytes.data() + kMagicLen + 2, len_size);
-  if (header_len > kMaxHeaderLen)
-    throw fail("header too long (" + std::to_string(header_len) + " bytes, at most " +
-               std::to_string(kMaxHeaderLen) + ")");
-  if (bytes.size() < prefix + header_len)
-    throw fail("truncated: the file ends inside the " + std::to_string(header_len) +
-               "-byte header");
-  // Versions 1.0 and 2.0 are latin-1, 3.0 is utf-8; the keys and values read are ASCII.
-  const std::string header(bytes.begin() + prefix, bytes.begin() + prefix + header_len);
-  NpyArray a;
-  HeaderParser(header, source).parse(a);
-  if (a.descr.size() == 3 && a.descr[0] == '>')
-    throw fail("big-endian dtype '" + a.descr + "' is not supported (use little-endian)");
-  const auto type = elem_type(a.descr);
-  if (!type)
-    throw fail("dtype '" + a.descr +
-               "' is not supported (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 |b1)");
-  const auto data_size = checked_size(a.shape, type->size);
-  const std::uint64_t have = bytes.size() - prefix - header_len;
-  if (!data_size) throw fail("shape " + shape_text(a.shape) + " is too large");
-  if (have != *data_size)
-    throw fail((have < *data_size ? "truncated: " : "size mismatch: ") + std::string("shape ") +
-               shape_text(a.shape) + " of '" + a.descr + "' needs " + std::to_string(*data_size) +
-               " data bytes, the file has " + std::to_string(have));
-  a.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(prefix + header_len), bytes.end());
+  NpyLayout layout;
+  NpyArray a = parse_header(bytes.data(), bytes.size(), bytes.size(), source, layout);
+  a.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(layout.data_offset), bytes.end());
   return a;
 }
 
 std::vector<std::uint8_t> npy_to_tensor(const NpyArray& a, const isa::HbmTensor& tensor,
                                         const std::string& source, bool raw_bits, bool cast) {
-  if (a.shape != tensor.shape)
-    throw Error(source + ": tensor " + tensor.name + " expects shape " + shape_text(tensor.shape) +
-                ", got " + shape_text(a.shape));
-  const auto type = elem_type(a.descr);
-  if (!type) throw Error(source + ": dtype '" + a.descr + "' is not supported");
-  if (a.data.size() != a.elems() * type->size)
-    throw Error(source + ": data size does not match shape " + shape_text(a.shape));
+  const Conversion c = plan_conversion(a, a.data.size(), tensor, source, raw_bits, cast);
+  if (c.same_bytes) return a.data;
+  std::vector<std::uint8_t> out(tensor.bytes());
+  convert_elements(c.from, a.data.data(), a.elems(), tensor.dtype, out.data());
+  return out;
+}
+
+std::vector<std::uint8_t> read_npy_tensor(const std::string& path, const isa::HbmTensor& tensor,
+                                          bool raw_bits, bool cast) {
+  const InputFile file(path, Limit::npy_file_bytes);
+  NpyLayout layout;
+  const NpyArray a = read_header(file, layout);
+  const Conversion c = plan_conversion(a, layout.data_bytes, tensor, path, raw_bits, cast);
+  const ElemType from = c.from;
+  std::vector<std::uint8_t> out(tensor.bytes());
+  if (c.same_bytes) {  // straight into the tensor
+    file.read_at(layout.data_offset, out.data(), out.size());
+    return out;
+  }
+  // Piece by piece through a buffer that stays in cache, converted into the tensor.
+  const std::uint64_t elems = a.elems();
   const std::size_t out_size = isa::dtype_size(tensor.dtype);
-  const bool same_bytes = a.descr == npy_descr(tensor.dtype, false) && !is_widened(tensor.dtype);
-  const bool bit_patterns =
-      raw_bits && is_widened(tensor.dtype) && a.descr == npy_descr(tensor.dtype, true);
-  if (same_bytes || bit_patterns) return a.data;
-  // Integers for a float tensor are most often bit patterns saved without --raw-bits (bf16
-  // as uint16); read as values they run with nonsense and exit 0, so they need a word.
-  if (isa::is_float(tensor.dtype) &&
-      (type->kind == Kind::signed_ || type->kind == Kind::unsigned_) && !raw_bits && !cast)
-    throw Error(source + ": tensor " + tensor.name + " is " +
-                std::string(isa::dtype_name(tensor.dtype)) + " but the file holds integers ('" +
-                a.descr +
-                "'): give --raw-bits if they are bit patterns, add ,cast after the file name "
-                "to convert the integer values, or save floats");
-  std::vector<std::uint8_t> out(a.elems() * out_size);
-  for (std::uint64_t i = 0; i < a.elems(); ++i)
-    store_element(*type, a.data.data() + i * type->size, tensor.dtype, out.data() + i * out_size);
+  std::vector<std::uint8_t> buffer(kConvertChunkElems * from.size);
+  for (std::uint64_t at = 0; at < elems; at += kConvertChunkElems) {
+    const std::uint64_t n = std::min<std::uint64_t>(kConvertChunkElems, elems - at);
+    file.read_at(layout.data_offset + at * from.size, buffer.data(),
+                 static_cast<std::size_t>(n * from.size));
+    convert_elements(from, buffer.data(), n, tensor.dtype, out.data() + at * out_size);
+  }
   return out;
 }
 
@@ -354,7 +488,11 @@ std::string npy_descr(isa::DType dtype, bool raw_bits) {
   throw Error("npy: unknown dtype " + std::to_string(static_cast<int>(dtype)));
 }
 
-std::vector<std::uint8_t> encode_npy(isa::DType dtype, const std::vector<std::uint64_t>& shape,
+namespace {
+
+// The magic, version, header length and header of a .npy file of `bytes` (dtype elements,
+// row-major, of `shape`), exactly as numpy.lib.format._write_array_header builds them.
+std::vector<std::uint8_t> npy_prefix(isa::DType dtype, const std::vector<std::uint64_t>& shape,
                                      const std::vector<std::uint8_t>& bytes, bool raw_bits) {
   const std::size_t in_size = isa::dtype_size(dtype);
   const auto expected = checked_size(shape, in_size);
@@ -362,8 +500,6 @@ std::vector<std::uint8_t> encode_npy(isa::DType dtype, const std::vector<std::ui
     throw Error("npy: " + std::to_string(bytes.size()) + " bytes do not hold a " +
                 std::string(isa::dtype_name(dtype)) + " array of shape " + shape_text(shape));
   const std::string descr = npy_descr(dtype, raw_bits);
-
-  // The header exactly as numpy.lib.format._write_array_header builds it.
   std::string header =
       "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
   if (!shape.empty()) {
@@ -385,28 +521,83 @@ std::vector<std::uint8_t> encode_npy(isa::DType dtype, const std::vector<std::ui
   for (std::size_t i = 0; i < len_size; ++i)
     out.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
   out.insert(out.end(), header.begin(), header.end());
+  return out;
+}
 
+// n elements of a widened dtype (bf16, tf32, fp8) at `src` as little-endian float32 at
+// `dst`: every one of their values is exactly an fp32 value (isa::load_fp32, inline).
+void widen_elements(isa::DType dtype, const std::uint8_t* src, std::size_t n, std::uint8_t* dst) {
+  namespace bits = isa::dtype_bits;
+  auto run = [&](std::size_t in_size, auto to_fp32_bits) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t b = to_fp32_bits(src + i * in_size);
+      if constexpr (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+        std::memcpy(dst + i * 4, &b, 4);
+      } else {
+        for (int k = 0; k < 4; ++k)
+          dst[i * 4 + k] = static_cast<std::uint8_t>(b >> (8 * k));
+      }
+    }
+  };
+  switch (dtype) {
+    case isa::DType::bf16:
+      return run(2, [](const std::uint8_t* p) {
+        return std::uint32_t{static_cast<std::uint16_t>(load_le(p, 2))} << 16;
+      });
+    case isa::DType::tf32:  // a stored tf32 keeps its value (isa::load_fp32 rounds it again)
+      return run(4, [](const std::uint8_t* p) {
+        return bits::float_bits(
+            bits::round_to_tf32(bits::bits_float(static_cast<std::uint32_t>(load_le(p, 4)))));
+      });
+    case isa::DType::fp8_e4m3:
+      return run(1, [](const std::uint8_t* p) { return bits::kFp8E4M3ToFp32[*p]; });
+    case isa::DType::fp8_e5m2:
+      return run(1, [](const std::uint8_t* p) { return bits::kFp8E5M2ToFp32[*p]; });
+    default:
+      throw Error("npy: " + std::string(isa::dtype_name(dtype)) + " is not widened");
+  }
+}
+
+// Elements widened a chunk at a time when a file is written.
+constexpr std::size_t kWidenChunkElems = 64 * 1024;
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_npy(isa::DType dtype, const std::vector<std::uint64_t>& shape,
+                                     const std::vector<std::uint8_t>& bytes, bool raw_bits) {
+  std::vector<std::uint8_t> out = npy_prefix(dtype, shape, bytes, raw_bits);
   if (raw_bits || !is_widened(dtype)) {
     out.insert(out.end(), bytes.begin(), bytes.end());
     return out;
   }
-  // Widen to float32: every bf16, tf32 and fp8 value is exactly an fp32 value.
+  const std::size_t in_size = isa::dtype_size(dtype);
   const std::size_t elems = bytes.size() / in_size;
   const std::size_t data_at = out.size();
   out.resize(data_at + elems * 4);
-  for (std::size_t i = 0; i < elems; ++i) {
-    const float v = isa::load_fp32(dtype, bytes.data() + i * in_size);
-    std::uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    for (int b = 0; b < 4; ++b)
-      out[data_at + i * 4 + b] = static_cast<std::uint8_t>(bits >> (8 * b));
-  }
+  widen_elements(dtype, bytes.data(), elems, out.data() + data_at);
   return out;
 }
 
 void write_npy(const std::string& path, isa::DType dtype, const std::vector<std::uint64_t>& shape,
                const std::vector<std::uint8_t>& bytes, bool raw_bits) {
-  write_file_atomic(path, encode_npy(dtype, shape, bytes, raw_bits));
+  // Written in parts: the header, then the elements as they are (or widened a chunk at a
+  // time), never the whole file built in memory first.
+  const std::vector<std::uint8_t> prefix = npy_prefix(dtype, shape, bytes, raw_bits);
+  AtomicFile file(path);
+  file.write(prefix.data(), prefix.size());
+  if (raw_bits || !is_widened(dtype)) {
+    file.write(bytes.data(), bytes.size());
+  } else {
+    const std::size_t in_size = isa::dtype_size(dtype);
+    const std::size_t elems = bytes.size() / in_size;
+    std::vector<std::uint8_t> widened(std::min(elems, kWidenChunkElems) * 4);
+    for (std::size_t at = 0; at < elems; at += kWidenChunkElems) {
+      const std::size_t n = std::min(kWidenChunkElems, elems - at);
+      widen_elements(dtype, bytes.data() + at * in_size, n, widened.data());
+      file.write(widened.data(), n * 4);
+    }
+  }
+  file.commit();
 }
 
 }  // namespace neuronsim::io

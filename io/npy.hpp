@@ -33,6 +33,11 @@ NpyArray parse_npy(const std::vector<std::uint8_t>& bytes, const std::string& so
 std::vector<std::uint8_t> npy_to_tensor(const NpyArray& a, const isa::HbmTensor& tensor,
                                         const std::string& source, bool raw_bits = false,
                                         bool cast = false);
+// read_npy then npy_to_tensor, with the same checks and errors, but the file's elements go
+// straight into the tensor's bytes (converted a chunk at a time when the dtypes differ):
+// no copy of the whole file in memory.
+std::vector<std::uint8_t> read_npy_tensor(const std::string& path, const isa::HbmTensor& tensor,
+                                          bool raw_bits = false, bool cast = false);
 
 // The largest .npy file that can hold `elems` elements of any dtype read (8-byte ones at
 // most) with the longest header read: the bound a reader checks before reading a file.

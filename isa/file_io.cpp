@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "isa/error.hpp"
 
@@ -84,6 +85,28 @@ std::vector<std::uint8_t> read_file(const std::string& path, Limit kind) {
   return bytes;
 }
 
+InputFile::InputFile(const std::string& path, Limit kind) : path_(path) {
+  Descriptor d;
+  size_ = open_regular(path, kind, d);
+  fd_ = std::exchange(d.fd, -1);
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void InputFile::read_at(std::uint64_t offset, void* data, std::size_t bytes) const {
+  auto* out = static_cast<std::uint8_t*>(data);
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::pread(fd_, out + done, bytes - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(path_ + ": read failed: " + system_reason());
+    if (n == 0) throw Error(path_ + ": the file shrank while it was read");
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 std::string read_text_file(const std::string& path, Limit kind) {
   auto bytes = read_file(path, kind);
   return std::string(bytes.begin(), bytes.end());
@@ -131,31 +154,56 @@ void commit_temp(const std::string& tmp, const std::string& path) {
   }
 }
 
-void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
+AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   const TempFile tmp = create_temp_beside(path);
-  // A stream target is written in place: never unlinked, never renamed over.
-  auto discard = [&] {
-    if (!tmp.direct) ::unlink(tmp.path.c_str());
-  };
+  fd_ = tmp.fd;
+  temp_path_ = tmp.path;
+  direct_ = tmp.direct;
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_path_.empty()) discard();
+}
+
+// A stream target is written in place: never unlinked, never renamed over.
+void AtomicFile::discard() {
+  if (!direct_) ::unlink(temp_path_.c_str());
+  temp_path_.clear();
+}
+
+void AtomicFile::write(const void* data, std::size_t size) {
+  if (fd_ < 0) throw Error(path_ + ": write failed: the file is already closed");
   const auto* bytes = static_cast<const std::uint8_t*>(data);
   std::size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::write(tmp.fd, bytes + done, size - done);
+    const ssize_t n = ::write(fd_, bytes + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       const std::string reason = system_reason();
-      ::close(tmp.fd);
+      ::close(std::exchange(fd_, -1));
       discard();
-      throw Error(path + ": write failed: " + reason);
+      throw Error(path_ + ": write failed: " + reason);
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(tmp.fd) != 0) {
+}
+
+void AtomicFile::commit() {
+  if (fd_ < 0) throw Error(path_ + ": write failed: the file is already closed");
+  if (::close(std::exchange(fd_, -1)) != 0) {
     const std::string reason = system_reason();
     discard();
-    throw Error(path + ": write failed: " + reason);
+    throw Error(path_ + ": write failed: " + reason);
   }
-  if (!tmp.direct) commit_temp(tmp.path, path);
+  const std::string temp = std::exchange(temp_path_, std::string());
+  if (!direct_) commit_temp(temp, path_);  // removes the temporary if it fails
+}
+
+void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
+  AtomicFile file(path);
+  file.write(data, size);
+  file.commit();
 }
 
 }  // namespace neuronsim

@@ -27,6 +27,27 @@ std::string read_text_file(const std::string& path, Limit kind);
 // readers that stream the file themselves).
 std::uint64_t check_input_file(const std::string& path, Limit kind);
 
+// A regular file within `kind`'s limit (the checks of read_file), open for reading parts
+// of it where they are needed: a large file is read straight into its destination, with
+// no whole-file buffer.
+class InputFile {
+ public:
+  InputFile(const std::string& path, Limit kind);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  std::uint64_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+  // Exactly `bytes` bytes from `offset`; an error names the file if it has fewer.
+  void read_at(std::uint64_t offset, void* data, std::size_t bytes) const;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
 void write_file_atomic(const std::string& path, const void* data, std::size_t size);
 inline void write_file_atomic(const std::string& path, std::string_view text) {
   write_file_atomic(path, text.data(), text.size());
@@ -34,6 +55,27 @@ inline void write_file_atomic(const std::string& path, std::string_view text) {
 inline void write_file_atomic(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   write_file_atomic(path, bytes.data(), bytes.size());
 }
+
+// An all-or-nothing output written in parts (a large output need not be built whole in
+// memory first): nothing appears at `path` until commit(); destroyed uncommitted, or after
+// an error, it leaves nothing behind. write_file_atomic is one write and a commit.
+class AtomicFile {
+ public:
+  explicit AtomicFile(const std::string& path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const void* data, std::size_t size);
+  void commit();
+
+ private:
+  void discard();
+  std::string path_;
+  int fd_ = -1;
+  std::string temp_path_;
+  bool direct_ = false;  // a stream written in place (see TempFile)
+};
 
 // A new, empty temporary file beside `path` (same directory, so rename() is atomic), open
 // for writing, with the permissions a plain create would give (0666 & ~umask). When `path`

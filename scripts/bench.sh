@@ -30,7 +30,8 @@ for b in data["benchmarks"]:
     if b.get("error_occurred"):
         print(f"| {b['name']} | error: {b.get('error_message', '')} | | | |")
         continue
-    name = b["name"].replace("/real_time", "").replace("/iterations:1/repeats:1", "")
+    name = b["name"].replace("/real_time", "").replace("/manual_time", "")
+    name = name.replace("/iterations:1/repeats:1", "")
     ms = b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
     ips = f"{b['instr/s'] / 1e6:.3f} M" if "instr/s" in b else ""
     ratio = f"{b['vs_ceiling']:.3f}" if "vs_ceiling" in b else ""

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) {
-      sizes = {100, 20, 40, 100, 1000, 1000, 20};
+      sizes = {100, 20, 40, 100, 1000, 1000, 20, {128}, 1, 1};
       continue;
     }
     args.push_back(argv[i]);
@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     register_formats();
     register_numerics();
     register_process();
+    register_process_gemm();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     std::filesystem::remove_all(the_world->tmp_dir);

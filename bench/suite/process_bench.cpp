@@ -2,10 +2,6 @@
 // instructions): wall time from spawn to exit (loading, setup, simulation, exit) and its
 // peak resident memory per instruction (above a run of one instruction per engine);
 // timing only, with full numerics, and with a profile directory (a trace is written).
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,10 +12,9 @@
 #include <vector>
 
 #include "bench/common/bench_kernels.hpp"
+#include "bench/suite/spawn.hpp"
 #include "bench/suite/world.hpp"
 #include "neff/neff.hpp"
-
-extern char** environ;
 
 namespace neuronsim::bench {
 
@@ -40,20 +35,7 @@ bool run_child(const std::vector<std::string>& args, const std::string& rss_file
   std::vector<std::string> full;
   if (have_time) full = {"/usr/bin/time", "-f", "%M", "-o", rss_file};
   full.insert(full.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (const std::string& a : full)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int err = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) return false;
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return false;
+  if (!run_process(full)) return false;
   peak_kib = -1;
   if (have_time) std::ifstream(rss_file) >> peak_kib;
   return true;

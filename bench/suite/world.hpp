@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -25,6 +26,11 @@ struct Sizes {
   // The pipeline with full numerics computes ~0.3 ms per instruction (matmuls, gelu):
   // fewer iterations keep the suite under its two minutes.
   int numerics_pipeline_iterations = 500;
+  // The whole-process bf16 GEMMs (M = N = K) and how many runs each (the median is
+  // reported): process_gemm_runs_large for those over 1024.
+  std::vector<unsigned> process_gemm_sizes = {512, 2048};
+  int process_gemm_runs = 9;
+  int process_gemm_runs_large = 5;
 };
 
 struct World {
@@ -64,5 +70,6 @@ void register_simulation();
 void register_formats();
 void register_numerics();
 void register_process();
+void register_process_gemm();
 
 }  // namespace neuronsim::bench

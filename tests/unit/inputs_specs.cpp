@@ -199,3 +199,73 @@ TEST_CASE("inputs: make_inputs matches specs to input tensors", "[inputs]") {
         "input 'x=ones': tensor x already has data from "
         "'x=zeros'");
 }
+
+namespace {
+
+// The generators written the plain way, one element after another (splitmix64 seeding
+// xoshiro256**, u = (next >> 11) * 2^-53, Box-Muller with the spare), to check the chunked
+// and threaded ones against.
+struct ReferenceRng {
+  std::uint64_t s[4];
+  explicit ReferenceRng(std::uint64_t seed) {
+    for (auto& w : s) {
+      std::uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      w = z ^ (z >> 31);
+    }
+  }
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  double unit() {
+    const std::uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return static_cast<double>(result >> 11) * 0x1.0p-53;
+  }
+};
+
+std::vector<float> reference_normal(std::uint64_t seed, std::size_t n, double mean, double sd) {
+  ReferenceRng rng(seed);
+  std::vector<float> v;
+  while (v.size() < n) {
+    const double u1 = 1.0 - rng.unit(), u2 = rng.unit();
+    const double r = std::sqrt(-2.0 * std::log(u1)), theta = 6.283185307179586476925286766559 * u2;
+    v.push_back(static_cast<float>(mean + sd * (r * std::cos(theta))));
+    if (v.size() < n) v.push_back(static_cast<float>(mean + sd * (r * std::sin(theta))));
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("inputs: large generated tensors equal the one-element-at-a-time generators",
+          "[inputs]") {
+  // Odd, and several chunks of 64 Ki elements: the normal generator draws a chunk's
+  // uniforms first and transforms them on the numerics threads.
+  const std::uint64_t n = 3 * 65536 + 11;
+  const auto normal = generated("x=normal:0.5,2,seed=7", tensor("x", DType::fp32, {n}));
+  CHECK(normal == reference_normal(7, n, 0.5, 2));
+  const auto first = generated("x=normal:0,1,seed=7", tensor("x", DType::fp32, {n}));
+  CHECK(std::vector<float>(first.begin(), first.begin() + 5) ==
+        std::vector<float>{-0.27902400493621826f, 1.5277231931686401f, 1.899768590927124f,
+                           -0.22669574618339539f, 2.136306047439575f});
+  // Into bf16: each value rounded as an engine stores it.
+  const auto bf =
+      make_input(parse_input_spec("x=normal:0,1,seed=3"), tensor("x", DType::bf16, {n}), 0);
+  const auto ref = reference_normal(3, n, 0, 1);
+  std::vector<std::uint8_t> expect(2 * n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    isa::store_fp32(DType::bf16, ref[i], expect.data() + 2 * i);
+  CHECK(bf == expect);
+  // uniform, through the same chunks.
+  ReferenceRng rng(42);
+  const auto u = generated("x=uniform:-1,1,seed=42", tensor("x", DType::fp32, {n}));
+  bool same = true;
+  for (std::uint64_t i = 0; i < n; ++i)
+    same = same && u[i] == static_cast<float>(-1.0 + 2.0 * rng.unit());
+  CHECK(same);
+}

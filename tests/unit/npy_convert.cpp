@@ -7,6 +7,7 @@
 #include "io/npy.hpp"
 #include "isa/dtype.hpp"
 #include "isa/error.hpp"
+#include "isa/file_io.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using neuronsim::isa::DType;
@@ -144,4 +145,166 @@ TEST_CASE("npy: shape mismatch names tensor, expected and got", "[npy]") {
                     "w.npy: tensor weights expects shape [3, 2], got [2, 3]");
   t.shape = {6};  // equal element count is not enough
   CHECK_THROWS_AS(npy_to_tensor(a, t, "w.npy"), neuronsim::Error);
+}
+
+namespace {
+
+// Bit patterns that exercise every branch of a conversion: all fp16 patterns widened, then
+// a stride through every fp32 pattern (signs, exponents, NaN payloads, subnormals, ties).
+std::vector<float> probe_floats() {
+  std::vector<float> v;
+  for (std::uint32_t h = 0; h < 0x10000; h += 3)
+    v.push_back(isa::fp16_to_fp32(static_cast<std::uint16_t>(h)));
+  for (std::uint64_t u = 0; u < 0x100000000ull; u += 65521) {
+    std::uint32_t bits = static_cast<std::uint32_t>(u);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    v.push_back(f);
+  }
+  for (std::uint32_t bits : {0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0x00000001u,
+                             0x80000001u, 0x3f808000u, 0x3f818000u, 0x477ff000u, 0x43780000u})
+    v.push_back([&] {
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    }());
+  return v;
+}
+
+template <typename T>
+std::vector<std::uint8_t> raw_bytes(const std::vector<T>& values) {
+  std::vector<std::uint8_t> out(values.size() * sizeof(T));
+  std::memcpy(out.data(), values.data(), out.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("npy: float inputs convert exactly as isa::store_fp32, in memory and from a file",
+          "[npy]") {
+  const std::vector<float> floats = probe_floats();
+  std::vector<double> doubles(floats.begin(), floats.end());
+  doubles.push_back(1e300);
+  doubles.push_back(1.0 + 0x1p-30);  // rounds to float first, then to the tensor's dtype
+  std::vector<std::uint16_t> halves;
+  for (std::uint32_t h = 0; h < 0x10000; ++h)
+    halves.push_back(static_cast<std::uint16_t>(h));
+  struct Source {
+    const char* descr;
+    std::vector<std::uint8_t> bytes;
+    std::vector<float> as_float;  // what store_element converts each element from
+  };
+  std::vector<float> halves_f, doubles_f;
+  for (auto h : halves)
+    halves_f.push_back(isa::fp16_to_fp32(h));
+  for (double d : doubles)
+    doubles_f.push_back(static_cast<float>(d));
+  const Source sources[] = {{"<f4", raw_bytes(floats), floats},
+                            {"<f2", raw_bytes(halves), halves_f},
+                            {"<f8", raw_bytes(doubles), doubles_f}};
+  npy_test::TempDir dir;
+  for (const Source& s : sources)
+    for (DType dt : kAll) {
+      INFO(s.descr << " -> " << isa::dtype_name(dt));
+      const std::uint64_t n = s.as_float.size();
+      const std::size_t size = isa::dtype_size(dt);
+      std::vector<std::uint8_t> expect(n * size);
+      for (std::uint64_t i = 0; i < n; ++i)
+        isa::store_fp32(dt, s.as_float[i], expect.data() + i * size);
+      const NpyArray a{{n}, s.descr, s.bytes};
+      CHECK(npy_to_tensor(a, tensor(dt, {n}), "p.npy") == expect);
+      // From a file, in chunks (n is more than one chunk of 64 Ki elements).
+      const std::string path = dir.file("p.npy");
+      const std::string dict = "{'descr': '" + std::string(s.descr) +
+                               "', 'fortran_order': False, 'shape': (" + std::to_string(n) +
+                               ",), }";
+      const auto file = npy_test::npy_file(1, 118, dict, s.bytes);
+      neuronsim::write_file_atomic(path, file);
+      CHECK(read_npy_tensor(path, tensor(dt, {n})) == expect);
+    }
+}
+
+TEST_CASE("npy: write_npy writes what encode_npy encodes, widened exactly", "[npy]") {
+  npy_test::TempDir dir;
+  std::vector<std::uint8_t> bf16, tf32, fp8;
+  for (std::uint32_t b = 0; b < 0x10000; ++b) {  // every bf16 pattern, twice: > one chunk
+    bf16.push_back(static_cast<std::uint8_t>(b));
+    bf16.push_back(static_cast<std::uint8_t>(b >> 8));
+    bf16.push_back(static_cast<std::uint8_t>(b));
+    bf16.push_back(static_cast<std::uint8_t>(b >> 8));
+  }
+  for (float f : probe_floats())
+    isa::store_fp32(DType::tf32, f, &*tf32.insert(tf32.end(), 4, 0));
+  for (int b = 0; b < 256; ++b)
+    fp8.push_back(static_cast<std::uint8_t>(b));
+  const std::pair<DType, const std::vector<std::uint8_t>*> cases[] = {{DType::bf16, &bf16},
+                                                                      {DType::tf32, &tf32},
+                                                                      {DType::fp8_e4m3, &fp8},
+                                                                      {DType::fp8_e5m2, &fp8},
+                                                                      {DType::fp32, &tf32}};
+  for (const auto& [dt, bytes] : cases)
+    for (bool raw : {false, true}) {
+      INFO(isa::dtype_name(dt) << (raw ? " raw bits" : ""));
+      const std::size_t size = isa::dtype_size(dt);
+      const std::vector<std::uint64_t> shape = {bytes->size() / size};
+      const auto encoded = encode_npy(dt, shape, *bytes, raw);
+      const std::string path = dir.file("w.npy");
+      write_npy(path, dt, shape, *bytes, raw);
+      CHECK(neuronsim::read_file(path, neuronsim::Limit::npy_file_bytes) == encoded);
+      if (raw || dt == DType::fp32) continue;
+      const auto a = parse_npy(encoded, "w.npy");
+      bool all_equal = true;
+      for (std::size_t i = 0; i < shape[0]; ++i) {
+        const float want = isa::load_fp32(dt, bytes->data() + i * size);
+        const float got = f32_at(a.data, i);
+        all_equal = all_equal && std::memcmp(&want, &got, 4) == 0;
+      }
+      CHECK(all_equal);
+    }
+}
+
+TEST_CASE("npy: read_npy_tensor fails as read_npy then npy_to_tensor do", "[npy]") {
+  npy_test::TempDir dir;
+  const std::string path = dir.file("e.npy");
+  const auto f32x6 = npy_test::f32_bytes({0, 1, 2, 3, 4, 5});
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  auto two_step = [&](const HbmTensor& t) -> std::string {
+    try {
+      npy_to_tensor(read_npy(path), t, path);
+    } catch (const neuronsim::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  auto one_step = [&](const HbmTensor& t) -> std::string {
+    try {
+      read_npy_tensor(path, t);
+    } catch (const neuronsim::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  std::vector<std::vector<std::uint8_t>> files = {
+      {},
+      {0x93, 'N', 'U'},
+      {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118},
+      {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 118, 0, 0},
+      {0x93, 'N', 'U', 'M', 'P', 'Y', 4, 0, 118, 0, 0, 0},
+      npy_test::npy_file(1, 118, dict, f32x6),
+      npy_test::npy_file(1, 118, dict, {1, 2, 3}),
+      npy_test::npy_file(3, 116, dict, npy_test::f32_bytes({0, 1, 2, 3, 4, 5, 6})),
+      npy_test::npy_file(1, 118, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }",
+                         std::vector<std::uint8_t>(16)),
+      npy_test::npy_file(1, 118, "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }",
+                         std::vector<std::uint8_t>(12)),
+      npy_test::npy_file(1, 20000, dict, f32x6),
+  };
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (const auto& t : {tensor(DType::bf16, {2, 3}), tensor(DType::fp32, {3, 2})}) {
+      INFO("file " << i << ", " << isa::dtype_name(t.dtype));
+      neuronsim::write_file_atomic(path, files[i]);
+      CHECK(one_step(t) == two_step(t));
+    }
+  CHECK_THROWS_WITH(read_npy_tensor(dir.file("missing.npy"), tensor(DType::fp32, {1})),
+                    Catch::Contains("missing.npy"));
 }
