@@ -237,9 +237,9 @@ inline std::size_t skip_record(const std::uint8_t* p) {
 }  // namespace
 
 void encode_instruction(const Instruction& instr, std::vector<std::uint8_t>& out) {
-  thread_local std::vector<std::uint8_t> body;
-  body.clear();
-  Writer w(body);
+  const std::size_t at = out.size();
+  out.push_back(0);  // the body length: one byte while the body is under 128 bytes
+  Writer w(out);
   w.u8(static_cast<std::uint8_t>(instr.op.index()));
   w.varint(instr.waits.size());
   w.varint(instr.signals.size());
@@ -257,8 +257,16 @@ void encode_instruction(const Instruction& instr, std::vector<std::uint8_t>& out
     w.u8(static_cast<std::uint8_t>(s.kind));
     w.varint(s.value);
   }
-  Writer(out).varint(body.size());
-  out.insert(out.end(), body.begin(), body.end());
+  const std::size_t body = out.size() - at - 1;
+  if (body < 0x80) {
+    out[at] = static_cast<std::uint8_t>(body);
+    return;
+  }
+  // A longer body's length takes more varint bytes: move the body up to make room.
+  std::vector<std::uint8_t> length;
+  Writer(length).varint(body);
+  out[at] = length[0];
+  out.insert(out.begin() + static_cast<std::ptrdiff_t>(at + 1), length.begin() + 1, length.end());
 }
 
 const std::uint8_t* decode_instruction(const std::uint8_t* p, Instruction& out) {
