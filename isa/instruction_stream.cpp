@@ -37,23 +37,29 @@ inline std::int64_t unzigzag(std::uint64_t v) {
   return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
 }
 
+// Writes through a raw pointer into room the caller sized with max_record_bytes: a
+// vector push_back per byte was a quarter of loading a NEFF.
 class Writer {
  public:
-  explicit Writer(std::vector<std::uint8_t>& out) : out_(out) {}
-  void u8(std::uint8_t v) { out_.push_back(v); }
+  explicit Writer(std::uint8_t* p) : p_(p) {}
+  std::uint8_t* position() const { return p_; }
+  void u8(std::uint8_t v) { *p_++ = v; }
   void varint(std::uint64_t v) {
     while (v >= 0x80) {
-      out_.push_back(static_cast<std::uint8_t>(v | 0x80));
+      *p_++ = static_cast<std::uint8_t>(v | 0x80);
       v >>= 7;
     }
-    out_.push_back(static_cast<std::uint8_t>(v));
+    *p_++ = static_cast<std::uint8_t>(v);
   }
   void svarint(std::int64_t v) { varint(zigzag(v)); }
+  std::uint8_t* varint_end(std::uint64_t v) {
+    varint(v);
+    return p_;
+  }
   template <typename T>
   void raw(const T& v) {
-    std::uint8_t b[sizeof(T)];
-    std::memcpy(b, &v, sizeof(T));
-    out_.insert(out_.end(), b, b + sizeof(T));
+    std::memcpy(p_, &v, sizeof(T));
+    p_ += sizeof(T);
   }
 
   void ap(const AccessPattern& a) {
@@ -84,8 +90,33 @@ class Writer {
   }
 
  private:
-  std::vector<std::uint8_t>& out_;
+  std::uint8_t* p_;
 };
+
+// The most bytes each field type encodes to (varints of 32 bits take 5, of 64 bits 10).
+constexpr std::size_t kMaxPatternBytes = 5 + 3 * 5 + 10 + 10 + kMaxFreeDims * (5 + 5);
+template <typename T>
+constexpr std::size_t max_field_bytes() {
+  if constexpr (std::is_same_v<T, AccessPattern>) return kMaxPatternBytes;
+  if constexpr (std::is_same_v<T, std::optional<AccessPattern>>) return 1 + kMaxPatternBytes;
+  if constexpr (std::is_same_v<T, ScalarArg>) return 1 + kMaxPatternBytes;
+  if constexpr (std::is_same_v<T, std::optional<AluOp>>) return 2;
+  if constexpr (std::is_same_v<T, std::array<std::int32_t, kMaxFreeDims>>) return kMaxFreeDims * 5;
+  return 10;  // enums, bools, integers, float, double: at most 10
+}
+std::size_t max_record_bytes(const Instruction& instr) {
+  const std::size_t fields = std::visit(
+      [](const auto& op) {
+        std::size_t n = 0;
+        for_each_field(op, [&](const auto&, const auto& v) {
+          n += max_field_bytes<std::remove_cv_t<std::remove_reference_t<decltype(v)>>>();
+        });
+        return n;
+      },
+      instr.op);
+  // length, opcode, two counts, the fields, waits (5 + 5), signals (5 + 1 + 5)
+  return 10 + 1 + 10 + 10 + fields + instr.waits.size() * 10 + instr.signals.size() * 11;
+}
 
 class Decoder {
  public:
@@ -238,8 +269,9 @@ inline std::size_t skip_record(const std::uint8_t* p) {
 
 void encode_instruction(const Instruction& instr, std::vector<std::uint8_t>& out) {
   const std::size_t at = out.size();
-  out.push_back(0);  // the body length: one byte while the body is under 128 bytes
-  Writer w(out);
+  out.resize(at + max_record_bytes(instr));
+  std::uint8_t* const body = out.data() + at + 1;  // after a one-byte length
+  Writer w(body);
   w.u8(static_cast<std::uint8_t>(instr.op.index()));
   w.varint(instr.waits.size());
   w.varint(instr.signals.size());
@@ -257,16 +289,13 @@ void encode_instruction(const Instruction& instr, std::vector<std::uint8_t>& out
     w.u8(static_cast<std::uint8_t>(s.kind));
     w.varint(s.value);
   }
-  const std::size_t body = out.size() - at - 1;
-  if (body < 0x80) {
-    out[at] = static_cast<std::uint8_t>(body);
-    return;
-  }
-  // A longer body's length takes more varint bytes: move the body up to make room.
-  std::vector<std::uint8_t> length;
-  Writer(length).varint(body);
-  out[at] = length[0];
-  out.insert(out.begin() + static_cast<std::ptrdiff_t>(at + 1), length.begin() + 1, length.end());
+  const auto size = static_cast<std::size_t>(w.position() - body);
+  std::uint8_t length[10];
+  const auto length_bytes = static_cast<std::size_t>(Writer(length).varint_end(size) - length);
+  if (length_bytes > 1)  // a body of 128 bytes or more: move it up to make room
+    std::memmove(body + length_bytes - 1, body, size);
+  std::memcpy(out.data() + at, length, length_bytes);
+  out.resize(at + length_bytes + size);
 }
 
 const std::uint8_t* decode_instruction(const std::uint8_t* p, Instruction& out) {
