@@ -36,7 +36,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> limits;
   app.add_option("--limit", limits,
                  "NAME=VALUE: raise (or lower) a resource limit; repeatable (docs/limits.md)")
-      ->type_name("NAME=N");
+      ->type_name("NAME=N")
+      // One value per --limit: a vector option otherwise takes every word after it, so
+      // `asm --limit X=1 k.nasm` lost its input.
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.fallthrough();
   app.parse_complete_callback([&limits] {
     for (const auto& l : limits)

@@ -35,6 +35,21 @@ grep -q "^neuronsim: error: .*missing.neff" err.txt || fail "bad input: $(cat er
 "$NEURONSIM" example softmax -t trn2 -o s.neff --asm s.nasm > ex.txt
 grep -q "^wrote s.neff ([0-9]* bytes)" ex.txt && grep -q "^wrote s.nasm" ex.txt ||
   fail "example: $(cat ex.txt)"
+
+# --limit takes one NAME=N per use, before or after the command and its arguments: it
+# used to swallow the words after it, so `asm --limit X=N k.nasm` lost its input.
+for order in before after; do
+  if [[ $order == before ]]; then
+    args=(asm --limit text_file_bytes=100 --limit neff_file_bytes=1000000 s.nasm -o l.neff)
+  else
+    args=(asm s.nasm -o l.neff --limit neff_file_bytes=1000000 --limit text_file_bytes=100)
+  fi
+  [[ $(status "$NEURONSIM" "${args[@]}") == 1 ]] || fail "--limit $order: status $(cat rc.txt)"
+  grep -q "is more than the limit text_file_bytes = 100" err.txt ||
+    fail "--limit $order: $(cat err.txt)"
+done
+[[ $(status "$NEURONSIM" asm --limit text_file_bytes=100000000 s.nasm -o l.neff) == 0 ]] ||
+  fail "--limit before the input: $(cat err.txt)"
 "$NEURONSIM" asm s.nasm -o s2.neff | grep -q "^wrote s2.neff" || fail "asm says nothing"
 "$NEURONSIM" disasm s.neff -o s2.nasm | grep -q "^wrote s2.nasm" || fail "disasm says nothing"
 "$NEURONSIM" config -t trn2 --dump -o c.json | grep -q "^wrote c.json" || fail "config says nothing"
