@@ -153,7 +153,7 @@ struct IeeeNarrowFloat {
   [[gnu::always_inline]] static U to_fp32_bits_lanes(U b) {
     using Signed = decltype(b < b);
     using F [[gnu::vector_size(sizeof(U))]] = float;
-    const U sign = (b & kSignBit) << (32 - kWidth);
+    const U sign = (b << (32 - kWidth)) & 0x80000000u;  // shift and mask: one op with the or
     const U magnitude = b & (kSignBit - 1);
     const U normal = (magnitude << kDrop) + kRebias;
     const U special = (magnitude << kDrop) | kFp32Inf;  // infinity or NaN, payload on top
@@ -164,9 +164,11 @@ struct IeeeNarrowFloat {
     const F scaled = __builtin_convertvector(man, F) * kSubnormalStep;
     U subnormal;
     std::memcpy(&subnormal, &scaled, sizeof subnormal);
-    const Signed exp = reinterpret_cast<Signed>(magnitude >> kMan);
-    const U value =
-        exp == 0 ? subnormal : (exp == static_cast<std::int32_t>(kExpField) ? special : normal);
+    // Exponent field 0 or all ones, compared on the magnitude (no shift needed).
+    const Signed m = reinterpret_cast<Signed>(magnitude);
+    const U value = m < static_cast<std::int32_t>(1u << kMan)
+                        ? subnormal
+                        : (m >= static_cast<std::int32_t>(kInf) ? special : normal);
     return sign | value;
   }
 
@@ -191,7 +193,7 @@ struct IeeeNarrowFloat {
   [[gnu::always_inline]] static U from_fp32_lanes(U u) {
     using Signed = decltype(u < u);
     using F [[gnu::vector_size(sizeof(U))]] = float;
-    const U sign = (u >> 31) << (kWidth - 1);
+    const U sign = (u >> (32 - kWidth)) & kSignBit;
     const U a = u & kFp32AbsMask;
     // Below 2^31: signed compares are exact (SSE2 has no unsigned one).
     const Signed as = reinterpret_cast<Signed>(a);
