@@ -224,66 +224,71 @@ TEST_CASE("fast paths: tensor_scalar and scalar_tensor_tensor give the per-eleme
   const float kScalars[] = {1.5f, -0.0f, dtype_bits::bits_float(0x7fc01234u),
                             dtype_bits::bits_float(0x00000003u), -3.25e30f};
   unsigned seed = 100;
-  for (DType t : {DType::fp32, DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2}) {
-    Bench b;  // one memory for every case of this dtype
-    const AccessPattern src = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37), 2, 37);
-    const AccessPattern other = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37, 0, 1024), 2, 37);
-    const AccessPattern d = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37, 0, 2048), 2, 37);
-    for (AluOp op : fp32_ops())
-      for (float s : kScalars)
-        for (bool reverse : {false, true}) {
-          CAPTURE(dtype_name(t), alu_op_name(op), s, reverse);
-          std::mt19937 rng(seed++);
-          fill_bits(b, src, rng);
-          fill_bits(b, other, rng);
-          // Ties and signed zeros against the scalar, which random bits rarely give.
-          const float kEdges[] = {0.0f, -0.0f,    s,
-                                  -s,   INFINITY, dtype_bits::bits_float(0xffc00007u)};
-          for (std::uint32_t p = 0; p < 2; ++p)
-            for (std::size_t f = 0; f < std::size(kEdges); ++f)
-              b.set(src, p, f + 3 * p, kEdges[f]);
-          const auto vs = snapshot(b, src), vo = snapshot(b, other);
+  // The ALU loops (isa/alu.cpp) have a copy per vector width, as the fused rows do.
+  for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
+    const WidthLimit width(isa);
+    if (width.in_effect != isa) continue;  // the host has no such instruction set
+    for (DType t : {DType::fp32, DType::bf16, DType::fp16, DType::fp8_e4m3, DType::fp8_e5m2}) {
+      Bench b;  // one memory for every case of this dtype
+      const AccessPattern src = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37), 2, 37);
+      const AccessPattern other = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37, 0, 1024), 2, 37);
+      const AccessPattern d = b.tile(b.alloc(MemSpace::sbuf, t, 2, 37, 0, 2048), 2, 37);
+      for (AluOp op : fp32_ops())
+        for (float s : kScalars)
+          for (bool reverse : {false, true}) {
+            CAPTURE(isa_name(isa), dtype_name(t), alu_op_name(op), s, reverse);
+            std::mt19937 rng(seed++);
+            fill_bits(b, src, rng);
+            fill_bits(b, other, rng);
+            // Ties and signed zeros against the scalar, which random bits rarely give.
+            const float kEdges[] = {0.0f, -0.0f,    s,
+                                    -s,   INFINITY, dtype_bits::bits_float(0xffc00007u)};
+            for (std::uint32_t p = 0; p < 2; ++p)
+              for (std::size_t f = 0; f < std::size(kEdges); ++f)
+                b.set(src, p, f + 3 * p, kEdges[f]);
+            const auto vs = snapshot(b, src), vo = snapshot(b, other);
 
-          // tensor_scalar: (src op s) then (t max s) as op1, or the reverse forms.
-          TensorScalar ts;
-          ts.dst = d;
-          ts.src = src;
-          ts.op0 = op;
-          ts.reverse0 = reverse;
-          ts.arg0 = s;
-          ts.op1 = AluOp::subtract;
-          ts.reverse1 = !reverse;
-          ts.arg1 = s;
-          std::vector<std::uint32_t> want(vs.size());
-          for (std::size_t i = 0; i < vs.size(); ++i) {
-            const float x = load_fp32(t, &vs[i]);
-            float r = reverse ? alu_f32(op, s, x) : alu_f32(op, x, s);
-            r = !reverse ? alu_f32(AluOp::subtract, s, r) : alu_f32(AluOp::subtract, r, s);
-            std::uint32_t out = 0;
-            store_fp32(t, r, &out);
-            want[i] = out;
-          }
-          b.run(ts);
-          // The second op (subtract) may meet two NaNs too.
-          CHECK(count_mismatches(b, payload_free(op) ? op : AluOp::subtract, d, want) == 0);
+            // tensor_scalar: (src op s) then (t max s) as op1, or the reverse forms.
+            TensorScalar ts;
+            ts.dst = d;
+            ts.src = src;
+            ts.op0 = op;
+            ts.reverse0 = reverse;
+            ts.arg0 = s;
+            ts.op1 = AluOp::subtract;
+            ts.reverse1 = !reverse;
+            ts.arg1 = s;
+            std::vector<std::uint32_t> want(vs.size());
+            for (std::size_t i = 0; i < vs.size(); ++i) {
+              const float x = load_fp32(t, &vs[i]);
+              float r = reverse ? alu_f32(op, s, x) : alu_f32(op, x, s);
+              r = !reverse ? alu_f32(AluOp::subtract, s, r) : alu_f32(AluOp::subtract, r, s);
+              std::uint32_t out = 0;
+              store_fp32(t, r, &out);
+              want[i] = out;
+            }
+            b.run(ts);
+            // The second op (subtract) may meet two NaNs too.
+            CHECK(count_mismatches(b, payload_free(op) ? op : AluOp::subtract, d, want) == 0);
 
-          // scalar_tensor_tensor: (a op s) op b; then (a add s) op b.
-          ScalarTensorTensor st;
-          st.dst = d;
-          st.a = src;
-          st.b = other;
-          st.scalar = s;
-          st.op0 = reverse ? AluOp::add : op;
-          st.op1 = reverse ? op : AluOp::multiply;
-          for (std::size_t i = 0; i < vs.size(); ++i) {
-            const float x = load_fp32(t, &vs[i]), y = load_fp32(t, &vo[i]);
-            std::uint32_t out = 0;
-            store_fp32(t, alu_f32(st.op1, alu_f32(st.op0, x, s), y), &out);
-            want[i] = out;
+            // scalar_tensor_tensor: (a op s) op b; then (a add s) op b.
+            ScalarTensorTensor st;
+            st.dst = d;
+            st.a = src;
+            st.b = other;
+            st.scalar = s;
+            st.op0 = reverse ? AluOp::add : op;
+            st.op1 = reverse ? op : AluOp::multiply;
+            for (std::size_t i = 0; i < vs.size(); ++i) {
+              const float x = load_fp32(t, &vs[i]), y = load_fp32(t, &vo[i]);
+              std::uint32_t out = 0;
+              store_fp32(t, alu_f32(st.op1, alu_f32(st.op0, x, s), y), &out);
+              want[i] = out;
+            }
+            b.run(st);
+            CHECK(count_mismatches(b, AluOp::add, d, want) == 0);
           }
-          b.run(st);
-          CHECK(count_mismatches(b, AluOp::add, d, want) == 0);
-        }
+    }
   }
 }
 
