@@ -45,19 +45,95 @@ float alu_f32(AluOp op, float a, float b) {
   return r;
 }
 
-// The array loops run whole blocks of kLanes elements as vectors (each block is read
-// completely before it is written, so `out` may be `a` or `b`) and the tail one by one.
+namespace {
+
+// The array loops run whole blocks of N elements as vectors (each block is read completely
+// before it is written, so `out` may be `a` or `b`) and the tail one by one. One copy per
+// instruction set, chosen at run time as for the fused tensor_tensor
+// (isa/semantics_vector.cpp): lane-wise IEEE operations give the same bits at any width.
+template <AluOp Op, std::size_t N>
+[[gnu::always_inline]] inline void array_lanes(const float* a, const float* b, float* out,
+                                               std::size_t n) {
+  using V = typename LaneTypes<N>::F32;
+  std::size_t i = 0;
+  for (; i + N <= n; i += N)
+    store_lanes(out + i, alu_f32_lanes<Op>(load_lanes<V>(a + i), load_lanes<V>(b + i)));
+  for (; i < n; ++i)
+    out[i] = alu_f32_fixed<Op>(a[i], b[i]);
+}
+// out = a op s, or s op a when Reverse.
+template <AluOp Op, bool Reverse, std::size_t N>
+[[gnu::always_inline]] inline void scalar_lanes(const float* a, float s, float* out,
+                                                std::size_t n) {
+  using V = typename LaneTypes<N>::F32;
+  const V sv = splat_lanes<V>(s);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const V x = load_lanes<V>(a + i);
+    store_lanes(out + i, Reverse ? alu_f32_lanes<Op>(sv, x) : alu_f32_lanes<Op>(x, sv));
+  }
+  for (; i < n; ++i)
+    out[i] = Reverse ? alu_f32_fixed<Op>(s, a[i]) : alu_f32_fixed<Op>(a[i], s);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NEURONSIM_ALU_X86 1
+template <AluOp Op>
+[[gnu::target("avx2")]] void array_avx2(const float* a, const float* b, float* out, std::size_t n) {
+  array_lanes<Op, 8>(a, b, out, n);
+}
+template <AluOp Op>
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void array_avx512(const float* a, const float* b,
+                                                               float* out, std::size_t n) {
+  array_lanes<Op, 16>(a, b, out, n);
+}
+template <AluOp Op, bool Reverse>
+[[gnu::target("avx2")]] void scalar_avx2(const float* a, float s, float* out, std::size_t n) {
+  scalar_lanes<Op, Reverse, 8>(a, s, out, n);
+}
+template <AluOp Op, bool Reverse>
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void scalar_avx512(const float* a, float s, float* out,
+                                                                std::size_t n) {
+  scalar_lanes<Op, Reverse, 16>(a, s, out, n);
+}
+#endif
+
+template <AluOp Op>
+void array_dispatch(const float* a, const float* b, float* out, std::size_t n) {
+#ifdef NEURONSIM_ALU_X86
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return array_avx512<Op>(a, b, out, n);
+    case VectorIsa::avx2:
+      return array_avx2<Op>(a, b, out, n);
+    case VectorIsa::baseline:
+      break;
+  }
+#endif
+  array_lanes<Op, kLanes>(a, b, out, n);
+}
+template <AluOp Op, bool Reverse>
+void scalar_dispatch(const float* a, float s, float* out, std::size_t n) {
+#ifdef NEURONSIM_ALU_X86
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return scalar_avx512<Op, Reverse>(a, s, out, n);
+    case VectorIsa::avx2:
+      return scalar_avx2<Op, Reverse>(a, s, out, n);
+    case VectorIsa::baseline:
+      break;
+  }
+#endif
+  scalar_lanes<Op, Reverse, kLanes>(a, s, out, n);
+}
+
+}  // namespace
+
 void alu_f32_array(AluOp op, const float* a, const float* b, float* out, std::size_t n) {
   with_alu_op(op, [&](auto k) {
     constexpr AluOp kOp = decltype(k)::value;
     if constexpr (kAluHasLanes<kOp>) {
-      for_each_block(
-          n,
-          [&](std::size_t i) {
-            store_lanes(out + i, alu_f32_lanes<kOp>(load_lanes<F32Lanes>(a + i),
-                                                    load_lanes<F32Lanes>(b + i)));
-          },
-          [&](std::size_t i) { out[i] = alu_f32_fixed<kOp>(a[i], b[i]); });
+      array_dispatch<kOp>(a, b, out, n);
     } else {
       for (std::size_t i = 0; i < n; ++i)
         out[i] = alu_f32_fixed<kOp>(a[i], b[i]);
@@ -69,22 +145,10 @@ void alu_f32_scalar(AluOp op, const float* a, float s, bool reverse, float* out,
   with_alu_op(op, [&](auto k) {
     constexpr AluOp kOp = decltype(k)::value;
     if constexpr (kAluHasLanes<kOp>) {
-      const F32Lanes sv = splat_lanes<F32Lanes>(s);
-      if (reverse) {
-        for_each_block(
-            n,
-            [&](std::size_t i) {
-              store_lanes(out + i, alu_f32_lanes<kOp>(sv, load_lanes<F32Lanes>(a + i)));
-            },
-            [&](std::size_t i) { out[i] = alu_f32_fixed<kOp>(s, a[i]); });
-      } else {
-        for_each_block(
-            n,
-            [&](std::size_t i) {
-              store_lanes(out + i, alu_f32_lanes<kOp>(load_lanes<F32Lanes>(a + i), sv));
-            },
-            [&](std::size_t i) { out[i] = alu_f32_fixed<kOp>(a[i], s); });
-      }
+      if (reverse)
+        scalar_dispatch<kOp, true>(a, s, out, n);
+      else
+        scalar_dispatch<kOp, false>(a, s, out, n);
     } else if (reverse) {
       for (std::size_t i = 0; i < n; ++i)
         out[i] = alu_f32_fixed<kOp>(s, a[i]);

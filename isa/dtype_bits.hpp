@@ -139,6 +139,83 @@ struct IeeeNarrowFloat {
     return sign | (fp32_exp << 23) | ((man & kManMask) << kDrop);
   }
   static float to_fp32(std::uint32_t b) { return bits_float(to_fp32_bits(b)); }
+
+  // The two conversions on every lane of a GCC vector of uint32 (U; each lane holds one
+  // pattern), without branches so that they compile to SIMD: every case is computed and
+  // selects pick one per lane. Same bits as the scalar functions for every pattern
+  // (tests/unit/semantics_fast_paths.cpp).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // see isa/semantics_loop.hpp
+  // One subnormal step, 2^(1 - bias - kMan): a normal fp32 for every format here.
+  static constexpr float kSubnormalStep = 1.0f / static_cast<float>(1u << (kBias + kMan - 1));
+
+  template <class U>
+  [[gnu::always_inline]] static U to_fp32_bits_lanes(U b) {
+    using Signed = decltype(b < b);
+    using F [[gnu::vector_size(sizeof(U))]] = float;
+    const U sign = (b << (32 - kWidth)) & 0x80000000u;  // shift and mask: one op with the or
+    const U magnitude = b & (kSignBit - 1);
+    const U normal = (magnitude << kDrop) + kRebias;
+    const U special = (magnitude << kDrop) | kFp32Inf;  // infinity or NaN, payload on top
+    // Subnormal: man * 2^(1 - bias - kMan). The integer converts exactly and the product is
+    // a normal fp32 (or +0), so it is exact in any rounding mode, with or without
+    // flush-to-zero.
+    const Signed man = reinterpret_cast<Signed>(b & kManMask);
+    const F scaled = __builtin_convertvector(man, F) * kSubnormalStep;
+    U subnormal;
+    std::memcpy(&subnormal, &scaled, sizeof subnormal);
+    // Exponent field 0 or all ones, compared on the magnitude (no shift needed).
+    const Signed m = reinterpret_cast<Signed>(magnitude);
+    const U value = m < static_cast<std::int32_t>(1u << kMan)
+                        ? subnormal
+                        : (m >= static_cast<std::int32_t>(kInf) ? special : normal);
+    return sign | value;
+  }
+
+  // from_fp32 lane-wise: u holds fp32 patterns, the result one pattern of this format per
+  // lane.
+  //
+  // A subnormal (or zero) result is |v| / step rounded to an integer, nearest even: the fp32
+  // addition |v| + kSubnormalMagic does that rounding (the magic number's ulp is one step,
+  // and |v| < 2^(1 - bias) keeps the sum below twice the magic number), leaving the integer
+  // in the sum's low mantissa bits. Unlike from_fp32 this relies on the default rounding mode
+  // (nearest even), as every fp32 op the elementwise instructions compute before the cast
+  // already does; flush-to-zero does not matter (the sum is normal), and denormals-are-zero
+  // reads an fp32 subnormal as 0, whose result (+-0) is from_fp32's too.
+  static constexpr int kMagicExp = 24 - kBias - kMan;  // kSubnormalMagic = 2^kMagicExp
+  static constexpr float kSubnormalMagic =
+      kMagicExp >= 0 ? static_cast<float>(1u << (kMagicExp >= 0 ? kMagicExp : 0))
+                     : 1.0f / static_cast<float>(1u << (kMagicExp < 0 ? -kMagicExp : 0));
+  static constexpr std::uint32_t kSubnormalMagicBits = static_cast<std::uint32_t>(kMagicExp + 127)
+                                                       << 23;
+
+  template <class U>
+  [[gnu::always_inline]] static U from_fp32_lanes(U u) {
+    using Signed = decltype(u < u);
+    using F [[gnu::vector_size(sizeof(U))]] = float;
+    const U sign = (u >> (32 - kWidth)) & kSignBit;
+    const U a = u & kFp32AbsMask;
+    // Below 2^31: signed compares are exact (SSE2 has no unsigned one).
+    const Signed as = reinterpret_cast<Signed>(a);
+    // Overflow, infinity, NaN (payload truncated; if nothing of it is left, quiet bit set).
+    const U payload = (a >> kDrop) & kManMask;
+    const U nan = kInf | (payload != 0 ? payload : (payload | kQuietBit));
+    const U special = as > static_cast<std::int32_t>(kFp32Inf) ? nan : ((a & 0u) | kInf);
+    // Normal result: rebias, round the dropped bits (lanes below kRebias wrap; not selected).
+    const U lsb = (a >> kDrop) & 1u;
+    const U normal = (a + (((1u << (kDrop - 1)) - 1) - kRebias) + lsb) >> kDrop;
+    F magnitude;
+    std::memcpy(&magnitude, &a, sizeof magnitude);
+    const F sum = magnitude + kSubnormalMagic;
+    U sum_bits;
+    std::memcpy(&sum_bits, &sum, sizeof sum_bits);
+    const U subnormal = sum_bits - kSubnormalMagicBits;
+    const U value = as >= static_cast<std::int32_t>(kOverflowAsFp32)
+                        ? special
+                        : (as >= static_cast<std::int32_t>(kMinNormalAsFp32) ? normal : subnormal);
+    return sign | value;
+  }
+#pragma GCC diagnostic pop
 };
 
 using Fp16Format = IeeeNarrowFloat<5, 10>;

@@ -107,74 +107,79 @@ constexpr auto kFp32StoreBlock = [](const float* in, std::uint8_t* out) {
   Fp32Codec::put_lanes<kLanes>(out, load_lanes<F32Lanes>(in));
 };
 
-// Contiguous bf16 runs, converted at the host's widest vector width (the conversions are
-// integer bit manipulation: the same bits at every width).
-template <std::size_t N>
-[[gnu::always_inline]] inline void bf16_run_to_fp32_lanes(const std::uint8_t* in, float* out,
-                                                          std::size_t n) {
+// Contiguous runs of a dtype with a lane-wise codec (bf16, fp16, fp8), converted at the
+// host's widest vector width (the conversions are integer bit manipulation plus, for
+// subnormal fp16/fp8, an exact product: the same bits at every width).
+template <class Codec, std::size_t N>
+[[gnu::always_inline]] inline void run_to_fp32_lanes(const std::uint8_t* in, float* out,
+                                                     std::size_t n) {
   std::size_t i = 0;
   for (; i + N <= n; i += N)
-    store_lanes(out + i, Bf16Codec::get_lanes<N>(in + i * 2));
+    store_lanes(out + i, Codec::template get_lanes<N>(in + i * Codec::kBytes));
   for (; i < n; ++i)
-    out[i] = Bf16Codec::get(in + i * 2);
+    out[i] = Codec::get(in + i * Codec::kBytes);
 }
-template <std::size_t N>
-[[gnu::always_inline]] inline void fp32_run_to_bf16_lanes(const float* in, std::uint8_t* out,
-                                                          std::size_t n) {
+template <class Codec, std::size_t N>
+[[gnu::always_inline]] inline void fp32_to_run_lanes(const float* in, std::uint8_t* out,
+                                                     std::size_t n) {
   std::size_t i = 0;
   for (; i + N <= n; i += N)
-    Bf16Codec::put_lanes<N>(out + i * 2, load_lanes<typename LaneTypes<N>::F32>(in + i));
+    Codec::template put_lanes<N>(out + i * Codec::kBytes,
+                                 load_lanes<typename LaneTypes<N>::F32>(in + i));
   for (; i < n; ++i)
-    Bf16Codec::put(out + i * 2, in[i]);
+    Codec::put(out + i * Codec::kBytes, in[i]);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NEURONSIM_CONVERT_X86 1
-[[gnu::target("avx2")]] void bf16_run_to_fp32_avx2(const std::uint8_t* in, float* out,
-                                                   std::size_t n) {
-  bf16_run_to_fp32_lanes<8>(in, out, n);
+template <class Codec>
+[[gnu::target("avx2")]] void run_to_fp32_avx2(const std::uint8_t* in, float* out, std::size_t n) {
+  run_to_fp32_lanes<Codec, 8>(in, out, n);
 }
-[[gnu::target("avx512f,avx512bw,avx512vl")]] void bf16_run_to_fp32_avx512(const std::uint8_t* in,
-                                                                          float* out,
-                                                                          std::size_t n) {
-  bf16_run_to_fp32_lanes<16>(in, out, n);
+template <class Codec>
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void run_to_fp32_avx512(const std::uint8_t* in,
+                                                                     float* out, std::size_t n) {
+  run_to_fp32_lanes<Codec, 16>(in, out, n);
 }
-[[gnu::target("avx2")]] void fp32_run_to_bf16_avx2(const float* in, std::uint8_t* out,
-                                                   std::size_t n) {
-  fp32_run_to_bf16_lanes<8>(in, out, n);
+template <class Codec>
+[[gnu::target("avx2")]] void fp32_to_run_avx2(const float* in, std::uint8_t* out, std::size_t n) {
+  fp32_to_run_lanes<Codec, 8>(in, out, n);
 }
-[[gnu::target("avx512f,avx512bw,avx512vl")]] void fp32_run_to_bf16_avx512(const float* in,
-                                                                          std::uint8_t* out,
-                                                                          std::size_t n) {
-  fp32_run_to_bf16_lanes<16>(in, out, n);
+template <class Codec>
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void fp32_to_run_avx512(const float* in,
+                                                                     std::uint8_t* out,
+                                                                     std::size_t n) {
+  fp32_to_run_lanes<Codec, 16>(in, out, n);
 }
 #endif
 
-void bf16_run_to_fp32(const std::uint8_t* in, float* out, std::size_t n) {
+template <class Codec>
+void run_to_fp32(const std::uint8_t* in, float* out, std::size_t n) {
 #ifdef NEURONSIM_CONVERT_X86
   switch (vector_isa()) {
     case VectorIsa::avx512:
-      return bf16_run_to_fp32_avx512(in, out, n);
+      return run_to_fp32_avx512<Codec>(in, out, n);
     case VectorIsa::avx2:
-      return bf16_run_to_fp32_avx2(in, out, n);
+      return run_to_fp32_avx2<Codec>(in, out, n);
     case VectorIsa::baseline:
       break;
   }
 #endif
-  bf16_run_to_fp32_lanes<kLanes>(in, out, n);
+  run_to_fp32_lanes<Codec, kLanes>(in, out, n);
 }
-void fp32_run_to_bf16(const float* in, std::uint8_t* out, std::size_t n) {
+template <class Codec>
+void fp32_to_run(const float* in, std::uint8_t* out, std::size_t n) {
 #ifdef NEURONSIM_CONVERT_X86
   switch (vector_isa()) {
     case VectorIsa::avx512:
-      return fp32_run_to_bf16_avx512(in, out, n);
+      return fp32_to_run_avx512<Codec>(in, out, n);
     case VectorIsa::avx2:
-      return fp32_run_to_bf16_avx2(in, out, n);
+      return fp32_to_run_avx2<Codec>(in, out, n);
     case VectorIsa::baseline:
       break;
   }
 #endif
-  fp32_run_to_bf16_lanes<kLanes>(in, out, n);
+  fp32_to_run_lanes<Codec, kLanes>(in, out, n);
 }
 
 // Elements of one run as T, or as the bits of T converted by `conv`; contiguous runs go by
@@ -239,23 +244,29 @@ void Operand::load(std::uint32_t p, float* out) const {
       // A bf16 is the upper half of an fp32: widening is exact by definition.
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
         if (st != 2) return load_run<std::uint16_t>(e, n, st, out, kBf16ToFp32);
-        bf16_run_to_fp32(e, out, n);
+        run_to_fp32<Bf16Codec>(e, out, n);
         out += n;
       });
       return;
     case DType::fp16:
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint16_t>(e, n, st, out, kFp16ToFp32);
+        if (st != 2) return load_run<std::uint16_t>(e, n, st, out, kFp16ToFp32);
+        run_to_fp32<Fp16Codec>(e, out, n);
+        out += n;
       });
       return;
     case DType::fp8_e4m3:
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint8_t>(e, n, st, out, kE4m3ToFp32);
+        if (st != 1) return load_run<std::uint8_t>(e, n, st, out, kE4m3ToFp32);
+        run_to_fp32<Fp8E4M3Codec>(e, out, n);
+        out += n;
       });
       return;
     case DType::fp8_e5m2:
       for_each_run(p, [&](const std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        load_run<std::uint8_t>(e, n, st, out, kE5m2ToFp32);
+        if (st != 1) return load_run<std::uint8_t>(e, n, st, out, kE5m2ToFp32);
+        run_to_fp32<Fp8E5M2Codec>(e, out, n);
+        out += n;
       });
       return;
     default: {
@@ -276,23 +287,29 @@ void Operand::store(std::uint32_t p, const float* in) const {
     case DType::bf16:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
         if (st != 2) return store_run<std::uint16_t>(e, n, st, in, kFp32ToBf16);
-        fp32_run_to_bf16(in, e, n);
+        fp32_to_run<Bf16Codec>(in, e, n);
         in += n;
       });
       return;
     case DType::fp16:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint16_t>(e, n, st, in, kFp32ToFp16);
+        if (st != 2) return store_run<std::uint16_t>(e, n, st, in, kFp32ToFp16);
+        fp32_to_run<Fp16Codec>(in, e, n);
+        in += n;
       });
       return;
     case DType::fp8_e4m3:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint8_t>(e, n, st, in, kFp32ToE4m3);
+        if (st != 1) return store_run<std::uint8_t>(e, n, st, in, kFp32ToE4m3);
+        fp32_to_run<Fp8E4M3Codec>(in, e, n);
+        in += n;
       });
       return;
     case DType::fp8_e5m2:
       for_each_run(p, [&](std::uint8_t* e, std::uint64_t n, std::int64_t st) {
-        store_run<std::uint8_t>(e, n, st, in, kFp32ToE5m2);
+        if (st != 1) return store_run<std::uint8_t>(e, n, st, in, kFp32ToE5m2);
+        fp32_to_run<Fp8E5M2Codec>(in, e, n);
+        in += n;
       });
       return;
     default: {

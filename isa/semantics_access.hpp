@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "isa/dtype_bits.hpp"
@@ -166,6 +167,82 @@ struct Bf16Codec {
     store_lanes(p, __builtin_convertvector(rounded >> 16, typename T::U16));
   }
 };
+
+// fp16 and fp8 (Format: a dtype_bits::IeeeNarrowFloat, Bits: its storage): widened by bit
+// arithmetic (IeeeNarrowFloat::to_fp32_bits_lanes), narrowed by from_fp32_lanes, the scalar
+// rounding, overflow and NaN rules as selects.
+template <class Format, class Bits>
+struct NarrowFloatCodec {
+  static constexpr std::size_t kBytes = sizeof(Bits);
+  template <std::size_t N>
+  using BitsLanes =
+      std::conditional_t<sizeof(Bits) == 1, typename LaneTypes<N>::U8, typename LaneTypes<N>::U16>;
+  [[gnu::always_inline]] static float get(const std::uint8_t* p) {
+    Bits b;
+    std::memcpy(&b, p, sizeof b);
+    return Format::to_fp32(b);
+  }
+  [[gnu::always_inline]] static void put(std::uint8_t* p, float v) {
+    const auto b = static_cast<Bits>(Format::from_fp32(v));
+    std::memcpy(p, &b, sizeof b);
+  }
+  template <std::size_t N>
+  [[gnu::always_inline]] static typename LaneTypes<N>::F32 get_lanes(const std::uint8_t* p) {
+    using T = LaneTypes<N>;
+    return bit_cast_lanes<typename T::F32>(Format::to_fp32_bits_lanes(widen_lanes<N>(p)));
+  }
+  // N stored patterns zero-extended to uint32 lanes. GCC 12 widens uint8 -> uint32 one lane
+  // at a time (and through uint16 in about 7 instructions for 16 lanes), so the AVX2 and
+  // AVX-512 widths of fp8 use the one instruction for it, vpmovzxbd, in inline assembly
+  // (an intrinsic cannot be inlined into this function, which has no target attribute; the
+  // N = 8 and N = 16 copies are only called from AVX2 and AVX-512 functions).
+  template <std::size_t N>
+  [[gnu::always_inline]] static typename LaneTypes<N>::U32 widen_lanes(const std::uint8_t* p) {
+    using T = LaneTypes<N>;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (sizeof(Bits) == 1 && (N == 8 || N == 16)) {
+      typename T::U32 wide;
+      asm("vpmovzxbd %1, %0" : "=v"(wide) : "m"(*reinterpret_cast<const std::uint8_t(*)[N]>(p)));
+      return wide;
+    }
+#endif
+    return __builtin_convertvector(
+        __builtin_convertvector(load_lanes<BitsLanes<N>>(p), typename T::U16), typename T::U32);
+  }
+  template <std::size_t N>
+  [[gnu::always_inline]] static void put_lanes(std::uint8_t* p, typename LaneTypes<N>::F32 v) {
+    using T = LaneTypes<N>;
+    const typename T::U32 bits = Format::from_fp32_lanes(bit_cast_lanes<typename T::U32>(v));
+    // Each lane's pattern fits: no bits are lost. AVX-512 narrows in one instruction; for
+    // narrower vectors GCC 12 narrows uint32 -> uint8 one lane at a time, so through uint16.
+    if constexpr (N >= 16 || sizeof(Bits) == 2)
+      store_lanes(p, __builtin_convertvector(bits, BitsLanes<N>));
+    else
+      store_lanes(
+          p, __builtin_convertvector(__builtin_convertvector(bits, typename T::U16), BitsLanes<N>));
+  }
+};
+using Fp16Codec = NarrowFloatCodec<dtype_bits::Fp16Format, std::uint16_t>;
+using Fp8E4M3Codec = NarrowFloatCodec<dtype_bits::Fp8E4M3Format, std::uint8_t>;
+using Fp8E5M2Codec = NarrowFloatCodec<dtype_bits::Fp8E5M2Format, std::uint8_t>;
+
+// Calls fn(codec) for fp16, fp8_e4m3 and fp8_e5m2 and returns true; false for the others.
+template <class Fn>
+bool with_narrow_codec(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::fp16:
+      fn(Fp16Codec{});
+      return true;
+    case DType::fp8_e4m3:
+      fn(Fp8E4M3Codec{});
+      return true;
+    case DType::fp8_e5m2:
+      fn(Fp8E5M2Codec{});
+      return true;
+    default:
+      return false;
+  }
+}
 
 // Calls fn(codec) for fp32 and bf16 and returns true; false for the other dtypes.
 template <class Fn>

@@ -79,7 +79,7 @@ template <class V, class T>
 }
 
 // Calls fn(i) for i in [0, n) in fixed blocks of 8 plus a tail, for bodies without a vector
-// form (fp16/fp8 conversions, table lookups). GCC vectorises such a block only when it can
+// form (e.g. strided fp16/fp8 conversions). GCC vectorises such a block only when it can
 // prove the pointers do not alias, which it mostly cannot: expect scalar code. Elements are
 // independent: the order does not change any result.
 template <class Fn>

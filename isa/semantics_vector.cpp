@@ -95,8 +95,9 @@ bool row_safe_to_fuse(const Operand& dst, const Operand& in, std::uint32_t p) {
   return d + d_bytes <= x || x + x_bytes <= d;
 }
 
-// Runs tensor_tensor fused when it can: an op with a lane-wise form, fp32/bf16 operands with
-// contiguous rows, no row of an input written before it is read. False: nothing was done.
+// Runs tensor_tensor fused when it can: an op with a lane-wise form, operands with contiguous
+// rows, fp32/bf16 ones or fp16/fp8 inputs of one dtype (with_narrow_codec), no row of an input
+// written before it is read. False: nothing was done.
 bool tensor_tensor_fused(const TensorTensor& tt, const Operand& dst, const Operand& a,
                          const Operand& b, bool whole) {
   if (whole || !dst.rows_contiguous() || !a.rows_contiguous() || !b.rows_contiguous()) return false;
@@ -111,6 +112,20 @@ bool tensor_tensor_fused(const TensorTensor& tt, const Operand& dst, const Opera
           done = with_lane_codec(dst.dtype(), [&](auto cd) {
             tensor_tensor_rows_dispatch<kOp, decltype(ca), decltype(cb), decltype(cd)>(dst, a, b);
           });
+        });
+      });
+      // fp16/fp8 inputs of one dtype, into that dtype, fp32 or bf16 (not every mix: each
+      // combination is 3 compiled copies per op).
+      if (done || a.dtype() != b.dtype()) return;
+      with_narrow_codec(a.dtype(), [&](auto cn) {
+        using N = decltype(cn);
+        if (dst.dtype() == a.dtype()) {
+          tensor_tensor_rows_dispatch<kOp, N, N, N>(dst, a, b);
+          done = true;
+          return;
+        }
+        done = with_lane_codec(dst.dtype(), [&](auto cd) {
+          tensor_tensor_rows_dispatch<kOp, N, N, decltype(cd)>(dst, a, b);
         });
       });
     }
