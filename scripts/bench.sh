@@ -16,7 +16,7 @@ mkdir -p "$out"
 "$build/bench/bench_suite" --benchmark_out="$out/bench.json" --benchmark_out_format=json "$@" \
   >"$out/bench.txt"
 /usr/bin/python3 - "$out/bench.json" >"$out/bench.md" <<'PY'
-import json, sys
+import json, re, sys
 data = json.load(open(sys.argv[1]))
 ctx = data["context"]
 ceiling = float(ctx.get("systemc_ceiling_instr_per_s", "nan"))
@@ -31,7 +31,7 @@ for b in data["benchmarks"]:
         print(f"| {b['name']} | error: {b.get('error_message', '')} | | | |")
         continue
     name = b["name"].replace("/real_time", "").replace("/manual_time", "")
-    name = name.replace("/iterations:1/repeats:1", "")
+    name = re.sub(r"/iterations:[0-9]+/repeats:1", "", name)
     ms = b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
     ips = f"{b['instr/s'] / 1e6:.3f} M" if "instr/s" in b else ""
     ratio = f"{b['vs_ceiling']:.3f}" if "vs_ceiling" in b else ""
