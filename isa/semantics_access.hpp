@@ -195,11 +195,13 @@ struct NarrowFloatCodec {
   // at a time (and through uint16 in about 7 instructions for 16 lanes), so the AVX2 and
   // AVX-512 widths of fp8 use the one instruction for it, vpmovzxbd, in inline assembly
   // (an intrinsic cannot be inlined into this function, which has no target attribute; the
-  // N = 8 and N = 16 copies are only called from AVX2 and AVX-512 functions).
+  // N = 8 and N = 16 copies are only called from AVX2 and AVX-512 functions). Clang checks
+  // the operand size against this function's own target (SSE2) and refuses the assembly;
+  // it compiles the conversion below to vpmovzxbd itself, so it takes that.
   template <std::size_t N>
   [[gnu::always_inline]] static typename LaneTypes<N>::U32 widen_lanes(const std::uint8_t* p) {
     using T = LaneTypes<N>;
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     if constexpr (sizeof(Bits) == 1 && (N == 8 || N == 16)) {
       typename T::U32 wide;
       asm("vpmovzxbd %1, %0" : "=v"(wide) : "m"(*reinterpret_cast<const std::uint8_t(*)[N]>(p)));
