@@ -311,7 +311,8 @@ std::vector<std::uint8_t> encode_stream(const Kernel& k, Engine engine) {
                 std::to_string(kMaxInstructions));
   std::vector<std::uint8_t> out;
   out.reserve(kStreamHeaderBytes + stream.size() * 160);
-  out.insert(out.end(), std::begin(kStreamMagic), std::end(kStreamMagic));
+  for (std::uint8_t b : kStreamMagic)  // (an insert here drew a false -Wstringop-overflow)
+    put_u8(out, b);
   put_u16(out, kEncodingVersion);
   put_u8(out, static_cast<std::uint8_t>(engine));
   put_u8(out, 0);
