@@ -85,7 +85,7 @@ void Engine::execute(std::size_t index) {
     rec->busy_cycles = cycles;
   }
   if (ctx_.written.watching())
-    for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
+    isa::for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
       if (is_write) ctx_.written.note(memory::footprint(ctx_.kernel, ap));
     });
   started(index, rec);

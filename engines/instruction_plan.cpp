@@ -5,7 +5,7 @@
 namespace neuronsim::engines {
 
 void access_bytes(const isa::Instruction& instr, BytesBySpace& read, BytesBySpace& written) {
-  for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
+  isa::for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
     (is_write ? written : read)[static_cast<int>(ap.space)] += memory::access_bytes(ap);
   });
 }
@@ -18,7 +18,7 @@ struct Footprints {
   void of(const isa::Kernel& k, const isa::Instruction& instr) {
     reads.clear();
     writes.clear();
-    for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
+    isa::for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
       (is_write ? writes : reads).push_back(memory::footprint(k, ap));
     });
   }
@@ -31,10 +31,6 @@ bool reads_what_was_written(const Footprints& later, const Footprints& earlier) 
       if (memory::overlaps(r, w)) return true;
   return false;
 }
-
-}  // namespace
-
-namespace {
 
 // Plans one stream in one pass over its records; with `ports`, also lists the ports each
 // instruction holds (its reads' regions, then its writes', as isa::operands lists them).

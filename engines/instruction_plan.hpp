@@ -24,25 +24,6 @@ struct InstructionPlan {
   bool depends_on_previous = false;
 };
 
-// Calls fn(pattern, written) for every memory operand of `instr`, without allocating, in
-// isa::operands' order: the fields in order (written ones with written = true), then an
-// accumulating destination once more as a read.
-template <typename Fn>
-void for_each_access(const isa::Instruction& instr, Fn&& fn) {
-  std::visit(
-      [&](const auto& op) {
-        auto is_write = [](const auto& f) {
-          return f.use == isa::FieldUse::write || f.use == isa::FieldUse::write_column;
-        };
-        isa::for_each_pattern(
-            op, [&](const auto& f, const isa::AccessPattern& ap) { fn(ap, is_write(f)); });
-        isa::for_each_pattern(op, [&](const auto& f, const isa::AccessPattern& ap) {
-          if (is_write(f) && f.also_read && f.also_read(op)) fn(ap, false);
-        });
-      },
-      instr.op);
-}
-
 // Bytes `instr` reads and writes per memory space (for trace records).
 void access_bytes(const isa::Instruction& instr, BytesBySpace& read, BytesBySpace& written);
 

@@ -177,9 +177,10 @@ SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfi
       throw Error(seq.path + ": launch '" + l.name + "': NEFF " + l.neff_path + " not found");
     neff_bytes.push_back(read_file(l.neff_path, Limit::neff_file_bytes));
     neff::Neff file = neff::read(neff_bytes.back(), l.neff_path);
-    if (!l.neff_sha256.empty() && neff::hash_hex(file.header) != l.neff_sha256)
+    if (const std::string hash = l.neff_sha256.empty() ? "" : neff::hash_hex(file.header);
+        hash != l.neff_sha256)
       throw Error(seq.path + ": launch '" + l.name + "': NEFF " + l.neff_path + " has hash " +
-                  neff::hash_hex(file.header) + ", not the " + l.neff_sha256 +
+                  hash + ", not the " + l.neff_sha256 +
                   " launch.json records (a NEFF from another compile)");
     kernels.push_back(std::move(file.kernel));
   }

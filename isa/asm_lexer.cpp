@@ -156,12 +156,4 @@ void TokenStream::lex_more() {
   }
 }
 
-std::vector<Token> lex(std::string_view src, const std::string& file) {
-  TokenStream tokens(src, file);
-  std::vector<Token> out;
-  while (out.empty() || out.back().kind != TokenKind::end)
-    out.push_back(tokens.next());
-  return out;
-}
-
 }  // namespace neuronsim::isa::asm_detail

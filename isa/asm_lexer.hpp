@@ -49,9 +49,6 @@ class TokenStream {
   std::size_t pos_ = 0;     // index in toks_ of the token next() returns
 };
 
-// Every token of `source` at once (TokenStream to the end).
-std::vector<Token> lex(std::string_view source, const std::string& file);
-
 // Quoted form of `text` that lex() reads back as one string token.
 std::string quote_string(std::string_view text);
 // True when `text` is an identifier: [A-Za-z_][A-Za-z0-9_]*.

@@ -200,7 +200,7 @@ struct IeeeNarrowFloat {
     // Overflow, infinity, NaN (payload truncated; if nothing of it is left, quiet bit set).
     const U payload = (a >> kDrop) & kManMask;
     const U nan = kInf | (payload != 0 ? payload : (payload | kQuietBit));
-    const U special = as > static_cast<std::int32_t>(kFp32Inf) ? nan : ((a & 0u) | kInf);
+    const U special = as > static_cast<std::int32_t>(kFp32Inf) ? nan : (U{} | kInf);
     // Normal result: rebias, round the dropped bits (lanes below kRebias wrap; not selected).
     const U lsb = (a >> kDrop) & 1u;
     const U normal = (a + (((1u << (kDrop - 1)) - 1) - kRebias) + lsb) >> kDrop;

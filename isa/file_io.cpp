@@ -66,22 +66,13 @@ std::string temp_template(const std::string& path) {
 }  // namespace
 
 std::uint64_t check_input_file(const std::string& path, Limit kind) {
-  Descriptor d;
-  return open_regular(path, kind, d);
+  return InputFile(path, kind).size();
 }
 
 std::vector<std::uint8_t> read_file(const std::string& path, Limit kind) {
-  Descriptor d;
-  const std::uint64_t size = open_regular(path, kind, d);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::read(d.fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(path + ": read failed: " + system_reason());
-    if (n == 0) throw Error(path + ": the file shrank while it was read");
-    done += static_cast<std::size_t>(n);
-  }
+  const InputFile file(path, kind);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(file.size()));
+  file.read_at(0, bytes.data(), bytes.size());
   return bytes;
 }
 

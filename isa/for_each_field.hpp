@@ -71,6 +71,24 @@ void for_each_pattern(const Op& op, Fn&& fn) {
   });
 }
 
+// Calls fn(pattern, written) for every memory operand of `instr`, without allocating: the
+// fields in order (written ones with written = true), then an accumulating destination
+// once more as a read. operands() lists the same patterns in the same order.
+template <typename Fn>
+void for_each_access(const Instruction& instr, Fn&& fn) {
+  std::visit(
+      [&](const auto& op) {
+        auto is_write = [](const auto& f) {
+          return f.use == FieldUse::write || f.use == FieldUse::write_column;
+        };
+        for_each_pattern(op, [&](const auto& f, const AccessPattern& ap) { fn(ap, is_write(f)); });
+        for_each_pattern(op, [&](const auto& f, const AccessPattern& ap) {
+          if (is_write(f) && f.also_read && f.also_read(op)) fn(ap, false);
+        });
+      },
+      instr.op);
+}
+
 // --- Checks on every description, at compile time.
 
 template <typename Op>

@@ -27,7 +27,21 @@ constexpr auto kOpcodes = detail::make_name_table<Opcode, kOpcodeCount>(
     "tensor_reduce", "tensor_copy", "memset", "iota", "select", "affine_select", "bn_stats",
     "bn_aggr", "dma_copy", "nop");
 
+template <std::size_t I>
+void reset_to(Operation& op) {
+  op.emplace<I>();
+}
+template <std::size_t... I>
+void reset_at(Operation& op, std::size_t index, std::index_sequence<I...>) {
+  static constexpr std::array<void (*)(Operation&), sizeof...(I)> kResets = {&reset_to<I>...};
+  kResets[index](op);
+}
+
 }  // namespace
+
+void reset_operation(Operation& op, Opcode opcode) {
+  reset_at(op, static_cast<std::size_t>(opcode), std::make_index_sequence<kOpcodeCount>{});
+}
 
 std::string_view alu_op_name(AluOp op) {
   return kAluOps.name(op);
@@ -200,21 +214,9 @@ bool Instruction::operator==(const Instruction& o) const {
 
 Operands operands(const Instruction& instr) {
   Operands r;
-  std::visit(
-      [&](const auto& op) {
-        std::vector<const AccessPattern*> also_read;
-        for_each_pattern(op, [&](const auto& f, const AccessPattern& ap) {
-          if (f.use == FieldUse::write || f.use == FieldUse::write_column) {
-            r.writes.push_back(&ap);
-            // Accumulating into dst reads the values it adds to.
-            if (f.also_read && f.also_read(op)) also_read.push_back(&ap);
-          } else {
-            r.reads.push_back(&ap);
-          }
-        });
-        r.reads.insert(r.reads.end(), also_read.begin(), also_read.end());
-      },
-      instr.op);
+  for_each_access(instr, [&](const AccessPattern& ap, bool written) {
+    (written ? r.writes : r.reads).push_back(&ap);
+  });
   return r;
 }
 

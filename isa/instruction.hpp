@@ -351,6 +351,8 @@ static_assert(opcode_of<BnAggr>() == Opcode::bn_aggr);
 static_assert(opcode_of<DmaCopy>() == Opcode::dma_copy);
 static_assert(opcode_of<Nop>() == Opcode::nop);
 
+// Makes `op` the default-constructed operation of `opcode` (decoders reuse one Operation).
+void reset_operation(Operation& op, Opcode opcode);
 std::string_view opcode_name(Opcode op);
 std::optional<Opcode> parse_opcode(std::string_view name);
 // The engines that may run an opcode (bit i set = Engine(i) may run it).

@@ -248,17 +248,7 @@ void decode_field(Decoder& d, T& v) {
   }
 }
 
-template <std::size_t I>
-void reset_to(Operation& op) {
-  op.emplace<I>();
-}
-template <std::size_t... I>
-void reset_operation(Operation& op, std::size_t index, std::index_sequence<I...>) {
-  static constexpr std::array<void (*)(Operation&), sizeof...(I)> kResets = {&reset_to<I>...};
-  kResets[index](op);
-}
-
-// Length of the varint at p and its value.
+// Bytes of the record at p: its length varint and its body.
 inline std::size_t skip_record(const std::uint8_t* p) {
   Decoder d(p);
   const std::uint64_t body = d.varint();
@@ -302,8 +292,7 @@ const std::uint8_t* decode_instruction(const std::uint8_t* p, Instruction& out) 
   Decoder d(p);
   d.varint();  // body length
   const std::uint8_t opcode = d.u8();
-  if (out.op.index() != opcode)
-    reset_operation(out.op, opcode, std::make_index_sequence<kOpcodeCount>{});
+  if (out.op.index() != opcode) reset_operation(out.op, static_cast<Opcode>(opcode));
   const std::size_t waits = d.varint();
   const std::size_t signals = d.varint();
   std::visit(
@@ -327,10 +316,6 @@ const std::uint8_t* decode_instruction(const std::uint8_t* p, Instruction& out) 
 
 // --- InstructionStream
 
-InstructionStream::InstructionStream(std::initializer_list<Instruction> instrs) {
-  for (const Instruction& i : instrs)
-    push_back(i);
-}
 InstructionStream::InstructionStream(const std::vector<Instruction>& instrs) {
   reserve(instrs.size());
   for (const Instruction& i : instrs)

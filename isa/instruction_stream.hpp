@@ -27,7 +27,6 @@ class InstructionStream {
   static constexpr std::size_t kIndexStride = 16;
 
   InstructionStream() = default;
-  InstructionStream(std::initializer_list<Instruction> instrs);
   InstructionStream(const std::vector<Instruction>& instrs);  // NOLINT: tests' and tools' lists
 
   std::size_t size() const { return count_; }

@@ -47,10 +47,6 @@ template <AluOp Op, class A, class B, class D, std::size_t N>
 // One copy per instruction set, chosen at run time: the baseline (SSE2, 4 lanes), AVX2 (8)
 // and AVX-512 (16). Lane-wise IEEE operations and integer bit manipulation give the same
 // bits at any width (no op here has a multiply-add that FMA could contract).
-template <AluOp Op, class A, class B, class D>
-void tensor_tensor_rows_baseline(const Operand& dst, const Operand& a, const Operand& b) {
-  tensor_tensor_rows<Op, A, B, D, 4>(dst, a, b);
-}
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NEURONSIM_ELEMENTWISE_X86 1
 template <AluOp Op, class A, class B, class D>
@@ -78,7 +74,7 @@ void tensor_tensor_rows_dispatch(const Operand& dst, const Operand& a, const Ope
       break;
   }
 #endif
-  tensor_tensor_rows_baseline<Op, A, B, D>(dst, a, b);
+  tensor_tensor_rows<Op, A, B, D, kLanes>(dst, a, b);
 }
 
 // Writing a dst row block by block gives the buffered result when the input row is read

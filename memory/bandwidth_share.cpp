@@ -51,13 +51,13 @@ void BandwidthShare::start(const Flow& flow) {
   }
   active_.push_back({flow.remaining_bytes, flow.cap_bytes_per_ns, 0.0, flow.port, flow.done});
   count_cap(active_.back(), +1);
-  reschedule(true);
+  reschedule();
 }
 
 void BandwidthShare::wake() {
   advance();
-  finish_completed();
-  reschedule(false);
+  finish_completed();  // clears next_known_: the fast path below is start()'s only
+  reschedule();
 }
 
 void BandwidthShare::advance() {
@@ -124,14 +124,14 @@ bool BandwidthShare::all_at_cap() const {
 // The wake-up is cancelled and notified again every time all the same: SystemC orders
 // processes woken at one instant by its queue of timed notifications, so the sequence of
 // notifications is part of the timing that must not change.
-void BandwidthShare::reschedule(bool added) {
+void BandwidthShare::reschedule() {
   wake_event_.cancel();
   if (active_.empty()) {
     next_known_ = false;
     return;
   }
   const bool at_cap = all_at_cap();
-  if (at_cap && rates_are_caps_ && next_known_ && added) {
+  if (at_cap && rates_are_caps_ && next_known_) {
     Active& f = active_.back();
     f.rate = f.cap_bytes_per_ns;
     next_ns_ = std::min(next_ns_, f.remaining_bytes / f.rate);

@@ -39,8 +39,9 @@ class BandwidthShare : public sc_core::sc_module {
  private:
   void wake();     // the scheduled completion time arrived
   void advance();  // account the bytes moved since the last change
-  // Recompute rates, schedule the next completion; `added`: start() appended one flow.
-  void reschedule(bool added);
+  // Recompute rates, schedule the next completion. next_known_ still set means the only
+  // change since the last call is the flow start() appended.
+  void reschedule();
   bool all_at_cap() const;  // no limit binds: every flow's rate is its cap
   void share_all();         // the water-filling, when a limit binds
   void finish_completed();

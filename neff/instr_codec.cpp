@@ -280,16 +280,6 @@ class Decoder {
   const std::uint8_t* end_;
 };
 
-template <std::size_t I>
-Operation make_operation_at() {
-  return Operation(std::in_place_index<I>);
-}
-template <std::size_t... I>
-Operation make_operation(std::size_t index, std::index_sequence<I...>) {
-  static constexpr std::array<Operation (*)(), sizeof...(I)> kMakers = {&make_operation_at<I>...};
-  return kMakers[index]();
-}
-
 void patch_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i)
     out[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
@@ -402,8 +392,7 @@ InstructionStream decode_stream(const Kernel& k, Engine engine,
     const std::uint16_t waits = load_u16(p + 6);
     const std::uint16_t signals = load_u16(p + 8);
 
-    if (ins.op.index() != p[4])
-      ins.op = make_operation(p[4], std::make_index_sequence<kOpcodeCount>{});
+    if (ins.op.index() != p[4]) reset_operation(ins.op, ctx.opcode);
     Decoder dec(ctx, p + kRecordHeaderBytes, p + size);
     std::visit([&](auto& op) { operand_fields(dec, op); }, ins.op);
     const std::uint8_t* sync = dec.position();

@@ -71,14 +71,14 @@ void register_numerics() {
                    isa::AccumulateFlag::single};
     benchmark::RegisterBenchmark(("numerics/matmul/" + dt).c_str(), BM_matmul, make_numerics(t, mm))
         ->UseRealTime();
-    isa::TensorTensor add{tile(2, t, kFree), tile(0, t, kFree), tile(1, t, kFree), isa::AluOp::add};
-    benchmark::RegisterBenchmark(("numerics/tensor_tensor_add/" + dt).c_str(), BM_elementwise,
-                                 make_numerics(t, add))
-        ->UseRealTime();
-    isa::TensorCopy copy{tile(2, t, kFree), tile(0, t, kFree)};
-    benchmark::RegisterBenchmark(("numerics/tensor_copy/" + dt).c_str(), BM_elementwise,
-                                 make_numerics(t, copy))
-        ->UseRealTime();
+    auto elementwise = [&](const std::string& name, const isa::Operation& op) {
+      benchmark::RegisterBenchmark(("numerics/" + name + "/" + dt).c_str(), BM_elementwise,
+                                   make_numerics(t, op))
+          ->UseRealTime();
+    };
+    elementwise("tensor_tensor_add", isa::TensorTensor{tile(2, t, kFree), tile(0, t, kFree),
+                                                       tile(1, t, kFree), isa::AluOp::add});
+    elementwise("tensor_copy", isa::TensorCopy{tile(2, t, kFree), tile(0, t, kFree)});
     // The paths behind RMSNorm and softmax kernels: (x * 0.5) + 1, exp(0.5 x), a row sum.
     isa::TensorScalar ts;
     ts.dst = tile(2, t, kFree);
@@ -87,21 +87,15 @@ void register_numerics() {
     ts.arg0 = 0.5f;
     ts.op1 = isa::AluOp::add;
     ts.arg1 = 1.0f;
-    benchmark::RegisterBenchmark(("numerics/tensor_scalar/" + dt).c_str(), BM_elementwise,
-                                 make_numerics(t, ts))
-        ->UseRealTime();
+    elementwise("tensor_scalar", ts);
     isa::Activation act;
     act.dst = tile(2, t, kFree);
     act.src = tile(0, t, kFree);
     act.func = isa::ActFunc::exp;
     act.scale = 0.5f;
-    benchmark::RegisterBenchmark(("numerics/activation_exp/" + dt).c_str(), BM_elementwise,
-                                 make_numerics(t, act))
-        ->UseRealTime();
-    isa::TensorReduce sum{tile(2, t, 1), tile(0, t, kFree), isa::AluOp::add};
-    benchmark::RegisterBenchmark(("numerics/tensor_reduce_add/" + dt).c_str(), BM_elementwise,
-                                 make_numerics(t, sum))
-        ->UseRealTime();
+    elementwise("activation_exp", act);
+    elementwise("tensor_reduce_add",
+                isa::TensorReduce{tile(2, t, 1), tile(0, t, kFree), isa::AluOp::add});
   }
 }
 
