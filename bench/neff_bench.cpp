@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "asm/assembler.hpp"
+#include "asm/printer.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "bench/common/bench_kernels.hpp"
 #include "config/target_config.hpp"
-#include "isa/assembler.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/printer.hpp"
-#include "isa/validate.hpp"
 #include "neff/neff.hpp"
+#include "validate/validate.hpp"
 
 namespace {
 

@@ -4,9 +4,10 @@
 #include <chrono>
 #include <cstdio>
 
-#include "isa/validate.hpp"
+#include "validate/validate.hpp"
 
 using namespace neuronsim::isa;
+namespace params = neuronsim::params;
 
 namespace {
 
@@ -31,7 +32,7 @@ Allocation alloc(const char* name, MemSpace space, std::uint32_t byte_offset) {
 }  // namespace
 
 int main() {
-  TargetLimits limits;  // trn1, reference sections 1-2
+  params::TargetLimits limits;  // trn1, reference sections 1-2
   limits.partitions = 128;
   limits.sbuf_bytes_per_partition = 192 * 1024;
   limits.psum_bytes_per_partition = 16 * 1024;

@@ -7,13 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "asm/assembler.hpp"
+#include "base/error.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "config/target_config.hpp"
-#include "isa/assembler.hpp"
-#include "isa/error.hpp"
-#include "isa/validate.hpp"
 #include "neff/neff.hpp"
+#include "validate/validate.hpp"
 
 namespace neuronsim::cli {
 namespace {

@@ -12,12 +12,12 @@
 #include <memory>
 #include <string>
 
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "cli/commands.hpp"
 #include "compiler/compiler.hpp"
 #include "config/target_config.hpp"
 #include "host/program_directory.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
 #include "neff/neff.hpp"
 
 #include <nlohmann/json.hpp>

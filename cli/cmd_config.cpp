@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "config/target_config.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
 
 namespace neuronsim::cli {
 namespace {

@@ -4,11 +4,11 @@
 #include <memory>
 #include <string>
 
+#include "asm/printer.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/printer.hpp"
 #include "neff/neff.hpp"
 
 namespace neuronsim::cli {

@@ -6,15 +6,15 @@
 #include <string_view>
 #include <vector>
 
+#include "asm/printer.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "config/target_config.hpp"
 #include "examples/kernels.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/printer.hpp"
-#include "isa/validate.hpp"
 #include "neff/neff.hpp"
+#include "validate/validate.hpp"
 
 namespace neuronsim::cli {
 namespace {

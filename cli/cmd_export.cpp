@@ -4,10 +4,10 @@
 #include <memory>
 #include <string>
 
+#include "base/error.hpp"
+#include "base/limits.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "isa/error.hpp"
-#include "isa/limits.hpp"
 #include "profile/directory.hpp"
 #include "profile/host_trace.hpp"
 #include "profile/sequence_perfetto.hpp"
@@ -22,7 +22,7 @@ struct ExportOptions {
 };
 
 // The trace in memory, refused as soon as it passes the export_bytes limit
-// (isa/limits.hpp), so a huge profile costs neither unbounded memory nor disk.
+// (base/limits.hpp), so a huge profile costs neither unbounded memory nor disk.
 class BoundedStringSink : public traces::TextSink {
  public:
   explicit BoundedStringSink(std::string what) : what_(std::move(what)) {}

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/error.hpp"
 #include "cli/commands.hpp"
-#include "isa/error.hpp"
 #include "neff/neff.hpp"
 
 namespace neuronsim::cli {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "base/file_io.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "isa/file_io.hpp"
 #include "profile/report_load.hpp"
 #include "report/render.hpp"
 

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/limits.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
@@ -22,9 +25,7 @@
 #include "io/inputs.hpp"
 #include "io/npy.hpp"
 #include "io/npz.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/limits.hpp"
+#include "isa/kernel_limits.hpp"
 #include "neff/neff.hpp"
 #include "neuronsim/device.hpp"
 #include "neuronsim/hbm.hpp"

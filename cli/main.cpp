@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
+#include "base/limits.hpp"
 #include "cli/commands.hpp"
 #include "cli/git_version.hpp"  // generated: cmake/git_version.cmake
 #include "cli/help_pages.hpp"
-#include "isa/error.hpp"
-#include "isa/limits.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 
 namespace neuronsim::cli {
 

@@ -23,7 +23,9 @@ add_library(neuronsim_package INTERFACE)
 set_target_properties(neuronsim_package PROPERTIES EXPORT_NAME neuronsim)
 target_link_libraries(neuronsim_package INTERFACE neuronsim_sim neuronsim_host
   neuronsim_profile neuronsim_io neuronsim_config neuronsim_engines neuronsim_memory
-  neuronsim_neff neuronsim_isa neuronsim_traces neuronsim_report)
+  neuronsim_neff neuronsim_validate neuronsim_cost neuronsim_semantics neuronsim_asm
+  neuronsim_builder neuronsim_isa neuronsim_params neuronsim_base neuronsim_traces
+  neuronsim_report)
 add_library(neuronsim::neuronsim ALIAS neuronsim_package)  # the same name in this build
 
 get_property(neuronsim_libraries GLOBAL PROPERTY NEURONSIM_LIBRARIES)

@@ -23,10 +23,10 @@
 #include <optional>
 #include <set>
 
+#include "base/error.hpp"
+#include "builder/builder.hpp"
 #include "compiler/fresh_names.hpp"
 #include "compiler/hazards.hpp"
-#include "isa/builder.hpp"
-#include "isa/error.hpp"
 #include "isa/placement.hpp"
 
 namespace neuronsim::compiler {
@@ -64,7 +64,7 @@ struct Sizes {
   std::string problem;  // empty: fits
 };
 
-Sizes sizes(const AttentionSpec& s, const isa::TargetLimits& l) {
+Sizes sizes(const AttentionSpec& s, const params::TargetLimits& l) {
   Sizes z;
   z.tile = std::min({l.partitions, l.matmul_max_k, l.matmul_max_m});
   z.chunk = std::min({l.matmul_max_n, l.psum_bank_bytes / 4, l.max_psum_free_elems});
@@ -125,7 +125,7 @@ Sizes sizes(const AttentionSpec& s, const isa::TargetLimits& l) {
 
 class AttentionEmitter {
  public:
-  AttentionEmitter(const AttentionSpec& s, const isa::TargetLimits& l)
+  AttentionEmitter(const AttentionSpec& s, const params::TargetLimits& l)
       : s_(s),
         z_(sizes(s, l)),
         b_(s.kernel_name, s.target),
@@ -203,7 +203,7 @@ class AttentionEmitter {
         (v.col0 + c0) * isa::dtype_size(t.dtype()), {isa::Dim{1, static_cast<std::uint32_t>(w)}});
   }
 
-  void declare(const isa::TargetLimits& l) {
+  void declare(const params::TargetLimits& l) {
     const std::uint32_t P = z_.tile, keys = z_.k_tiles * P;
     for (const AttentionHead& h : s_.heads) {
       Q_.push_back(hbm(h.q, s_.dtype, h.q_view, {s_.sq, s_.d}, isa::TensorRole::input));
@@ -518,11 +518,11 @@ class AttentionEmitter {
 
 }  // namespace
 
-bool attention_fits(const AttentionSpec& spec, const isa::TargetLimits& limits) {
+bool attention_fits(const AttentionSpec& spec, const params::TargetLimits& limits) {
   return sizes(spec, limits).problem.empty();
 }
 
-isa::Kernel emit_attention(const AttentionSpec& spec, const isa::TargetLimits& limits) {
+isa::Kernel emit_attention(const AttentionSpec& spec, const params::TargetLimits& limits) {
   return AttentionEmitter(spec, limits).emit();
 }
 

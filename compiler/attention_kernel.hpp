@@ -8,7 +8,7 @@
 
 #include "compiler/gemm.hpp"
 #include "isa/kernel.hpp"
-#include "isa/target_limits.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::compiler {
 
@@ -36,8 +36,8 @@ struct AttentionSpec {
 
 // Throws neuronsim::Error ("attention: ...") when the shapes do not fit (d or dv over
 // 128, a row of scores too long for SBUF).
-isa::Kernel emit_attention(const AttentionSpec& spec, const isa::TargetLimits& limits);
+isa::Kernel emit_attention(const AttentionSpec& spec, const params::TargetLimits& limits);
 // The same checks without emitting: true when emit_attention would accept the shapes.
-bool attention_fits(const AttentionSpec& spec, const isa::TargetLimits& limits);
+bool attention_fits(const AttentionSpec& spec, const params::TargetLimits& limits);
 
 }  // namespace neuronsim::compiler

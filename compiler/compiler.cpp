@@ -11,14 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/error.hpp"
 #include "compiler/attention_kernel.hpp"
 #include "compiler/layout_kernel.hpp"
 #include "compiler/liveness.hpp"
 #include "compiler/matmul_fusion.hpp"
 #include "compiler/matmul_kernel.hpp"
 #include "compiler/row_kernel.hpp"
-#include "isa/error.hpp"
-#include "isa/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace neuronsim::compiler {
 
@@ -26,8 +26,8 @@ namespace {
 
 class Partitioner {
  public:
-  Partitioner(const Graph& g, Mode mode, const std::string& target, const isa::TargetLimits& limits,
-              std::ostream* diagnostics)
+  Partitioner(const Graph& g, Mode mode, const std::string& target,
+              const params::TargetLimits& limits, std::ostream* diagnostics)
       : g_(g), target_(target), limits_(limits), diagnostics_(diagnostics) {
     out_.program = g.name;
     out_.mode = mode;
@@ -234,7 +234,7 @@ class Partitioner {
 
   const Graph& g_;
   const std::string& target_;
-  const isa::TargetLimits& limits_;
+  const params::TargetLimits& limits_;
   std::ostream* diagnostics_;
   CompiledProgram out_;
   std::set<std::string> live_;
@@ -267,12 +267,12 @@ std::optional<Mode> parse_mode(const std::string& name) {
 }
 
 CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
-                        const isa::TargetLimits& limits, std::ostream* diagnostics) {
+                        const params::TargetLimits& limits, std::ostream* diagnostics) {
   return Partitioner(g, mode, target, limits, diagnostics).run();
 }
 
 CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
-                        const isa::TargetLimits& limits) {
+                        const params::TargetLimits& limits) {
   return compile(g, mode, target, limits, &std::cerr);
 }
 

@@ -12,7 +12,7 @@
 
 #include "compiler/graph.hpp"
 #include "isa/kernel.hpp"
-#include "isa/target_limits.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::compiler {
 
@@ -50,10 +50,10 @@ struct CompiledProgram {
 // naming the graph file, the node or launch, and the reason. Each warning is also written
 // to `diagnostics` ("warning: ..." and a newline) unless it is null.
 CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
-                        const isa::TargetLimits& limits, std::ostream* diagnostics);
+                        const params::TargetLimits& limits, std::ostream* diagnostics);
 // The same, warnings written to std::cerr (the `neuronsim compile` command's stderr).
 CompiledProgram compile(const Graph& g, Mode mode, const std::string& target,
-                        const isa::TargetLimits& limits);
+                        const params::TargetLimits& limits);
 
 // launch.json: {"format": "neuronsim-launch-sequence", "version": 1, ...}.
 std::string launch_json(const CompiledProgram& p);

@@ -26,10 +26,10 @@
 #include <set>
 #include <vector>
 
+#include "base/error.hpp"
+#include "builder/builder.hpp"
 #include "compiler/fresh_names.hpp"
 #include "compiler/hazards.hpp"
-#include "isa/builder.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::compiler {
 
@@ -59,7 +59,7 @@ std::vector<Span> balanced(std::uint32_t total, std::uint32_t most) {
 
 class GemmEmitter {
  public:
-  GemmEmitter(const GemmSpec& s, const isa::TargetLimits& l)
+  GemmEmitter(const GemmSpec& s, const params::TargetLimits& l)
       : s_(s),
         p_(plan_gemm(s, l)),
         b_(s.kernel_name, s.target),
@@ -135,7 +135,7 @@ class GemmEmitter {
 
   std::string fresh(const std::string& base) { return names_(base); }
 
-  void declare(const isa::TargetLimits& l) {
+  void declare(const params::TargetLimits& l) {
     const std::uint32_t mtb = p_.block_m_tiles, seg = p_.segment_k_tiles;
     const std::uint32_t bn = std::min(p_.group_chunks * p_.n_chunk, s_.n);  // widest group
     const std::uint32_t seg_cols = std::min(seg * p_.k_tile, s_.k);
@@ -493,7 +493,7 @@ class GemmEmitter {
 
 }  // namespace
 
-isa::Kernel emit_gemm(const GemmSpec& spec, const isa::TargetLimits& limits) {
+isa::Kernel emit_gemm(const GemmSpec& spec, const params::TargetLimits& limits) {
   return GemmEmitter(spec, limits).emit();
 }
 

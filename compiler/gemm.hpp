@@ -14,7 +14,7 @@
 #include "isa/dtype.hpp"
 #include "isa/instruction.hpp"
 #include "isa/kernel.hpp"
-#include "isa/target_limits.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::compiler {
 
@@ -88,9 +88,9 @@ struct GemmPlan {
 };
 
 // Throws neuronsim::Error when the shape is empty or the target's limits are missing.
-GemmPlan plan_gemm(const GemmSpec& spec, const isa::TargetLimits& limits);
+GemmPlan plan_gemm(const GemmSpec& spec, const params::TargetLimits& limits);
 
 // The kernel, not yet validated (the caller validates it for the target).
-isa::Kernel emit_gemm(const GemmSpec& spec, const isa::TargetLimits& limits);
+isa::Kernel emit_gemm(const GemmSpec& spec, const params::TargetLimits& limits);
 
 }  // namespace neuronsim::compiler

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "base/error.hpp"
 #include "compiler/gemm.hpp"
-#include "isa/error.hpp"
 #include "isa/placement.hpp"
 
 namespace neuronsim::compiler {
@@ -41,7 +41,7 @@ void require(bool ok, const std::string& what) {
 
 }  // namespace
 
-GemmPlan plan_gemm(const GemmSpec& s, const isa::TargetLimits& l) {
+GemmPlan plan_gemm(const GemmSpec& s, const params::TargetLimits& l) {
   if (s.m == 0 || s.n == 0 || s.k == 0)
     throw Error("gemm: M, N and K must be positive, not " + std::to_string(s.m) + ", " +
                 std::to_string(s.n) + ", " + std::to_string(s.k));

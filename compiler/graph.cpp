@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/json_text.hpp"
-#include "isa/limits.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/json_text.hpp"
+#include "base/limits.hpp"
 
 namespace neuronsim::compiler {
 

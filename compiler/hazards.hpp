@@ -22,7 +22,7 @@
 #include <tuple>
 #include <vector>
 
-#include "isa/builder.hpp"
+#include "builder/builder.hpp"
 
 namespace neuronsim::compiler {
 

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <set>
 
+#include "base/error.hpp"
+#include "builder/builder.hpp"
 #include "compiler/fresh_names.hpp"
 #include "compiler/hazards.hpp"
-#include "isa/builder.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::compiler {
 
@@ -34,7 +34,7 @@ struct Source {
 }  // namespace
 
 isa::Kernel emit_layout_kernel(const Graph& g, const Node& n, const std::string& kernel_name,
-                               const std::string& target, const isa::TargetLimits& limits) {
+                               const std::string& target, const params::TargetLimits& limits) {
   const std::string where = g.source + ": node '" + n.id + "': ";
   if (limits.partitions == 0 || limits.dma_engines == 0)
     throw Error(where + "the target's limits give no partitions or DMA engines");

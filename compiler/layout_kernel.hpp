@@ -6,7 +6,7 @@
 
 #include "compiler/graph.hpp"
 #include "isa/kernel.hpp"
-#include "isa/target_limits.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::compiler {
 
@@ -14,6 +14,6 @@ namespace neuronsim::compiler {
 // pattern (one element per descriptor row, the DMA's slow path: the Tensor-engine
 // transpose is used where a matmul reads the result, docs/compiler.md).
 isa::Kernel emit_layout_kernel(const Graph& g, const Node& n, const std::string& kernel_name,
-                               const std::string& target, const isa::TargetLimits& limits);
+                               const std::string& target, const params::TargetLimits& limits);
 
 }  // namespace neuronsim::compiler

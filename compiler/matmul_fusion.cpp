@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 
 namespace neuronsim::compiler {
 
@@ -18,7 +18,7 @@ using isa::AluOp;
 
 class Planner {
  public:
-  Planner(const Graph& g, const std::set<std::string>& live, const isa::TargetLimits& l)
+  Planner(const Graph& g, const std::set<std::string>& live, const params::TargetLimits& l)
       : g_(g), live_(live), l_(l) {
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
       index_[g.nodes[i].id] = i;
@@ -429,7 +429,7 @@ class Planner {
 
   const Graph& g_;
   const std::set<std::string>& live_;
-  const isa::TargetLimits& l_;
+  const params::TargetLimits& l_;
   MatmulFusion out_;
   std::map<std::string, std::size_t> index_;
   std::set<std::string> in_launch_;  // kept on chip inside a launch: no HBM tensor
@@ -440,7 +440,7 @@ class Planner {
 }  // namespace
 
 MatmulFusion plan_matmul_fusion(const Graph& g, const std::set<std::string>& live,
-                                const isa::TargetLimits& limits) {
+                                const params::TargetLimits& limits) {
   return Planner(g, live, limits).run();
 }
 

@@ -16,7 +16,7 @@
 #include "compiler/attention_kernel.hpp"
 #include "compiler/gemm.hpp"
 #include "compiler/graph.hpp"
-#include "isa/target_limits.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::compiler {
 
@@ -35,6 +35,6 @@ struct MatmulFusion {
 
 // `live`: the nodes fused mode keeps.
 MatmulFusion plan_matmul_fusion(const Graph& g, const std::set<std::string>& live,
-                                const isa::TargetLimits& limits);
+                                const params::TargetLimits& limits);
 
 }  // namespace neuronsim::compiler

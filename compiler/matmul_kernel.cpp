@@ -4,13 +4,13 @@
 
 #include <limits>
 
+#include "base/error.hpp"
 #include "compiler/gemm.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::compiler {
 
 isa::Kernel emit_matmul_kernel(const Graph& g, const Node& n, const std::string& kernel_name,
-                               const std::string& target, const isa::TargetLimits& limits) {
+                               const std::string& target, const params::TargetLimits& limits) {
   auto fail = [&](const std::string& reason) {
     throw Error(g.source + ": node '" + n.id + "': matmul: " + reason);
   };

@@ -20,10 +20,10 @@
 #include <algorithm>
 #include <map>
 
+#include "base/error.hpp"
+#include "base/limits.hpp"
+#include "builder/builder.hpp"
 #include "compiler/wide_row_kernel.hpp"
-#include "isa/builder.hpp"
-#include "isa/error.hpp"
-#include "isa/limits.hpp"
 
 namespace neuronsim::compiler {
 
@@ -90,13 +90,13 @@ bool flat_eligible(const RowProgram& p) {
 // range still splits into tiles whose loads and stores overlap the compute.
 constexpr std::uint32_t kFlatTileCols = 4096;
 
-bool fits(const RowProgram& p, std::uint32_t nbuf, const TargetLimits& limits) {
+bool fits(const RowProgram& p, std::uint32_t nbuf, const params::TargetLimits& limits) {
   return row_sbuf_bytes(p, nbuf) <= limits.sbuf_bytes_per_partition;
 }
 
 // Chooses the layout (see the top of this file); the result is `in` with flat_cols, the
 // values' cols (flat) or their `whole` flags set.
-RowProgram plan_tiling(const RowProgram& in, const TargetLimits& limits) {
+RowProgram plan_tiling(const RowProgram& in, const params::TargetLimits& limits) {
   RowProgram p = in;
   if (flat_eligible(p)) {
     const std::uint64_t per_partition = p.rows / kPartitions;
@@ -140,7 +140,7 @@ struct Dep {
 class Emitter {
  public:
   Emitter(const RowProgram& p, const std::string& kernel_name, const std::string& target,
-          const TargetLimits& limits, const std::string& source, std::uint32_t nbuf)
+          const params::TargetLimits& limits, const std::string& source, std::uint32_t nbuf)
       : p_(p),
         limits_(limits),
         source_(source),
@@ -454,7 +454,7 @@ class Emitter {
   }
 
   const RowProgram& p_;
-  const TargetLimits& limits_;
+  const params::TargetLimits& limits_;
   const std::string& source_;
   std::uint32_t nbuf_;
   std::uint64_t tiles_;
@@ -484,7 +484,7 @@ std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf) {
 }
 
 Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name,
-                       const std::string& target, const TargetLimits& limits,
+                       const std::string& target, const params::TargetLimits& limits,
                        const std::string& source) {
   // Every tile of rows costs at least one instruction per step and one to load it: refuse
   // a kernel past the instructions limit before emitting any of it (an [2^30, 1] input

@@ -7,14 +7,14 @@
 
 #include "compiler/row_program.hpp"
 #include "isa/kernel.hpp"
-#include "isa/target_limits.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::compiler {
 
 // Throws neuronsim::Error naming `source` when the program does not fit the target (SBUF
 // bytes per partition, free size, semaphores).
 isa::Kernel emit_row_kernel(const RowProgram& p, const std::string& kernel_name,
-                            const std::string& target, const isa::TargetLimits& limits,
+                            const std::string& target, const params::TargetLimits& limits,
                             const std::string& source);
 
 // SBUF bytes per partition the program's buffers take with `nbuf` buffers per stage.

@@ -3,8 +3,8 @@
 // transcendental functions and squares, Vector for elementwise arithmetic and reductions.
 #include <cmath>
 
+#include "base/error.hpp"
 #include "compiler/row_program.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::compiler {
 

@@ -13,10 +13,10 @@
 #include <map>
 #include <set>
 
+#include "base/error.hpp"
+#include "builder/builder.hpp"
 #include "compiler/fresh_names.hpp"
 #include "compiler/hazards.hpp"
-#include "isa/builder.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::compiler {
 
@@ -50,7 +50,7 @@ struct Job {
 class WideEmitter {
  public:
   WideEmitter(const RowProgram& p, const std::string& kernel_name, const std::string& target,
-              const TargetLimits& limits, const std::string& source)
+              const params::TargetLimits& limits, const std::string& source)
       : p_(p),
         limits_(limits),
         source_(source),
@@ -553,7 +553,7 @@ class WideEmitter {
   }
 
   const RowProgram& p_;
-  const TargetLimits& limits_;
+  const params::TargetLimits& limits_;
   const std::string& source_;
   Builder b_;
   FreshNames names_;
@@ -581,7 +581,7 @@ class WideEmitter {
 }  // namespace
 
 Kernel emit_wide_row_kernel(const RowProgram& p, const std::string& kernel_name,
-                            const std::string& target, const TargetLimits& limits,
+                            const std::string& target, const params::TargetLimits& limits,
                             const std::string& source) {
   return WideEmitter(p, kernel_name, target, limits, source).emit();
 }

@@ -12,14 +12,14 @@
 
 #include "compiler/row_program.hpp"
 #include "isa/kernel.hpp"
-#include "isa/target_limits.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::compiler {
 
 // Throws neuronsim::Error naming `source` and the launch when even one column per chunk
 // does not fit.
 isa::Kernel emit_wide_row_kernel(const RowProgram& p, const std::string& kernel_name,
-                                 const std::string& target, const isa::TargetLimits& limits,
+                                 const std::string& target, const params::TargetLimits& limits,
                                  const std::string& source);
 
 }  // namespace neuronsim::compiler

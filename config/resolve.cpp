@@ -6,11 +6,11 @@
 #include <initializer_list>
 #include <utility>
 
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/json_text.hpp"
 #include "config/embedded.hpp"
 #include "config/schema.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/json_text.hpp"
 
 namespace neuronsim::config {
 namespace {

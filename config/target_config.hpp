@@ -10,9 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "isa/cost_params.hpp"
 #include "isa/engine.hpp"
-#include "isa/target_limits.hpp"
+#include "params/cost_params.hpp"
+#include "params/dma_params.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::config {
 
@@ -34,9 +35,9 @@ struct TargetConfig {
   // Engine clocks in GHz (reference section 1). The Sync engine has no clock of its own:
   // nothing it runs takes cycles (see clock_ghz).
   double tensor_ghz = 0, vector_ghz = 0, scalar_ghz = 0, gpsimd_ghz = 0;
-  isa::TargetLimits limits;
-  isa::CostParams cost;
-  isa::DmaParams dma;
+  params::TargetLimits limits;
+  params::CostParams cost;
+  params::DmaParams dma;
   // Memory ports (reference section 2).
   bool vector_gpsimd_share_sbuf_port = false;  // v2: Vector and GpSimd share the SBUF port
   bool vector_scalar_share_psum_port = false;  // v2: Vector and Scalar share the PSUM port

@@ -2,7 +2,7 @@
 
 namespace neuronsim::engines {
 
-DescriptorSource descriptor_source(isa::Engine issuer, const isa::DmaParams& p) {
+DescriptorSource descriptor_source(isa::Engine issuer, const params::DmaParams& p) {
   switch (issuer) {
     case isa::Engine::gpsimd:
       return DescriptorSource::software_dge;

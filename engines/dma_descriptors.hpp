@@ -2,8 +2,8 @@
 // Who makes a dma_copy's descriptors, and what it costs (nki/deep-dives/nki-dge.rst;
 // nki/guides/architecture/trainium2_arch.rst, "Descriptor Generation Engine"). Plain
 // functions of the issuing engine and DmaParams (no SystemC).
-#include "isa/cost_params.hpp"
 #include "isa/engine.hpp"
+#include "params/dma_params.hpp"
 
 namespace neuronsim::engines {
 
@@ -22,6 +22,6 @@ enum class DescriptorSource {
 
 // GpSimd-issued transfers use software DGE (the only issuer that runs it); Sync and Scalar
 // use a hardware DGE where the target has one; everything else has prebuilt descriptors.
-DescriptorSource descriptor_source(isa::Engine issuer, const isa::DmaParams& p);
+DescriptorSource descriptor_source(isa::Engine issuer, const params::DmaParams& p);
 
 }  // namespace neuronsim::engines

@@ -4,15 +4,15 @@
 #include <iomanip>
 #include <sstream>
 
+#include "base/error.hpp"
 #include "engines/thread_stack.hpp"
-#include "isa/error.hpp"
 #include "memory/bandwidth_share.hpp"
 #include "neuronsim/tlm.hpp"
 
 namespace neuronsim::engines {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, std::uint32_t index,
-                     const isa::DmaParams& params, HbmLink& hbm, PartHook on_start,
+                     const params::DmaParams& params, HbmLink& hbm, PartHook on_start,
                      PartHook on_done, FailHook on_fail)
     : sc_module(name),
       index_(index),

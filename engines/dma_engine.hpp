@@ -22,7 +22,7 @@
 
 #include "engines/dma_transfer.hpp"
 #include "engines/hbm_link.hpp"
-#include "isa/cost_params.hpp"
+#include "params/dma_params.hpp"
 
 namespace neuronsim::engines {
 
@@ -32,7 +32,7 @@ class DmaEngine : public sc_core::sc_module {
   using FailHook = std::function<void(DmaPart&, std::exception_ptr)>;
 
   SC_HAS_PROCESS(DmaEngine);
-  DmaEngine(sc_core::sc_module_name name, std::uint32_t index, const isa::DmaParams& params,
+  DmaEngine(sc_core::sc_module_name name, std::uint32_t index, const params::DmaParams& params,
             HbmLink& hbm, PartHook on_start, PartHook on_done, FailHook on_fail);
 
   void enqueue(DmaPart* part);  // from any SystemC process
@@ -47,7 +47,7 @@ class DmaEngine : public sc_core::sc_module {
   void move(DmaPart& part);  // the data phase
 
   std::uint32_t index_;
-  const isa::DmaParams& params_;
+  const params::DmaParams& params_;
   HbmLink& hbm_;
   PartHook on_start_, on_done_;
   FailHook on_fail_;

@@ -23,13 +23,13 @@ const isa::AccessPattern* on_chip_side(const isa::DmaCopy& copy) {
 }  // namespace
 
 std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy,
-                                        const isa::DmaParams& p) {
+                                        const params::DmaParams& p) {
   std::vector<DmaPartPlan> parts;
   split_transfer(kernel, copy, p, parts);
   return parts;
 }
 
-void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const isa::DmaParams& p,
+void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const params::DmaParams& p,
                     std::vector<DmaPartPlan>& parts) {
   parts.clear();
   const isa::DmaQueue& queue = kernel.queues.at(copy.queue);
@@ -89,7 +89,7 @@ void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const i
   }
 }
 
-double dma_efficiency(const isa::DmaCopy& copy, const isa::DmaParams& p) {
+double dma_efficiency(const isa::DmaCopy& copy, const params::DmaParams& p) {
   if (p.efficient_bytes_per_row == 0) return 1.0;
   const std::uint64_t run =
       std::min(memory::contiguous_row_bytes(copy.src), memory::contiguous_row_bytes(copy.dst));

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "isa/cost_params.hpp"
 #include "isa/kernel.hpp"
+#include "params/dma_params.hpp"
 
 namespace neuronsim::engines {
 
@@ -32,16 +32,16 @@ std::uint64_t dma_transfer_bytes(const isa::DmaCopy& copy);
 // never more parts than rows. Kernel queue q uses FIFO q % queues_per_engine on each DMA engine (a
 // queue ID is the same on every engine, nki-dma-overview.rst "DMA Queues").
 std::vector<DmaPartPlan> split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy,
-                                        const isa::DmaParams& p);
+                                        const params::DmaParams& p);
 // The same, into `parts` (replacing what it held, reusing its capacity: no allocation per
 // transfer once it has grown).
-void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const isa::DmaParams& p,
+void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const params::DmaParams& p,
                     std::vector<DmaPartPlan>& parts);
 
 // Fraction of the engine's bandwidth a transfer reaches: linear in the contiguous bytes
 // per partition row (the shorter of the source and destination runs) over
 // efficient_bytes_per_row, clamped to [small_row_min_efficiency, 1] (reference section 4:
 // small rows are slow; aim for 2 KiB or more per partition).
-double dma_efficiency(const isa::DmaCopy& copy, const isa::DmaParams& p);
+double dma_efficiency(const isa::DmaCopy& copy, const params::DmaParams& p);
 
 }  // namespace neuronsim::engines

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <string>
 
+#include "base/error.hpp"
 #include "engines/sim_time.hpp"
-#include "isa/error.hpp"
-#include "isa/semantics.hpp"
 #include "memory/footprint.hpp"
+#include "semantics/semantics.hpp"
 
 namespace neuronsim::engines {
 
@@ -16,7 +16,8 @@ int space_index(isa::MemSpace s) {
 }
 }  // namespace
 
-DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const isa::DmaParams& params, HbmLink& hbm)
+DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const params::DmaParams& params,
+                           HbmLink& hbm)
     : sc_module(name), params_(params) {
   if (params.engines == 0) throw Error("config: dma.engines must be at least 1");
   if (!(params.engine_bytes_per_ns > 0))

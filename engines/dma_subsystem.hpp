@@ -38,7 +38,7 @@ struct DmaCounters {
 
 class DmaSubsystem : public sc_core::sc_module {
  public:
-  DmaSubsystem(sc_core::sc_module_name name, const isa::DmaParams& params, HbmLink& hbm);
+  DmaSubsystem(sc_core::sc_module_name name, const params::DmaParams& params, HbmLink& hbm);
 
   // A launch begins (nothing is outstanding): its context, and the device HBM address of
   // each of its tensors. Both must stay alive until the launch has drained.
@@ -78,7 +78,7 @@ class DmaSubsystem : public sc_core::sc_module {
   void place(DmaPart& part, const isa::DmaCopy& copy) const;
   DmaRecord record(const DmaPart& part) const;
 
-  const isa::DmaParams& params_;
+  const params::DmaParams& params_;
   LaunchContext* launch_ = nullptr;
   const std::vector<std::uint64_t>* addresses_ = nullptr;
   bool aborted_ = false;

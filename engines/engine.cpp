@@ -1,9 +1,9 @@
 #include "engines/engine.hpp"
 
+#include "cost/cost_model.hpp"
 #include "engines/dma_subsystem.hpp"
 #include "engines/sim_time.hpp"
-#include "isa/cost_model.hpp"
-#include "isa/semantics.hpp"
+#include "semantics/semantics.hpp"
 
 namespace neuronsim::engines {
 

@@ -1,6 +1,6 @@
 #include "engines/instruction_plan.hpp"
 
-#include "isa/cost_model.hpp"
+#include "cost/cost_model.hpp"
 
 namespace neuronsim::engines {
 
@@ -35,7 +35,7 @@ bool reads_what_was_written(const Footprints& later, const Footprints& earlier) 
 // Plans one stream in one pass over its records; with `ports`, also lists the ports each
 // instruction holds (its reads' regions, then its writes', as isa::operands lists them).
 std::vector<InstructionPlan> plan_one_stream(const isa::Kernel& k, isa::Engine engine,
-                                             const isa::CostParams& cost, memory::PortMap* ports,
+                                             const params::CostParams& cost, memory::PortMap* ports,
                                              PortLists* lists) {
   const auto& stream = k.stream(engine);
   std::vector<InstructionPlan> plans(stream.size());
@@ -69,11 +69,12 @@ std::vector<InstructionPlan> plan_one_stream(const isa::Kernel& k, isa::Engine e
 }  // namespace
 
 std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engine,
-                                         const isa::CostParams& cost) {
+                                         const params::CostParams& cost) {
   return plan_one_stream(k, engine, cost, nullptr, nullptr);
 }
 
-KernelPlan plan_kernel(const isa::Kernel& k, const isa::CostParams& cost, memory::PortMap& ports) {
+KernelPlan plan_kernel(const isa::Kernel& k, const params::CostParams& cost,
+                       memory::PortMap& ports) {
   KernelPlan plan;
   for (int e = 0; e < isa::kEngineCount; ++e)
     plan.plans[e] = plan_one_stream(k, static_cast<isa::Engine>(e), cost, &ports, &plan.ports[e]);

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "engines/observer.hpp"
-#include "isa/cost_params.hpp"
 #include "isa/for_each_field.hpp"
 #include "isa/kernel.hpp"
 #include "memory/footprint.hpp"
 #include "memory/port_map.hpp"
+#include "params/cost_params.hpp"
 
 namespace neuronsim::engines {
 
@@ -28,7 +28,7 @@ struct InstructionPlan {
 void access_bytes(const isa::Instruction& instr, BytesBySpace& read, BytesBySpace& written);
 
 std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engine,
-                                         const isa::CostParams& cost);
+                                         const params::CostParams& cost);
 
 // The memory ports each instruction of a stream holds (PortMap::ports_for), flattened:
 // instruction i holds ports[first[i]] .. ports[first[i + 1]] - 1.
@@ -46,6 +46,7 @@ struct KernelPlan {
   std::array<std::vector<InstructionPlan>, isa::kEngineCount> plans;
   std::array<PortLists, isa::kEngineCount> ports;
 };
-KernelPlan plan_kernel(const isa::Kernel& k, const isa::CostParams& cost, memory::PortMap& ports);
+KernelPlan plan_kernel(const isa::Kernel& k, const params::CostParams& cost,
+                       memory::PortMap& ports);
 
 }  // namespace neuronsim::engines

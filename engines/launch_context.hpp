@@ -12,9 +12,9 @@
 #include "engines/observer.hpp"
 #include "engines/semaphores.hpp"
 #include "engines/write_watch.hpp"
-#include "isa/cost_params.hpp"
 #include "isa/kernel.hpp"
 #include "memory/memory_image.hpp"
+#include "params/cost_params.hpp"
 
 namespace neuronsim::engines {
 
@@ -35,7 +35,7 @@ class LaunchMonitor {
 
 struct LaunchContext {
   const isa::Kernel& kernel;
-  const isa::CostParams& cost;
+  const params::CostParams& cost;
   const KernelPlan& plan;       // the kernel's plans on this core (plan_kernel)
   memory::MemoryImage* memory;  // null: timing only, isa::execute is skipped
   Semaphores& semaphores;

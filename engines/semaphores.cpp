@@ -3,8 +3,8 @@
 #include <limits>
 #include <string>
 
+#include "base/error.hpp"
 #include "engines/sim_time.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::engines {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Example kernels written with the builder (isa/builder.hpp): what a kernel engineer
+// Example kernels written with the builder (builder/builder.hpp): what a kernel engineer
 // writes by hand for a NeuronCore. Each comes in a serial variant (one buffer: load,
 // compute, store one after another) and a double-buffered variant that overlaps DMA with
 // compute. `neuronsim example` emits them as NEFF or assembly.
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "isa/kernel.hpp"
-#include "isa/target_limits.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::examples {
 
@@ -21,7 +21,7 @@ struct ExampleParams {
   std::uint32_t buffers = 0;  // rmsnorm/softmax: buffers per stage; 0: 2 if double_buffered
   std::string dtype;          // matmul only: its inputs' dtype (default bf16)
   std::string target = "trn2";
-  isa::TargetLimits limits;  // the target's (matmul sizes its tiles by them)
+  params::TargetLimits limits;  // the target's (matmul sizes its tiles by them)
 };
 
 // C[M,N] = A[M,K] @ B[K,N] by the compiler's GEMM generator (compiler/gemm.hpp): inputs

@@ -5,10 +5,10 @@
 // multiplies and each block's output drained while the next one accumulates.
 #include <string>
 
+#include "base/error.hpp"
 #include "compiler/gemm.hpp"
 #include "examples/kernels.hpp"
 #include "examples/tiling.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::examples {
 

@@ -1,5 +1,5 @@
+#include "base/error.hpp"
 #include "examples/kernels.hpp"
-#include "isa/error.hpp"
 
 #include <string>
 

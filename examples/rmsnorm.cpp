@@ -10,9 +10,9 @@
 // x_free = x buffers released, y_free = tiles stored.
 #include <cmath>
 
+#include "builder/builder.hpp"
 #include "examples/kernels.hpp"
 #include "examples/row_pipeline.hpp"
-#include "isa/builder.hpp"
 
 namespace neuronsim::examples {
 

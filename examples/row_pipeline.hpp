@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "builder/builder.hpp"
 #include "examples/tiling.hpp"
-#include "isa/builder.hpp"
 
 namespace neuronsim::examples {
 

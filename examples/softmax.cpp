@@ -7,9 +7,9 @@
 //   vector  tensor_scalar: y = e * rsum
 //   sync    store y tile
 // With nbuf buffers (1 serial, 2 double-buffered, up to 8) loads and stores overlap compute.
+#include "builder/builder.hpp"
 #include "examples/kernels.hpp"
 #include "examples/row_pipeline.hpp"
-#include "isa/builder.hpp"
 
 namespace neuronsim::examples {
 

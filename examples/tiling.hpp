@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 
 namespace neuronsim::examples {
 

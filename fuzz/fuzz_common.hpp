@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 
 namespace neuronsim::fuzz {
 

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "neff/neff.hpp"
 
 namespace neuronsim::host {

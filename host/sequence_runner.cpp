@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "memory/memory_image.hpp"
 #include "neff/neff.hpp"
 #include "neuronsim/hbm.hpp"

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <map>
 
+#include "base/error.hpp"
+#include "base/parallel.hpp"
 #include "io/float_convert.hpp"
 #include "io/npy.hpp"
 #include "isa/dtype.hpp"
-#include "isa/error.hpp"
-#include "isa/parallel.hpp"
 
 namespace neuronsim::io {
 
@@ -124,7 +124,7 @@ std::vector<std::uint8_t> generate(const isa::HbmTensor& tensor, NextValue next_
 // then r sin(theta), r = sqrt(-2 log(1 - u1)), theta = 2 pi u2, scaled to mean + std * z.
 // The draws are sequential, the logarithms and sines (most of the time) are not: a chunk's
 // draws come first, then its pairs are transformed in parts on the numerics threads
-// (isa/parallel.hpp). Each element is computed whole by one thread with the same
+// (base/parallel.hpp). Each element is computed whole by one thread with the same
 // operations, so the bytes are those of the one-thread loop, for any thread count.
 std::vector<std::uint8_t> generate_normal(const isa::HbmTensor& tensor, Xoshiro256& rng,
                                           double mean, double std_dev) {
@@ -152,7 +152,7 @@ std::vector<std::uint8_t> generate_normal(const isa::HbmTensor& tensor, Xoshiro2
       }
     };
     if (pairs >= 1024)
-      isa::parallel_for(kParts, transform);
+      parallel_for(kParts, transform);
     else
       for (std::size_t part = 0; part < kParts; ++part)
         transform(part);

@@ -9,10 +9,10 @@
 #include <limits>
 #include <optional>
 
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "io/float_convert.hpp"
 #include "isa/dtype_bits.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
 
 namespace neuronsim::io {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <set>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 
 namespace neuronsim::io {
 

@@ -4,8 +4,8 @@
 #include <array>
 #include <string>
 
-#include "isa/error.hpp"
-#include "isa/names.hpp"
+#include "base/error.hpp"
+#include "base/name_table.hpp"
 
 namespace neuronsim::isa {
 namespace {

@@ -45,7 +45,7 @@ inline std::uint32_t round_fp32_mantissa(std::uint32_t u) {
 // by lane. Same bits as the scalar function for every pattern
 // (tests/unit/semantics_fast_paths.cpp).
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"  // see isa/semantics_loop.hpp
+#pragma GCC diagnostic ignored "-Wpsabi"  // see base/lanes.hpp
 template <int kDrop, class U>
 [[gnu::always_inline]] inline U round_fp32_mantissa_lanes(U u) {
   constexpr std::uint32_t kLowMask = (1u << kDrop) - 1;
@@ -145,7 +145,7 @@ struct IeeeNarrowFloat {
   // selects pick one per lane. Same bits as the scalar functions for every pattern
   // (tests/unit/semantics_fast_paths.cpp).
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"  // see isa/semantics_loop.hpp
+#pragma GCC diagnostic ignored "-Wpsabi"  // see base/lanes.hpp
   // One subnormal step, 2^(1 - bias - kMan): a normal fp32 for every format here.
   static constexpr float kSubnormalStep = 1.0f / static_cast<float>(1u << (kBias + kMan - 1));
 

@@ -5,9 +5,9 @@
 #include <limits>
 #include <string>
 
+#include "base/error.hpp"
 #include "isa/dtype.hpp"
 #include "isa/dtype_bits.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::isa {
 

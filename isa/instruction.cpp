@@ -3,8 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "base/name_table.hpp"
 #include "isa/for_each_field.hpp"
-#include "isa/names.hpp"
 
 namespace neuronsim::isa {
 

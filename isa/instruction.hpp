@@ -12,10 +12,10 @@
 #include <variant>
 #include <vector>
 
+#include "base/small_list.hpp"
 #include "isa/access_pattern.hpp"
 #include "isa/engine.hpp"
 #include "isa/operand_field.hpp"
-#include "isa/small_list.hpp"
 
 namespace neuronsim::isa {
 
@@ -372,7 +372,7 @@ struct SemSignal {
     return sem == o.sem && kind == o.kind && value == o.value;
   }
 };
-// Up to two of each inside the instruction (isa/small_list.hpp): most instructions have
+// Up to two of each inside the instruction (base/small_list.hpp): most instructions have
 // at most one wait and one signal.
 using SemWaits = SmallList<SemWait, 2>;
 using SemSignals = SmallList<SemSignal, 2>;

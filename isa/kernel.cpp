@@ -1,6 +1,6 @@
 #include "isa/kernel.hpp"
 
-#include "isa/names.hpp"
+#include "base/name_table.hpp"
 
 namespace neuronsim::isa {
 

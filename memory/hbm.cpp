@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "memory/bandwidth_share.hpp"
 
 namespace neuronsim {

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 
 namespace neuronsim::memory {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 
 namespace neuronsim::memory {
 
@@ -31,7 +31,7 @@ void fill_uninitialised(std::uint8_t* data, std::uint64_t bytes, isa::DType t, U
     data[i] = static_cast<std::uint8_t>(int_fill);
 }
 
-MemoryImage::MemoryImage(const isa::TargetLimits& limits, std::int32_t int_fill)
+MemoryImage::MemoryImage(const params::TargetLimits& limits, std::int32_t int_fill)
     : partitions_(limits.partitions),
       int_fill_(int_fill),
       sbuf_row_bytes_(limits.sbuf_bytes_per_partition),

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "isa/kernel.hpp"
-#include "isa/semantics.hpp"
-#include "isa/target_limits.hpp"
 #include "memory/lazy_bytes.hpp"
+#include "params/target_limits.hpp"
+#include "semantics/semantics.hpp"
 
 namespace neuronsim::memory {
 
@@ -36,7 +36,7 @@ void fill_uninitialised(std::uint8_t* data, std::uint64_t bytes, isa::DType t, U
 class MemoryImage : public isa::MemoryView {
  public:
   // `int_fill`: what poisoned integer elements read (sbuf.uninitialised_int_fill).
-  MemoryImage(const isa::TargetLimits& limits, std::int32_t int_fill);
+  MemoryImage(const params::TargetLimits& limits, std::int32_t int_fill);
 
   // A launch of `k` begins: SBUF and PSUM start as `fill` (allocated on first use), each of
   // k's allocations as its dtype (in declaration order, so of two overlapping allocations

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <set>
 
-#include "isa/error.hpp"
-#include "isa/json_text.hpp"
+#include "base/error.hpp"
+#include "base/json_text.hpp"
 #include "neff/def_json_impl.hpp"
 #include "neff/instr_codec_impl.hpp"
 

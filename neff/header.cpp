@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/header_impl.hpp"
 

@@ -2,7 +2,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "isa/for_each_field.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/instr_codec_impl.hpp"

@@ -3,9 +3,10 @@
 #include <map>
 #include <set>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/limits.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/limits.hpp"
+#include "isa/kernel_limits.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/def_json_impl.hpp"
 #include "neff/header_impl.hpp"

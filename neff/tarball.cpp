@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "neff/tarball_impl.hpp"
 
 namespace neuronsim::neff::detail {

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <regex>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "traces/format.hpp"
 #include "traces/ntff.hpp"
 

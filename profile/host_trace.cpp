@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/json_text.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/json_text.hpp"
 
 namespace neuronsim::profile {
 

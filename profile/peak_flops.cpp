@@ -16,7 +16,7 @@ bool is_fp8(isa::DType t) {
   return t == isa::DType::fp8_e4m3 || t == isa::DType::fp8_e5m2;
 }
 
-// As isa/cost_model.cpp prices matmuls: fp32 if either input is, fp8 only if both are.
+// As cost/cost_model.cpp prices matmuls: fp32 if either input is, fp8 only if both are.
 Class matmul_class(const isa::Matmul& mm) {
   if (mm.stationary.dtype == isa::DType::fp32 || mm.moving.dtype == isa::DType::fp32) return kFp32;
   if (is_fp8(mm.stationary.dtype) && is_fp8(mm.moving.dtype)) return kFp8;

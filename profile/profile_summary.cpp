@@ -1,7 +1,7 @@
 #include "profile/profile_summary.hpp"
 
+#include "base/error.hpp"
 #include "config/target_config.hpp"
-#include "isa/error.hpp"
 #include "profile/peak_flops.hpp"
 
 namespace neuronsim::profile {

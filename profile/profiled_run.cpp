@@ -4,7 +4,7 @@
 #include <regex>
 #include <utility>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "profile/directory.hpp"
 
 namespace neuronsim::profile {

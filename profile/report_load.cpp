@@ -10,12 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asm/assembler.hpp"
+#include "asm/printer.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/json_text.hpp"
 #include "config/target_config.hpp"
-#include "isa/assembler.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/json_text.hpp"
-#include "isa/printer.hpp"
 #include "profile/directory.hpp"
 #include "profile/peak_flops.hpp"
 #include "report/lanes.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "profile/directory.hpp"
 #include "traces/format.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "report/explain.hpp"
 #include "report/html_text.hpp"
 #include "report/style.hpp"

@@ -22,7 +22,8 @@ if ((${#missing[@]})); then
 fi
 
 build_type=${BUILD_TYPE:-RelWithDebInfo}
-cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+# -Werror: the tree is warning-free and stays so (CMakeLists.txt, NEURONSIM_WERROR).
+cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" -DNEURONSIM_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
 
 # `import neuronsim` from Debian's python3 without PYTHONPATH: a .pth file (what

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 
 namespace neuronsim {
 

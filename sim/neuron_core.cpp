@@ -9,14 +9,14 @@
 #include <iomanip>
 #include <sstream>
 
+#include "base/error.hpp"
 #include "engines/compute_engines.hpp"
 #include "engines/sim_time.hpp"
 #include "engines/tensor_engine.hpp"
 #include "engines/thread_stack.hpp"
-#include "isa/error.hpp"
-#include "isa/validate.hpp"
 #include "sim/core_state.hpp"
 #include "sim/launch_stats.hpp"
+#include "validate/validate.hpp"
 
 namespace neuronsim {
 

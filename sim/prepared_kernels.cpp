@@ -1,6 +1,6 @@
 #include "sim/prepared_kernels.hpp"
 
-#include "isa/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace neuronsim::detail {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <vector>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "neff/neff.hpp"
 #include "neuronsim/tlm.hpp"
 #include "sim/core_state.hpp"

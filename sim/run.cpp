@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "neff/neff.hpp"
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/neuron_core.hpp"

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "base/error.hpp"
 #include "engines/sim_time.hpp"
-#include "isa/error.hpp"
 #include "sim/launch_stats.hpp"
 
 namespace neuronsim::sim {

@@ -1,6 +1,6 @@
 #include "traces/compare.hpp"
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "traces/format.hpp"
 
 namespace neuronsim::traces {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "traces/ntff.hpp"
 
 namespace neuronsim::traces {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "traces/ntff.hpp"
 
 namespace neuronsim::traces {

@@ -2,8 +2,8 @@
 
 #include <variant>
 
-#include "isa/asm_view.hpp"
-#include "isa/error.hpp"
+#include "base/error.hpp"
+#include "isa/view.hpp"
 
 namespace neuronsim::traces {
 

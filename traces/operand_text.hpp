@@ -1,6 +1,6 @@
 #pragma once
 // The operands of one instruction as text, for profile tables: "dst <- src, src" with
-// each access pattern in the assembly language's slice form (isa/asm_view.hpp).
+// each access pattern in the assembly language's slice form (isa/view.hpp).
 #include <optional>
 #include <string>
 

@@ -6,8 +6,8 @@
 
 #include <unistd.h>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 
 namespace neuronsim::traces {
 

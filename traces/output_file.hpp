@@ -1,8 +1,8 @@
 #pragma once
 // A streaming, all-or-nothing output file: bytes go through a fixed buffer to a temporary
-// file beside the target (isa/file_io.hpp's create_temp_beside), which is renamed into place by
+// file beside the target (base/file_io.hpp's create_temp_beside), which is renamed into place by
 // commit(). An error, abandon() or destruction without commit() removes the temporary, so a reader
-// never sees half a file. (isa/file_io.hpp's write_file_atomic does the same for an output that is
+// never sees half a file. (base/file_io.hpp's write_file_atomic does the same for an output that is
 // already whole.)
 #include <algorithm>
 #include <cstddef>

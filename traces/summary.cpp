@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "isa/limits.hpp"  // saturating_add: totals of a forged trace stop at 2^64-1
+#include "base/limits.hpp"  // saturating_add: totals of a forged trace stop at 2^64-1
 #include "traces/operand_text.hpp"
 
 namespace neuronsim::traces {

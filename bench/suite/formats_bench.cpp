@@ -4,11 +4,11 @@
 #include <memory>
 #include <string>
 
+#include "asm/assembler.hpp"
+#include "asm/printer.hpp"
 #include "bench/common/bench_kernels.hpp"
 #include "bench/common/synthetic_trace.hpp"
 #include "bench/suite/world.hpp"
-#include "isa/assembler.hpp"
-#include "isa/printer.hpp"
 #include "neff/neff.hpp"
 #include "traces/ntff.hpp"
 

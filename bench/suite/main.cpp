@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "bench/suite/world.hpp"
-#include "isa/error.hpp"
 #include "neuronsim/run.hpp"
 
 namespace neuronsim::bench {

@@ -6,8 +6,8 @@
 
 #include "bench/common/bench_kernels.hpp"
 #include "bench/suite/world.hpp"
-#include "isa/semantics.hpp"
 #include "memory/memory_image.hpp"
+#include "semantics/semantics.hpp"
 
 namespace neuronsim::bench {
 

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "bench/suite/spawn.hpp"
 #include "bench/suite/world.hpp"
 #include "io/inputs.hpp"
 #include "io/npy.hpp"
-#include "isa/error.hpp"
 
 namespace neuronsim::bench {
 

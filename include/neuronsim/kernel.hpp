@@ -1,13 +1,12 @@
 #pragma once
 // The kernel a core runs: isa::Kernel (per-engine instruction streams, semaphores, DMA
 // queues, HBM tensors and SBUF/PSUM allocations; docs/assembly.md), made with the builder
-// (isa/builder.hpp) or read from a NEFF file (docs/neff.md).
+// (<neuronsim/builder.hpp>) or read from a NEFF file (docs/neff.md).
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "isa/builder.hpp"
 #include "isa/kernel.hpp"
 
 namespace neuronsim {

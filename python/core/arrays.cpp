@@ -2,9 +2,9 @@
 
 #include <cstring>
 
+#include "base/error.hpp"
 #include "io/npy.hpp"
 #include "isa/dtype.hpp"
-#include "isa/error.hpp"
 
 namespace py = pybind11;
 

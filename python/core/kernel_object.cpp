@@ -3,7 +3,7 @@
 #include <string_view>
 #include <utility>
 
-#include "isa/file_io.hpp"
+#include "base/file_io.hpp"
 
 namespace neuronsim::python {
 

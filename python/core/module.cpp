@@ -11,15 +11,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "asm/assembler.hpp"
+#include "asm/printer.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "compiler/compiler.hpp"
 #include "config/target_config.hpp"
 #include "host/program_directory.hpp"
-#include "isa/assembler.hpp"
 #include "isa/dtype.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/printer.hpp"
-#include "isa/validate.hpp"
 #include "profile/profiled_run.hpp"
 #include "python/core/arrays.hpp"
 #include "python/core/json_to_python.hpp"
@@ -27,6 +26,7 @@
 #include "python/core/profile_summary.hpp"
 #include "python/core/sanitizer_stack.hpp"
 #include "python/core/session.hpp"
+#include "validate/validate.hpp"
 
 namespace py = pybind11;
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/neuron_core.hpp"
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "traces/ntff.hpp"
 
 using namespace neuronsim::traces;

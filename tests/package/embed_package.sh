@@ -40,7 +40,7 @@ for public in "$SOURCE_DIR"/include/neuronsim/*.hpp; do
   [[ -f $inc/neuronsim/$(basename "$public") ]] || fail "$(basename "$public") not installed"
 done
 for private in engines/engine.hpp sim/core_state.hpp sim/register_block.hpp memory/port.hpp \
-               neff/neff.hpp isa/semantics.hpp; do
+               neff/neff.hpp semantics/semantics.hpp; do
   [[ ! -e $inc/neuronsim/$private ]] || fail "private header $private installed"
 done
 # The include closure of the installed public headers, over the installed tree only.

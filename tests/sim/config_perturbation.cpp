@@ -27,18 +27,19 @@
 
 #include <unistd.h>
 
+#include "base/error.hpp"
 #include "config/schema.hpp"
 #include "core_support.hpp"
 #include "engines/instruction_plan.hpp"
 #include "host/host_model.hpp"
-#include "isa/error.hpp"
-#include "isa/validate.hpp"
 #include "memory/memory_image.hpp"
 #include "neuronsim/device.hpp"
 #include "profile/peak_flops.hpp"
+#include "validate/validate.hpp"
 
 using namespace core_test;
 using neuronsim::isa::DType;
+namespace params = neuronsim::params;
 using neuronsim::isa::Engine;
 using neuronsim::isa::MemSpace;
 using nlohmann::json;
@@ -118,7 +119,7 @@ struct Probe {
 };
 
 // Validation probes: every limit of TargetLimits, at its value.
-std::vector<Probe> validation_probes(const isa::TargetLimits& l) {
+std::vector<Probe> validation_probes(const params::TargetLimits& l) {
   std::vector<Probe> probes;
   {  // Declarations one past each capacity: their messages name the capacities.
     auto k = kernel("capacities");
@@ -215,8 +216,8 @@ std::vector<Probe> validation_probes(const isa::TargetLimits& l) {
   return probes;
 }
 
-// Cost probes: one instruction per formula and parameter of the cost model (isa/cost_model
-// and cost_rate), per engine, in an order where only the last Vector one depends on the one
+// Cost probes: one instruction per formula and parameter of the cost model (cost/cost_model.cpp
+// and cost/rate.cpp), per engine, in an order where only the last Vector one depends on the one
 // before it.
 isa::Kernel cost_kernel() {
   auto k = kernel("costs");

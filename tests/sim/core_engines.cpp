@@ -3,8 +3,8 @@
 // runs in a process of its own under CTest (run them one at a time by name).
 #include <catch2/catch.hpp>
 
+#include "base/error.hpp"
 #include "core_support.hpp"
-#include "isa/error.hpp"
 #include "neuronsim/run.hpp"
 
 using namespace core_test;

@@ -8,8 +8,8 @@
 
 #include <tlm_utils/simple_target_socket.h>
 
+#include "base/error.hpp"
 #include "core_support.hpp"
-#include "isa/error.hpp"
 
 using namespace core_test;
 

@@ -3,11 +3,11 @@
 // simulation (SystemC elaborates once per process) with as many launches as it likes.
 #include <catch2/catch.hpp>
 
+#include "base/error.hpp"
 #include "core_support.hpp"
 #include "engines/sim_time.hpp"
 #include "host/host_driver.hpp"
 #include "host/host_model.hpp"
-#include "isa/error.hpp"
 
 using namespace core_test;
 using neuronsim::isa::Engine;

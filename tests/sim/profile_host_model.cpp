@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "base/file_io.hpp"
 #include "host/host_model.hpp"
-#include "isa/file_io.hpp"
 #include "profile/host_trace.hpp"
 #include "profile/trace_recorder.hpp"
 
@@ -14,7 +14,7 @@ using namespace neuronsim;
 
 namespace {
 
-config::HostParams params(bool async, std::uint32_t depth = 4) {
+config::HostParams host_params(bool async, std::uint32_t depth = 4) {
   config::HostParams h;
   h.framework_dispatch_ns = 10;
   h.runtime_call_ns = 20;
@@ -27,7 +27,7 @@ config::HostParams params(bool async, std::uint32_t depth = 4) {
 }  // namespace
 
 TEST_CASE("hostrun: the synchronous host waits for every launch", "[hostrun]") {
-  const profile::HostTimeline t = host::schedule_launches(params(false), {100, 50});
+  const profile::HostTimeline t = host::schedule_launches(host_params(false), {100, 50});
   REQUIRE(t.launches.size() == 2);
   // Launch 0: dispatch 0..10, runtime 10..30, device 30..130; the host sees it at 135.
   CHECK(t.launches[0].device.start_ns == 30);
@@ -42,7 +42,7 @@ TEST_CASE("hostrun: the synchronous host waits for every launch", "[hostrun]") {
 }
 
 TEST_CASE("hostrun: the asynchronous host dispatches during device execution", "[hostrun]") {
-  const profile::HostTimeline t = host::schedule_launches(params(true), {100, 50});
+  const profile::HostTimeline t = host::schedule_launches(host_params(true), {100, 50});
   // Launch 1's dispatch starts when launch 0's runtime call ends (30), its runtime call
   // ends at 60, but the device is busy until 130: device 130..180, end 185.
   CHECK(t.launches[1].framework_dispatch.start_ns == 30);
@@ -53,7 +53,7 @@ TEST_CASE("hostrun: the asynchronous host dispatches during device execution", "
 }
 
 TEST_CASE("hostrun: a full launch queue blocks the runtime call", "[hostrun]") {
-  const profile::HostTimeline t = host::schedule_launches(params(true, 1), {100, 100});
+  const profile::HostTimeline t = host::schedule_launches(host_params(true, 1), {100, 100});
   // Depth 1: launch 1's runtime call waits until launch 0 finished (130) and was seen (135).
   CHECK(t.launches[1].runtime_call.start_ns == 135);
   CHECK(t.launches[1].device.start_ns == 155);

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "base/error.hpp"
 #include "examples/kernels.hpp"
-#include "isa/error.hpp"
 #include "neff/neff.hpp"
 #include "profile/directory.hpp"
 #include "profile/profiled_run.hpp"

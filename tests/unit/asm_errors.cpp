@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "isa/assembler.hpp"
-#include "isa/error.hpp"
+#include "asm/assembler.hpp"
+#include "base/error.hpp"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "isa/assembler.hpp"
-#include "isa/printer.hpp"
+#include "asm/assembler.hpp"
+#include "asm/printer.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // Placement of allocations without an explicit offset (isa/placement.hpp).
 #include <catch2/catch.hpp>
 
-#include "isa/assembler.hpp"
-#include "isa/error.hpp"
+#include "asm/assembler.hpp"
+#include "asm/printer.hpp"
+#include "base/error.hpp"
 #include "isa/placement.hpp"
-#include "isa/printer.hpp"
 
 namespace {
 

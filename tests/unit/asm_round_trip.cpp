@@ -9,15 +9,15 @@
 #include <limits>
 #include <random>
 
-#include "isa/assembler.hpp"
-#include "isa/builder.hpp"
-#include "isa/error.hpp"
-#include "isa/printer.hpp"
+#include "asm/assembler.hpp"
+#include "asm/printer.hpp"
+#include "base/error.hpp"
+#include "builder/builder.hpp"
 
 #include <cstring>
 #include <limits>
 
-#include "isa/builder.hpp"
+#include "builder/builder.hpp"
 
 namespace {
 

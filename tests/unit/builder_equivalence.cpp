@@ -2,10 +2,10 @@
 // declarations as errors that name the buffer.
 #include <catch2/catch.hpp>
 
-#include "isa/assembler.hpp"
-#include "isa/builder.hpp"
-#include "isa/error.hpp"
-#include "isa/printer.hpp"
+#include "asm/assembler.hpp"
+#include "asm/printer.hpp"
+#include "base/error.hpp"
+#include "builder/builder.hpp"
 
 namespace {
 

@@ -6,11 +6,11 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "base/error.hpp"
 #include "compiler/compiler.hpp"
 #include "compiler/gemm.hpp"
 #include "config/target_config.hpp"
-#include "isa/error.hpp"
-#include "isa/validate.hpp"
+#include "validate/validate.hpp"
 
 using namespace neuronsim;
 using namespace neuronsim::compiler;

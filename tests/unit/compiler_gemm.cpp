@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "compiler/compiler.hpp"
 #include "compiler/gemm.hpp"
 #include "config/target_config.hpp"
-#include "isa/cost_model.hpp"
-#include "isa/error.hpp"
-#include "isa/validate.hpp"
+#include "cost/cost_model.hpp"
+#include "validate/validate.hpp"
 
 using namespace neuronsim;
 using namespace neuronsim::compiler;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "base/error.hpp"
 #include "compiler/graph.hpp"
-#include "isa/error.hpp"
 
 using namespace neuronsim;
 using namespace neuronsim::compiler;

@@ -4,10 +4,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "base/error.hpp"
 #include "compiler/compiler.hpp"
 #include "config/target_config.hpp"
-#include "isa/error.hpp"
-#include "isa/validate.hpp"
+#include "validate/validate.hpp"
 
 using namespace neuronsim;
 using namespace neuronsim::compiler;

@@ -6,7 +6,7 @@
 
 #include "compiler/compiler.hpp"
 #include "config/target_config.hpp"
-#include "isa/validate.hpp"
+#include "validate/validate.hpp"
 
 using namespace neuronsim;
 using namespace neuronsim::compiler;

@@ -5,9 +5,9 @@
 
 #include <string>
 
+#include "base/error.hpp"
 #include "config/schema.hpp"
 #include "config/target_config.hpp"
-#include "isa/error.hpp"
 #include "tests/unit/config_test_support.hpp"
 
 using Catch::Matchers::Contains;

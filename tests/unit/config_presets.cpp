@@ -9,13 +9,14 @@
 #include "config/embedded.hpp"
 #include "config/schema.hpp"
 #include "config/target_config.hpp"
-#include "isa/cost_params.hpp"
-#include "isa/target_limits.hpp"
+#include "params/cost_params.hpp"
+#include "params/target_limits.hpp"
 #include "tests/unit/config_test_support.hpp"
 
 using neuronsim::config::load_target;
 using neuronsim::config::TargetConfig;
 using neuronsim::isa::Engine;
+namespace params = neuronsim::params;
 
 namespace {
 constexpr std::uint32_t KiB = 1024;
@@ -46,8 +47,8 @@ TEST_CASE("config: every preset loads and sets every runtime field", "[config]")
 TEST_CASE("config: the runtime structs have no field the config leaves unfilled", "[config]") {
   // numeric_fields() lists 20 TargetLimits and 21 CostParams fields, all uint32; a field
   // added to those structs changes their size and must be added to the presets too.
-  CHECK(sizeof(neuronsim::isa::TargetLimits) == 20 * sizeof(std::uint32_t));
-  CHECK(sizeof(neuronsim::isa::CostParams) == 22 * sizeof(std::uint32_t));  // + 1 flag
+  CHECK(sizeof(neuronsim::params::TargetLimits) == 20 * sizeof(std::uint32_t));
+  CHECK(sizeof(neuronsim::params::CostParams) == 22 * sizeof(std::uint32_t));  // + 1 flag
 }
 
 TEST_CASE("config: trn1 holds the NeuronCore-v2 numbers of the reference", "[config]") {

@@ -3,16 +3,17 @@
 // section 4, a v3 variant, and one-line builders of access patterns and instructions.
 #include <cstdint>
 
-#include "isa/cost_model.hpp"
+#include "cost/cost_model.hpp"
 
 namespace cost_test {
 
 using namespace neuronsim::isa;
+namespace params = neuronsim::params;
 
 // NeuronCore-v2 (reference section 4). tiny_instruction_elems is not published: 64, one
 // MIN_II's worth of elements, is the value these tests assume.
-inline CostParams v2_params() {
-  CostParams p;
+inline params::CostParams v2_params() {
+  params::CostParams p;
   p.min_issue_interval = 64;
   p.reduce_extra = 64;
   p.dependent_overhead = 100;
@@ -39,8 +40,8 @@ inline CostParams v2_params() {
 
 // NeuronCore-v3 (reference section 1): Vector 512 for bf16/fp16, 256 other; Scalar 128;
 // fp8 matmul double rate.
-inline CostParams v3_params() {
-  CostParams p = v2_params();
+inline params::CostParams v3_params() {
+  params::CostParams p = v2_params();
   p.vector_elems_per_cycle_16bit = 512;
   p.vector_elems_per_cycle_other = 256;
   p.fp8_matmul_speedup = 2;
@@ -64,7 +65,7 @@ inline AccessPattern column(DType dtype = DType::fp32) {
   return tile(dtype, 1);
 }
 
-inline std::uint64_t busy_cycles(const Operation& op, Engine engine, const CostParams& p,
+inline std::uint64_t busy_cycles(const Operation& op, Engine engine, const params::CostParams& p,
                                  bool depends_on_previous = false) {
   Kernel k;
   Instruction instr;

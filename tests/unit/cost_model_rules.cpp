@@ -3,13 +3,13 @@
 // bad parameters, and flops. Parameters: v2_params() (reference section 4).
 #include <catch2/catch.hpp>
 
+#include "base/error.hpp"
 #include "cost_model_fixtures.hpp"
-#include "isa/error.hpp"
 
 using namespace cost_test;
 
 TEST_CASE("cost: MIN_II boundaries at N = 1, 63, 64, 65", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   // tensor_copy fp32: max(64, N)
   CHECK(busy_cycles(copy_op(DType::fp32, 1), Engine::vector, p) == 64);
   CHECK(busy_cycles(copy_op(DType::fp32, 63), Engine::vector, p) == 64);
@@ -28,7 +28,7 @@ TEST_CASE("cost: MIN_II boundaries at N = 1, 63, 64, 65", "[cost]") {
 }
 
 TEST_CASE("cost: cost does not depend on the partition count", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   // N = 512 fp32 on 1 and on 128 partitions: max(64, 512) = 512 both
   const auto one = copy_op(tile(DType::fp32, 512, MemSpace::sbuf, 1, 1),
                            tile(DType::fp32, 512, MemSpace::sbuf, 1, 1));
@@ -37,7 +37,7 @@ TEST_CASE("cost: cost does not depend on the partition count", "[cost]") {
 }
 
 TEST_CASE("cost: multi-dimensional access patterns use their total free size", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   AccessPattern ap = tile(DType::fp32, 1);
   ap.ndims = 2;
   ap.dims[0] = Dim{1024, 4};  // outer: 4 rows 1024 elements apart
@@ -47,7 +47,7 @@ TEST_CASE("cost: multi-dimensional access patterns use their total free size", "
 }
 
 TEST_CASE("cost: LoadStationary is up to load_stationary_speedup times faster", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   // M = 128 bf16 stationary columns: ceil(128 / 4) = 32
   CHECK(load_stationary_cycles(matmul_op(DType::bf16, 128, 512), p) == 32);
   // M = 127: ceil(127 / 4) = 32; M = 1: ceil(1 / 4) = 1
@@ -60,7 +60,7 @@ TEST_CASE("cost: LoadStationary is up to load_stationary_speedup times faster", 
 }
 
 TEST_CASE("cost: innermost stride above stride_penalty_bytes doubles the N part", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   auto strided_copy = [](DType dtype, std::uint32_t n, std::int32_t stride) {
     return copy_op(tile(dtype, n, MemSpace::sbuf, stride), tile(dtype, n));
   };
@@ -109,7 +109,7 @@ TEST_CASE("cost: innermost stride above stride_penalty_bytes doubles the N part"
 }
 
 TEST_CASE("cost: dependent tiny instructions pay dependent_overhead", "[cost]") {
-  const CostParams p = v2_params();  // tiny: N <= 64
+  const params::CostParams p = v2_params();  // tiny: N <= 64
   // N = 32 dependent: max(64, 32) + 100 = 164; independent: 64
   CHECK(busy_cycles(copy_op(DType::fp32, 32), Engine::vector, p, true) == 164);
   CHECK(busy_cycles(copy_op(DType::fp32, 32), Engine::vector, p, false) == 64);
@@ -131,7 +131,7 @@ TEST_CASE("cost: dependent tiny instructions pay dependent_overhead", "[cost]") 
 }
 
 TEST_CASE("cost: instructions the table does not list", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   // bn_stats, N = 512: max(64, 512) = 512; N = 48: 64
   BnStats st;
   st.src = tile(DType::fp32, 512);
@@ -169,12 +169,12 @@ TEST_CASE("cost: instructions the table does not list", "[cost]") {
 }
 
 TEST_CASE("cost: bad engine or unset parameters raise neuronsim::Error", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   CHECK_THROWS_AS(busy_cycles(matmul_op(DType::bf16, 128, 512), Engine::vector, p),
                   neuronsim::Error);
   CHECK_THROWS_WITH(busy_cycles(copy_op(DType::fp32, 8), Engine::tensor, p),
                     Catch::Contains("tensor_copy") && Catch::Contains("tensor engine"));
-  CostParams q = p;
+  params::CostParams q = p;
   q.baseline_elems_per_cycle = 0;
   CHECK_THROWS_WITH(busy_cycles(copy_op(DType::fp32, 8), Engine::vector, q),
                     Catch::Contains("baseline_elems_per_cycle"));

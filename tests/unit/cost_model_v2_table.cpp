@@ -7,7 +7,7 @@
 using namespace cost_test;
 
 TEST_CASE("cost: activation, tensor_scalar, tensor_copy cost max(MIN_II, N)", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   Activation act;
   act.src = tile(DType::fp32, 512);
   act.dst = tile(DType::bf16, 512);
@@ -37,7 +37,7 @@ TEST_CASE("cost: activation, tensor_scalar, tensor_copy cost max(MIN_II, N)", "[
 
 TEST_CASE("cost: activation with reduce adds accumulator_read, tensor_scalar reduce_extra",
           "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   Activation act;
   act.src = tile(DType::fp32, 512);
   act.dst = tile(DType::fp32, 512);
@@ -56,7 +56,7 @@ TEST_CASE("cost: activation with reduce adds accumulator_read, tensor_scalar red
   CHECK(busy_cycles(ts, Engine::vector, p) == 576);
 
   // Each reads its own parameter: the Scalar accumulator's read-out, the Vector reduce.
-  CostParams q = p;
+  params::CostParams q = p;
   q.accumulator_read = 10;
   // N = 10: max(64, 10) + 10 = 74; tensor_scalar keeps reduce_extra: 576
   CHECK(busy_cycles(act, Engine::scalar, q) == 74);
@@ -69,7 +69,7 @@ TEST_CASE("cost: activation with reduce adds accumulator_read, tensor_scalar red
 }
 
 TEST_CASE("cost: tensor_tensor with one input in PSUM costs max(MIN_II, N)", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   // N = 512 fp32, a in PSUM, b in SBUF, divide: max(64, 512) = 512
   auto tt = tt_op(tile(DType::fp32, 512, MemSpace::psum), tile(DType::fp32, 512),
                   tile(DType::fp32, 512), AluOp::divide);
@@ -84,7 +84,7 @@ TEST_CASE("cost: tensor_tensor with one input in PSUM costs max(MIN_II, N)", "[c
 
 TEST_CASE("cost: tensor_tensor all-bf16 SBUF add/multiply/subtract costs max(MIN_II, N)",
           "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   for (AluOp op : {AluOp::add, AluOp::multiply, AluOp::subtract}) {
     // N = 512 bf16 elements, all-bf16 SBUF: max(64, 512) = 512
     auto tt = tt_op(tile(DType::bf16, 512), tile(DType::bf16, 512), tile(DType::bf16, 512), op);
@@ -93,7 +93,7 @@ TEST_CASE("cost: tensor_tensor all-bf16 SBUF add/multiply/subtract costs max(MIN
 }
 
 TEST_CASE("cost: tensor_tensor otherwise costs max(MIN_II, 2N)", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   const auto bf = tile(DType::bf16, 512);
   // N = 512 fp32 SBUF add: max(64, 2*512) = 1024
   CHECK(busy_cycles(tt_op(tile(DType::fp32, 512), tile(DType::fp32, 512), tile(DType::fp32, 512),
@@ -120,7 +120,7 @@ TEST_CASE("cost: tensor_tensor otherwise costs max(MIN_II, 2N)", "[cost]") {
 }
 
 TEST_CASE("cost: scalar_tensor_tensor is N for even bf16 subtract-multiply else 2N", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   ScalarTensorTensor stt;
   stt.a = tile(DType::bf16, 512);
   stt.b = tile(DType::bf16, 512);
@@ -152,7 +152,7 @@ TEST_CASE("cost: scalar_tensor_tensor is N for even bf16 subtract-multiply else 
 }
 
 TEST_CASE("cost: tensor_reduce is N/2 for bf16 add/max else N", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   TensorReduce tr;
   tr.src = tile(DType::bf16, 512);
   tr.dst = column(DType::bf16);
@@ -182,7 +182,7 @@ TEST_CASE("cost: tensor_reduce is N/2 for bf16 add/max else N", "[cost]") {
 }
 
 TEST_CASE("cost: bn_aggr costs max(MIN_II, ceil(13N/3))", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   BnAggr agg;
   agg.dst = tile(DType::fp32, 2);
   auto with_n = [&](std::uint32_t n) {
@@ -196,7 +196,7 @@ TEST_CASE("cost: bn_aggr costs max(MIN_II, ceil(13N/3))", "[cost]") {
 }
 
 TEST_CASE("cost: reciprocal on Vector costs max(MIN_II, 8N)", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   // 1/x as tensor_scalar divide with reversed operands, N = 512: 8 * 512 = 4096
   CHECK(busy_cycles(ts_op(DType::fp32, 512, AluOp::divide, 1.0f, true), Engine::vector, p) == 4096);
   // x ** -1 as tensor_scalar pow, N = 512: 4096
@@ -232,7 +232,7 @@ TEST_CASE("cost: reciprocal on Vector costs max(MIN_II, 8N)", "[cost]") {
 
 TEST_CASE("cost: memset is max(MIN_II, N/2) for zero in 16-bit types else max(MIN_II, N)",
           "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   auto memset_of = [](DType dtype, std::uint32_t n, double value) {
     Memset m;
     m.dst = tile(dtype, n);
@@ -253,7 +253,7 @@ TEST_CASE("cost: memset is max(MIN_II, N/2) for zero in 16-bit types else max(MI
 }
 
 TEST_CASE("cost: iota and affine_select on GpSimd cost gpsimd_fixed + N", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   Iota iota;
   iota.dst = tile(DType::int32, 512);
   // N = 512: 150 + 512 = 662
@@ -269,7 +269,7 @@ TEST_CASE("cost: iota and affine_select on GpSimd cost gpsimd_fixed + N", "[cost
 }
 
 TEST_CASE("cost: matmul MultiplyMoving is max(min(MM_INIT, N_stationary), N_moving)", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   // bf16, N_stationary = 128, N_moving = 512: max(min(64, 128), 512) = 512
   CHECK(busy_cycles(matmul_op(DType::bf16, 128, 512), Engine::tensor, p) == 512);
   CHECK(multiply_moving_cycles(matmul_op(DType::bf16, 128, 512), p) == 512);
@@ -285,7 +285,7 @@ TEST_CASE("cost: matmul MultiplyMoving is max(min(MM_INIT, N_stationary), N_movi
 }
 
 TEST_CASE("cost: fp32 matmul costs fp32_matmul_factor times more", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   // fp32, N_moving = 512: 4 * max(64, 512) = 2048
   CHECK(busy_cycles(matmul_op(DType::fp32, 128, 512), Engine::tensor, p) == 2048);
   // fp32, N_moving = 32: 4 * max(64, 32) = 256
@@ -295,7 +295,7 @@ TEST_CASE("cost: fp32 matmul costs fp32_matmul_factor times more", "[cost]") {
 }
 
 TEST_CASE("cost: tensor-engine transpose is max(P, min(MM_INIT, F))", "[cost]") {
-  const CostParams p = v2_params();
+  const params::CostParams p = v2_params();
   auto transpose_of = [](std::uint32_t partitions, std::uint32_t free) {
     Transpose t;
     t.src = tile(DType::bf16, free, MemSpace::sbuf, 1, partitions);

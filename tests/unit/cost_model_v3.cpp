@@ -3,13 +3,13 @@
 // v3_params() = v2 with Vector 512 (16-bit) / 256 (other) and fp8 matmul x2.
 #include <catch2/catch.hpp>
 
+#include "cost/rate.hpp"
 #include "cost_model_fixtures.hpp"
-#include "isa/cost_rate.hpp"
 
 using namespace cost_test;
 
 TEST_CASE("cost: v3 Vector full mode for contiguous 16-bit SBUF copy/tensor_scalar", "[cost]") {
-  const CostParams p = v3_params();
+  const params::CostParams p = v3_params();
   // N = 2048 bf16 copy: ceil(2048 * 128 / 512) = 512
   CHECK(busy_cycles(copy_op(DType::bf16, 2048), Engine::vector, p) == 512);
   Instruction copy;
@@ -29,7 +29,7 @@ TEST_CASE("cost: v3 Vector full mode for contiguous 16-bit SBUF copy/tensor_scal
 }
 
 TEST_CASE("cost: v3 Vector half mode and non-qualifying operands", "[cost]") {
-  const CostParams p = v3_params();
+  const params::CostParams p = v3_params();
   // fp32 contiguous SBUF copy, N = 2048: 2048 * 128 / 256 = 1024 (the "other" width)
   CHECK(busy_cycles(copy_op(DType::fp32, 2048), Engine::vector, p) == 1024);
   // bf16 copy from PSUM (contiguous): 2x, 1024
@@ -67,7 +67,7 @@ TEST_CASE("cost: v3 Vector half mode and non-qualifying operands", "[cost]") {
 }
 
 TEST_CASE("cost: v3 Scalar and GpSimd keep their widths", "[cost]") {
-  CostParams p = v3_params();
+  params::CostParams p = v3_params();
   Activation act;
   act.src = tile(DType::bf16, 2048);
   act.dst = tile(DType::bf16, 2048);
@@ -89,7 +89,7 @@ TEST_CASE("cost: v3 Scalar and GpSimd keep their widths", "[cost]") {
 TEST_CASE("cost: tensor_scalar on Scalar streams at the Scalar width", "[cost]") {
   // NKI runs tensor_scalar on the Scalar engine too; there it uses Scalar's datapath, not
   // Vector's performance modes. bf16 (multiply, add), N = 2048, all SBUF and contiguous:
-  CostParams p = v3_params();
+  params::CostParams p = v3_params();
   TensorScalar ts = ts_op(DType::bf16, 2048, AluOp::multiply, 2.0f);
   ts.op1 = AluOp::add;
   // Vector full mode: 2048 * 128 / 512 = 512; Scalar 128 on v3: 2048
@@ -103,7 +103,7 @@ TEST_CASE("cost: tensor_scalar on Scalar streams at the Scalar width", "[cost]")
 }
 
 TEST_CASE("cost: v3 fp8 matmul runs fp8_matmul_speedup times faster", "[cost]") {
-  const CostParams p = v3_params();
+  const params::CostParams p = v3_params();
   // fp8 x fp8, N_moving = 512: max(64, 512) / 2 = 256
   CHECK(busy_cycles(matmul_op(DType::fp8_e4m3, 128, 512), Engine::tensor, p) == 256);
   // e4m3 stationary with e5m2 moving is still fp8: 256

@@ -47,7 +47,7 @@ Load load(std::uint32_t first, std::uint32_t rows, std::uint32_t cols, isa::DTyp
   return l;
 }
 
-const isa::DmaParams& trn2() {
+const params::DmaParams& trn2() {
   static const config::TargetConfig c = config::load_target("trn2");
   return c.dma;
 }
@@ -148,7 +148,7 @@ TEST_CASE("dma split: parts are the runs of rows whose partition group is on one
   // (8 = trn2's partitions_per_engine); a part is a maximal run of consecutive rows on one
   // engine, its bytes its rows' exact share. Checked against split_transfer for every
   // start partition, many row counts and queues of 1 to 16 engines.
-  const isa::DmaParams& p = trn2();
+  const params::DmaParams& p = trn2();
   for (std::uint32_t first : {0u, 1u, 3u, 7u, 8u, 9u, 31u, 64u, 100u, 127u})
     for (std::uint32_t rows : {1u, 2u, 7u, 8u, 9u, 17u, 28u, 64u, 128u})
       for (std::uint8_t engines : {1, 2, 3, 5, 16}) {

@@ -3,8 +3,8 @@
 
 #include <iterator>
 
+#include "base/error.hpp"
 #include "isa/dtype.hpp"
-#include "isa/error.hpp"
 
 using neuronsim::isa::DType;
 using namespace neuronsim::isa;

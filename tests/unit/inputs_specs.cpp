@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/error.hpp"
 #include "io/inputs.hpp"
 #include "io/npy.hpp"
 #include "isa/dtype.hpp"
-#include "isa/error.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using neuronsim::isa::DType;

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "isa/asm_syntax.hpp"
+#include "asm/syntax.hpp"
 #include "isa/for_each_field.hpp"
 #include "isa/instruction.hpp"
 

@@ -1,4 +1,4 @@
-// Resource limits (isa/limits.hpp) and safe files (isa/file_io.hpp): docs/limits.md.
+// Resource limits (base/limits.hpp) and safe files (base/file_io.hpp): docs/limits.md.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
-#include "isa/limits.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
+#include "base/limits.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using namespace neuronsim;

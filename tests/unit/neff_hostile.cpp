@@ -6,8 +6,8 @@
 
 #include <random>
 
-#include "isa/error.hpp"
-#include "isa/limits.hpp"
+#include "base/error.hpp"
+#include "base/limits.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/def_json_impl.hpp"
 #include "neff/instr_codec_impl.hpp"
@@ -273,7 +273,7 @@ TEST_CASE("neff: the instruction limit is on all engines together, writer and re
 
 TEST_CASE("neff: hostile instruction files are refused", "[neff]") {
   // The format's own bound is what this case checks, so the policy limit
-  // (isa/limits.hpp) is raised to it for the case.
+  // (base/limits.hpp) is raised to it for the case.
   set_limit(Limit::instructions, detail::kMaxInstructions);
   struct Reset {
     ~Reset() { reset_limits(); }

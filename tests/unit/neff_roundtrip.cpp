@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <set>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/tarball_impl.hpp"
 #include "neff_fixtures.hpp"

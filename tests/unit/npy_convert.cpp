@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "io/npy.hpp"
 #include "isa/dtype.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using neuronsim::isa::DType;

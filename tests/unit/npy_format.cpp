@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "io/npy.hpp"
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
 #include "tests/unit/npy_test_util.hpp"
 
 using neuronsim::Error;

@@ -4,7 +4,7 @@
 // launch_000/ and launch_001/) in the shared format of docs/report.md.
 #include <string>
 
-#include "isa/file_io.hpp"
+#include "base/file_io.hpp"
 #include "neff/neff.hpp"
 #include "profile/directory.hpp"
 #include "traces_fixtures.hpp"

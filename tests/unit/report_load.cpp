@@ -2,7 +2,7 @@
 // (host.json + launch_NNN/), with every number worked out from the traces fixture.
 #include <catch2/catch.hpp>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "profile/report_load.hpp"
 #include "report/explain.hpp"
 #include "report_fixtures.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "isa/activation.hpp"
+#include "semantics/activation.hpp"
 #include "semantics_test_memory.hpp"
 
 using namespace semantics_test;

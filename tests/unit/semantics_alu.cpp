@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "isa/alu.hpp"
+#include "semantics/alu.hpp"
 
 using namespace neuronsim::isa;
 

@@ -1,13 +1,13 @@
 // The fast numerics paths against plain reference loops, bit for bit: the blocked matmul
-// (isa/semantics_tensor.cpp) against the k-outer accumulation it replaced, and the
-// inlined dtype conversions of Operand::load/store (isa/semantics_access.cpp) against
+// (semantics/execute_tensor.cpp) against the k-outer accumulation it replaced, and the
+// inlined dtype conversions of Operand::load/store (semantics/access.cpp) against
 // isa::load_fp32 / store_fp32, on random bit patterns including NaNs, infinities,
 // subnormals and signed zeros. Equality of bits, not closeness: speed must not change
 // a single output (NaN payloads out of arithmetic aside, see same_result).
 #include <catch2/catch.hpp>
 
-#include "isa/parallel.hpp"
-#include "isa/semantics_loop.hpp"
+#include "base/lanes.hpp"
+#include "base/parallel.hpp"
 
 #include <cstring>
 #include <random>
@@ -15,6 +15,8 @@
 #include "semantics_test_memory.hpp"
 
 using namespace semantics_test;
+using neuronsim::limit_vector_isa;
+using neuronsim::VectorIsa;
 
 namespace {
 
@@ -76,14 +78,14 @@ TEST_CASE("semantics: the blocked matmul gives the reference loop's bits", "[sem
     std::uint32_t k, m, n;
   };
   // From 1 M multiply-adds a matmul is split by columns over the numerics threads
-  // (isa/parallel.hpp): [128,128,512] in whole halves, [128,128,130] with a ragged last part,
+  // (base/parallel.hpp): [128,128,512] in whole halves, [128,128,130] with a ragged last part,
   // [128,100,452] with edge rows too.
   const Shape shapes[] = {{1, 1, 1},   {3, 5, 7},       {17, 9, 13},
                           {128, 4, 8}, {128, 128, 512}, {64, 33, 100},
                           {2, 128, 9}, {128, 128, 130}, {128, 100, 452}};
   unsigned seed = 1;
   // Every register-tile variant the host can run: baseline SSE2 4 x 8, AVX2 4 x 16,
-  // AVX-512 8 x 32 (isa/semantics_tensor.cpp).
+  // AVX-512 8 x 32 (semantics/execute_tensor.cpp).
   for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
     if (limit_vector_isa(isa) != isa) continue;
     for (DType t : {DType::fp32, DType::bf16})
@@ -195,16 +197,16 @@ TEST_CASE("parallel_for: every part runs once, and a part's exception reaches th
           "[semantics]") {
   for (std::size_t parts : {1u, 2u, 3u, 17u}) {
     std::vector<int> runs(parts, 0);
-    neuronsim::isa::parallel_for(parts, [&](std::size_t p) { ++runs[p]; });
+    neuronsim::parallel_for(parts, [&](std::size_t p) { ++runs[p]; });
     CHECK(runs == std::vector<int>(parts, 1));
   }
-  CHECK_THROWS_WITH(neuronsim::isa::parallel_for(4,
-                                                 [](std::size_t p) {
-                                                   if (p == 2) throw std::runtime_error("part 2");
-                                                 }),
+  CHECK_THROWS_WITH(neuronsim::parallel_for(4,
+                                            [](std::size_t p) {
+                                              if (p == 2) throw std::runtime_error("part 2");
+                                            }),
                     "part 2");
   // The pool is usable again after a failed loop.
   std::vector<int> after(5, 0);
-  neuronsim::isa::parallel_for(5, [&](std::size_t p) { ++after[p]; });
+  neuronsim::parallel_for(5, [&](std::size_t p) { ++after[p]; });
   CHECK(after == std::vector<int>(5, 1));
 }

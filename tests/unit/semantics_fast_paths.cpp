@@ -1,8 +1,8 @@
 // The vectorised numerics paths against plain per-element reference loops, bit for bit:
-// the fused tensor_tensor rows (isa/semantics_vector.cpp) at every vector width the host
-// has, the buffered ALU loops of tensor_scalar and scalar_tensor_tensor (isa/alu.cpp), the
+// the fused tensor_tensor rows (semantics/execute_vector.cpp) at every vector width the host
+// has, the buffered ALU loops of tensor_scalar and scalar_tensor_tensor (semantics/alu.cpp), the
 // lane-wise bf16 rounding (isa/dtype_bits.hpp) and the same-dtype row copy of tensor_copy
-// (isa/semantics_move.cpp). Inputs are random bit patterns with NaNs (quiet, signalling,
+// (semantics/execute_move.cpp). Inputs are random bit patterns with NaNs (quiet, signalling,
 // with payloads), infinities, subnormals and signed zeros mixed in. The reference is what
 // every element computed before the fast paths: load_fp32, alu_f32, store_fp32.
 #include <catch2/catch.hpp>
@@ -12,12 +12,16 @@
 #include <random>
 #include <string>
 
-#include "isa/alu.hpp"
+#include "base/lanes.hpp"
 #include "isa/dtype_bits.hpp"
-#include "isa/semantics_loop.hpp"
+#include "semantics/alu.hpp"
 #include "semantics_test_memory.hpp"
 
 using namespace semantics_test;
+using neuronsim::kLanes;
+using neuronsim::limit_vector_isa;
+using neuronsim::U32Lanes;
+using neuronsim::VectorIsa;
 
 namespace {
 
@@ -224,7 +228,7 @@ TEST_CASE("fast paths: tensor_scalar and scalar_tensor_tensor give the per-eleme
   const float kScalars[] = {1.5f, -0.0f, dtype_bits::bits_float(0x7fc01234u),
                             dtype_bits::bits_float(0x00000003u), -3.25e30f};
   unsigned seed = 100;
-  // The ALU loops (isa/alu.cpp) have a copy per vector width, as the fused rows do.
+  // The ALU loops (semantics/alu.cpp) have a copy per vector width, as the fused rows do.
   for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
     const WidthLimit width(isa);
     if (width.in_effect != isa) continue;  // the host has no such instruction set

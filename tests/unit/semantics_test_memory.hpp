@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
 #include "isa/dtype.hpp"
-#include "isa/error.hpp"
-#include "isa/semantics.hpp"
+#include "semantics/semantics.hpp"
 
 namespace semantics_test {
 

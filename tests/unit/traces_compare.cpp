@@ -1,7 +1,7 @@
 // Comparing summaries side by side.
 #include <catch2/catch.hpp>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "traces/compare.hpp"
 #include "traces_fixtures.hpp"
 

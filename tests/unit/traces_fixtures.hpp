@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "isa/builder.hpp"
+#include "builder/builder.hpp"
 #include "traces/ntff.hpp"
 
 namespace traces_test {

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "traces/ntff.hpp"
 #include "traces_fixtures.hpp"
 

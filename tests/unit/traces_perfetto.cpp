@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "isa/file_io.hpp"
+#include "base/file_io.hpp"
 #include "traces/perfetto.hpp"
 #include "traces_fixtures.hpp"
 

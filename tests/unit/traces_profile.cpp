@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "isa/error.hpp"
-#include "isa/file_io.hpp"
+#include "base/error.hpp"
+#include "base/file_io.hpp"
 #include "neff/neff.hpp"
 #include "profile/directory.hpp"
 #include "traces_fixtures.hpp"

@@ -7,15 +7,16 @@
 #include <vector>
 
 #include "isa/kernel.hpp"
-#include "isa/validate.hpp"
+#include "validate/validate.hpp"
 
 namespace validate_fixtures {
 
 using namespace neuronsim::isa;
+namespace params = neuronsim::params;
 
 // trn1 (NeuronCore-v2), reference sections 1-2.
-inline TargetLimits trn1_limits() {
-  TargetLimits l;
+inline params::TargetLimits trn1_limits() {
+  params::TargetLimits l;
   l.partitions = 128;
   l.sbuf_bytes_per_partition = 192 * 1024;
   l.psum_bytes_per_partition = 16 * 1024;
@@ -147,14 +148,14 @@ inline std::string listing(const std::vector<Diagnostic>& d) {
 
 // The kernel has exactly one problem, and its reason contains `phrase`.
 inline void expect_one(const Kernel& k, const std::string& phrase,
-                       const TargetLimits& limits = trn1_limits()) {
+                       const params::TargetLimits& limits = trn1_limits()) {
   const auto d = check(k, limits);
   INFO(listing(d));
   REQUIRE(d.size() == 1);
   CHECK_THAT(d[0].reason, Catch::Contains(phrase));
 }
 
-inline void expect_none(const Kernel& k, const TargetLimits& limits = trn1_limits()) {
+inline void expect_none(const Kernel& k, const params::TargetLimits& limits = trn1_limits()) {
   const auto d = check(k, limits);
   INFO(listing(d));
   CHECK(d.empty());

@@ -170,7 +170,7 @@ TEST_CASE("validate: the start partition rule follows partition_start_granule", 
   k.allocations.push_back(alloc("q1", MemSpace::sbuf, DType::fp32, 16, 8192, 32, 32));
   auto limits = trn1_limits();
   limits.partition_start_granule = 16;
-  auto run = [&](AccessPattern dst, const TargetLimits& l) {
+  auto run = [&](AccessPattern dst, const params::TargetLimits& l) {
     Kernel kk = k;
     kk.stream(Engine::vector).push_back(instr(Memset{dst, 0.0}));
     return check(kk, l);

@@ -1,7 +1,7 @@
 // A complete valid kernel, and how problems are located and reported.
 #include <catch2/catch.hpp>
 
-#include "isa/error.hpp"
+#include "base/error.hpp"
 #include "tests/unit/validate_fixtures.hpp"
 
 using namespace validate_fixtures;

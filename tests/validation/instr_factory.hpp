@@ -17,7 +17,7 @@
 //   value       memset's value (0); reciprocal: tensor_scalar computes 1/x
 #include <string>
 
-#include "isa/builder.hpp"
+#include "builder/builder.hpp"
 #include "spec_table.hpp"
 
 namespace validation {

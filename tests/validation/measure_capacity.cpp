@@ -8,15 +8,16 @@
 #include <limits>
 #include <stdexcept>
 
-#include "isa/builder.hpp"
-#include "isa/validate.hpp"
+#include "builder/builder.hpp"
 #include "registry.hpp"
+#include "validate/validate.hpp"
 
 namespace validation {
 
 namespace {
 
 namespace isa = neuronsim::isa;
+namespace params = neuronsim::params;
 using isa::DType;
 using isa::Ix;
 
@@ -35,7 +36,7 @@ double largest(std::uint64_t lo, std::uint64_t hi,
   return double(lo);
 }
 
-bool valid(const isa::Kernel& k, const isa::TargetLimits& limits) {
+bool valid(const isa::Kernel& k, const params::TargetLimits& limits) {
   return isa::check(k, limits).empty();
 }
 
@@ -44,12 +45,12 @@ Reader value(double v) {
   return [v] { return v; };
 }
 
-const isa::TargetLimits& limits_of(Bench& bench, const Spec& s) {
+const params::TargetLimits& limits_of(Bench& bench, const Spec& s) {
   return bench.config(s.target).limits;
 }
 
 // Bytes per partition of the largest [partitions, bytes] uint8 allocation in `space`.
-double partition_bytes(const isa::TargetLimits& limits, isa::MemSpace space,
+double partition_bytes(const params::TargetLimits& limits, isa::MemSpace space,
                        std::uint32_t partitions) {
   return largest(1, 1u << 24, [&](std::uint64_t bytes) {
     isa::Builder b("capacity");
@@ -61,7 +62,7 @@ double partition_bytes(const isa::TargetLimits& limits, isa::MemSpace space,
   });
 }
 
-double partitions_of(const isa::TargetLimits& limits, isa::MemSpace space) {
+double partitions_of(const params::TargetLimits& limits, isa::MemSpace space) {
   return largest(1, 4096, [&](std::uint64_t p) {
     isa::Builder b("capacity");
     if (space == isa::MemSpace::sbuf)
@@ -92,7 +93,7 @@ const Registrar total_bytes("total_bytes", [](Bench& bench, const Spec& s) {
 // The bytes of a PSUM bank: a matmul result may not cross one (reference section 2), so
 // with its fp32 result starting one element into PSUM, the longest result validation
 // accepts is (bank - 4) / 4 elements (511 for 2 KiB, within matmul_max_n's 512).
-double bank_bytes(const isa::TargetLimits& limits) {
+double bank_bytes(const params::TargetLimits& limits) {
   const double n = largest(1, 4096, [&](std::uint64_t n) {
     isa::Builder b("bank");
     const auto ps = b.psum("ps", DType::fp32, {128, 4096}, 0, 0);
@@ -138,7 +139,7 @@ const Registrar partition_starts("partition_starts", [](Bench& bench, const Spec
 
 // A tensor_copy within SBUF whose source has free dims `dims` (outermost first) over a
 // large uint8 allocation, the destination the same shape contiguous: does it validate?
-bool copy_valid(const isa::TargetLimits& limits, const std::vector<isa::Dim>& dims,
+bool copy_valid(const params::TargetLimits& limits, const std::vector<isa::Dim>& dims,
                 std::uint64_t byte_offset = 0) {
   isa::Builder b("pattern");
   const auto src = b.sbuf("src", DType::uint8, {1, 131072}, 0, 0);

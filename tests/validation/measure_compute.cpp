@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "builder/builder.hpp"
 #include "instr_factory.hpp"
-#include "isa/builder.hpp"
 #include "registry.hpp"
 
 namespace validation {

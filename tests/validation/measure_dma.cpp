@@ -12,9 +12,9 @@
 
 #include <systemc>
 
-#include "isa/builder.hpp"
-#include "isa/validate.hpp"
+#include "builder/builder.hpp"
 #include "registry.hpp"
+#include "validate/validate.hpp"
 
 namespace validation {
 

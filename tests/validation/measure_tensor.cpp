@@ -4,7 +4,7 @@
 // LoadStationary.
 #include <stdexcept>
 
-#include "isa/builder.hpp"
+#include "builder/builder.hpp"
 #include "registry.hpp"
 
 namespace validation {

@@ -1,0 +1,258 @@
+// The published NeuronCore-v2 instruction costs (reference section 4), with the v3/v4
+// width scaling and the stride penalty of cost_rate.hpp. Every choice made where the
+// reference is silent is listed, with its reason, in docs/cost-model.md.
+#include "cost/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "base/error.hpp"
+#include "cost/operands.hpp"
+#include "cost/rate.hpp"
+
+namespace neuronsim::isa {
+
+namespace {
+
+using cost::is_contiguous;
+using cost::require_nonzero;
+using cost::stream_cycles;
+using cost::StreamRate;
+using cost::stride_penalty;
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+bool is_positive_zero(double v) {
+  return v == 0.0 && !std::signbit(v);
+}
+
+// One step of a tensor_scalar that computes a reciprocal of the data: `arg / x`
+// (divide with the operands reversed) or `x pow -1`.
+bool reciprocal_step(AluOp op, const ScalarArg& arg, bool reverse) {
+  if (op == AluOp::divide) return reverse;
+  if (op == AluOp::pow && !reverse) {
+    const float* exponent = std::get_if<float>(&arg);
+    return exponent != nullptr && *exponent == -1.0f;
+  }
+  return false;
+}
+
+bool computes_reciprocal(const TensorScalar& ts) {
+  return reciprocal_step(ts.op0, ts.arg0, ts.reverse0) ||
+         (ts.op1 && reciprocal_step(*ts.op1, ts.arg1, ts.reverse1));
+}
+
+bool is_fp8(DType t) {
+  return t == DType::fp8_e4m3 || t == DType::fp8_e5m2;
+}
+
+// Matmul input dtype rates: fp32 runs fp32_matmul_factor times slower; fp8 on both inputs
+// runs fp8_matmul_speedup times faster where that is above 1 (v3 "double row").
+std::uint64_t matmul_dtype_scaled(const Matmul& mm, const params::CostParams& p,
+                                  std::uint64_t numer, std::uint64_t denom) {
+  if (mm.stationary.dtype == DType::fp32 || mm.moving.dtype == DType::fp32)
+    numer *= require_nonzero(p.fp32_matmul_factor, "fp32_matmul_factor");
+  if (is_fp8(mm.stationary.dtype) && is_fp8(mm.moving.dtype) && p.fp8_matmul_speedup > 1)
+    denom *= p.fp8_matmul_speedup;
+  return ceil_div(numer, denom);
+}
+
+// Tensor-engine transpose is a matmul with the data as the stationary tensor [P, F] and an
+// identity [P, P] as the moving one (NKI nc_transpose), so the table's max(P, min(64, F))
+// is max(N_moving, min(MM_INIT_LATENCY, N_stationary)): the 64 is mm_init_latency.
+std::uint64_t tensor_transpose_cycles(const Transpose& t, const params::CostParams& p) {
+  const std::uint64_t partitions = t.src.partitions;
+  const std::uint64_t free = t.src.free_elems();
+  return std::max<std::uint64_t>(partitions, std::min<std::uint64_t>(p.mm_init_latency, free));
+}
+
+// Vector / Scalar / GpSimd costs: one formula per row of the reference section 4 table.
+// `stream(k, d)` is the N-proportional part k/d * N at this instruction's rate.
+struct StreamingCost {
+  const params::CostParams& p;
+  Engine engine;
+  StreamRate rate;
+  std::uint64_t n;
+
+  std::uint64_t stream(std::uint64_t num = 1, std::uint64_t den = 1) const {
+    return stream_cycles(rate, n, num, den);
+  }
+  std::uint64_t at_least_min_ii(std::uint64_t c) const {
+    return std::max<std::uint64_t>(p.min_issue_interval, c);
+  }
+
+  // max(MIN_II, N), + accumulator_read with a reduction: the published + MIN_II of an
+  // activation with reduce is its read-out of the Scalar accumulator (docs/cost-model.md).
+  std::uint64_t operator()(const Activation& a) const {
+    return at_least_min_ii(stream()) + (a.reduce_dst ? p.accumulator_read : 0);
+  }
+  // max(MIN_II, N) (+ reduce_extra); a reciprocal on Vector is max(MIN_II, 8N).
+  std::uint64_t operator()(const TensorScalar& ts) const {
+    const std::uint64_t factor =
+        engine == Engine::vector && computes_reciprocal(ts)
+            ? require_nonzero(p.vector_reciprocal_factor, "vector_reciprocal_factor")
+            : 1;
+    return at_least_min_ii(stream(factor)) + (ts.reduce_dst ? p.reduce_extra : 0);
+  }
+  std::uint64_t operator()(const TensorCopy&) const { return at_least_min_ii(stream()); }
+  // max(MIN_II, N) with one input in PSUM, or both inputs contiguous bf16 in SBUF with a
+  // bf16 output and add/multiply/subtract (NKI tensor_tensor); else max(MIN_II, 2N).
+  std::uint64_t operator()(const TensorTensor& tt) const {
+    const bool a_psum = tt.a.space == MemSpace::psum, b_psum = tt.b.space == MemSpace::psum;
+    const bool all_bf16 =
+        tt.a.dtype == DType::bf16 && tt.b.dtype == DType::bf16 && tt.dst.dtype == DType::bf16;
+    const bool fast_op =
+        tt.op == AluOp::add || tt.op == AluOp::multiply || tt.op == AluOp::subtract;
+    const bool sbuf_fast =
+        !a_psum && !b_psum && all_bf16 && fast_op && is_contiguous(tt.a) && is_contiguous(tt.b);
+    return at_least_min_ii(stream(a_psum != b_psum || sbuf_fast ? 1 : 2));
+  }
+  // N for bf16 inputs with subtract then multiply and even N, else 2N (no MIN_II floor).
+  std::uint64_t operator()(const ScalarTensorTensor& stt) const {
+    const bool fast = stt.a.dtype == DType::bf16 && stt.b.dtype == DType::bf16 &&
+                      stt.op0 == AluOp::subtract && stt.op1 == AluOp::multiply && n % 2 == 0;
+    return stream(fast ? 1 : 2);
+  }
+  // N/2 for bf16 in and out with add or max, else N (no MIN_II floor).
+  std::uint64_t operator()(const TensorReduce& tr) const {
+    const bool fast = tr.src.dtype == DType::bf16 && tr.dst.dtype == DType::bf16 &&
+                      (tr.op == AluOp::add || tr.op == AluOp::max);
+    return fast ? stream(1, 2) : stream();
+  }
+  // max(MIN_II, N/2) for +0.0 into a 16-bit type, else max(MIN_II, N).
+  std::uint64_t operator()(const Memset& m) const {
+    const bool zero16 = is_positive_zero(m.value) && dtype_size(m.dst.dtype) == 2;
+    return at_least_min_ii(zero16 ? stream(1, 2) : stream());
+  }
+  // GpSimd (the only engine that runs them): gpsimd_fixed + N.
+  std::uint64_t operator()(const Iota&) const { return p.gpsimd_fixed + stream(); }
+  std::uint64_t operator()(const AffineSelect&) const { return p.gpsimd_fixed + stream(); }
+  // Not in the table: priced like NKI tensor_copy_predicated, max(MIN_II, N) with an input
+  // in PSUM (the two memories feed in parallel), else max(MIN_II, 2N).
+  std::uint64_t operator()(const Select& s) const {
+    const bool any_psum = s.predicate.space == MemSpace::psum ||
+                          s.on_true.space == MemSpace::psum || s.on_false.space == MemSpace::psum;
+    return at_least_min_ii(stream(any_psum ? 1 : 2));
+  }
+  // Not in the table: NKI bn_stats, max(MIN_II, N).
+  std::uint64_t operator()(const BnStats&) const { return at_least_min_ii(stream()); }
+  // max(MIN_II, ceil(13N/3)).
+  std::uint64_t operator()(const BnAggr&) const {
+    return at_least_min_ii(stream(require_nonzero(p.bn_aggr_numerator, "bn_aggr_numerator"),
+                                  require_nonzero(p.bn_aggr_denominator, "bn_aggr_denominator")));
+  }
+  // Vector transpose, not in the table: NKI nc_transpose on Vector, max(MIN_II, N).
+  std::uint64_t operator()(const Transpose&) const { return at_least_min_ii(stream()); }
+  // No overload for Matmul, DmaCopy or Nop (InstructionCost prices those) and no
+  // fallback: a streaming opcode added without its formula does not compile.
+};
+
+}  // namespace
+
+std::uint64_t multiply_moving_cycles(const Matmul& mm, const params::CostParams& p) {
+  // max(min(MM_INIT_LATENCY, N_stationary), N_moving); the N_moving stream pays the stride
+  // penalty of the moving tensor and the PSUM result.
+  const std::uint64_t n_stationary = mm.stationary.free_elems();
+  const std::uint64_t n_moving = mm.moving.free_elems() * stride_penalty({&mm.moving, &mm.dst}, p);
+  const std::uint64_t base =
+      std::max<std::uint64_t>(std::min<std::uint64_t>(p.mm_init_latency, n_stationary), n_moving);
+  return matmul_dtype_scaled(mm, p, base, 1);
+}
+
+std::uint64_t load_stationary_cycles(const Matmul& mm, const params::CostParams& p) {
+  // "Up to load_stationary_speedup times faster than a MultiplyMoving of the same free
+  // size": ceil(M / speedup) for M stationary columns, at the same dtype rates, at least 1.
+  const std::uint64_t m = mm.stationary.free_elems() * stride_penalty({&mm.stationary}, p);
+  const std::uint64_t speedup =
+      require_nonzero(p.load_stationary_speedup, "load_stationary_speedup");
+  return std::max<std::uint64_t>(1, matmul_dtype_scaled(mm, p, m, speedup));
+}
+
+namespace {
+
+// One overload per opcode on the engines that run it, no fallback: every opcode is
+// priced, and an opcode added without a price does not compile.
+struct InstructionCost {
+  const Instruction& instr;
+  Engine engine;
+  const params::CostParams& p;
+  const CostContext& ctx;
+
+  std::uint64_t operator()(const Matmul& mm) const { return multiply_moving_cycles(mm, p); }
+  std::uint64_t operator()(const Transpose& t) const {
+    return engine == Engine::tensor ? tensor_transpose_cycles(t, p) : streamed(t);
+  }
+  // dma_copy: descriptor and transfer time belong to the DMA model. nop: a pure
+  // synchronisation point, handled by the sequencer between instructions.
+  std::uint64_t operator()(const DmaCopy&) const { return 0; }
+  std::uint64_t operator()(const Nop&) const { return 0; }
+  // Everything else streams through a Vector / Scalar / GpSimd datapath: StreamingCost
+  // has one formula per opcode and no fallback.
+  template <typename Op>
+  std::uint64_t operator()(const Op& op) const {
+    return streamed(op);
+  }
+
+  template <typename Op>
+  std::uint64_t streamed(const Op& op) const {
+    const std::uint64_t n = cost::elems_per_partition(instr);
+    std::uint64_t c = StreamingCost{p, engine, cost::stream_rate(instr, engine, p), n}(op);
+    // Reference section 4: a tiny instruction that depends on the one before it pays a
+    // static overhead (Vector / Scalar / GpSimd; matmul accumulation chains are pipelined).
+    if (ctx.depends_on_previous && n <= p.tiny_instruction_elems) c += p.dependent_overhead;
+    return c;
+  }
+};
+
+// Floating-point operations, one overload per opcode and no fallback.
+struct Flops {
+  // 2*K*M*N: K contraction partitions, M stationary columns, N moving columns.
+  std::uint64_t operator()(const Matmul& x) const {
+    return 2 * std::uint64_t{x.moving.partitions} * x.stationary.free_elems() *
+           x.moving.free_elems();
+  }
+  // One per output element, plus one per element for the optional reduction.
+  std::uint64_t operator()(const Activation& x) const {
+    return x.dst.elems() * (x.reduce_dst ? 2 : 1);
+  }
+  std::uint64_t operator()(const TensorScalar& x) const {
+    return x.dst.elems() * (x.reduce_dst ? 2 : 1);
+  }
+  // Elementwise: one per output element.
+  std::uint64_t operator()(const TensorTensor& x) const { return x.dst.elems(); }
+  std::uint64_t operator()(const ScalarTensorTensor& x) const { return x.dst.elems(); }
+  std::uint64_t operator()(const Select& x) const { return x.dst.elems(); }
+  std::uint64_t operator()(const AffineSelect& x) const { return x.dst.elems(); }
+  // Reductions: one per element consumed.
+  std::uint64_t operator()(const TensorReduce& x) const { return x.src.elems(); }
+  std::uint64_t operator()(const BnStats& x) const { return x.src.elems(); }
+  std::uint64_t operator()(const BnAggr& x) const { return x.src.elems(); }
+  // Data movement and synchronisation compute nothing.
+  std::uint64_t operator()(const Transpose&) const { return 0; }
+  std::uint64_t operator()(const TensorCopy&) const { return 0; }
+  std::uint64_t operator()(const Memset&) const { return 0; }
+  std::uint64_t operator()(const Iota&) const { return 0; }
+  std::uint64_t operator()(const DmaCopy&) const { return 0; }
+  std::uint64_t operator()(const Nop&) const { return 0; }
+};
+
+}  // namespace
+
+std::uint64_t cycles(const Kernel& /*k: operands carry their own dtype and memory*/,
+                     const Instruction& instr, Engine engine, const params::CostParams& p,
+                     const CostContext& ctx) {
+  const Opcode op = instr.opcode();
+  if ((allowed_engines(op) & (1u << static_cast<int>(engine))) == 0)
+    throw Error("cost model: " + std::string(opcode_name(op)) + " cannot run on the " +
+                std::string(engine_name(engine)) + " engine");
+  return std::visit(InstructionCost{instr, engine, p, ctx}, instr.op);
+}
+
+std::uint64_t flops(const Instruction& instr) {
+  return std::visit(Flops{}, instr.op);
+}
+
+}  // namespace neuronsim::isa

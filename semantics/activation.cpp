@@ -1,0 +1,97 @@
+#include "semantics/activation.hpp"
+
+#include <cmath>
+#include <type_traits>
+
+#include "base/lanes.hpp"
+
+namespace neuronsim::isa {
+
+namespace {
+
+constexpr float kInvSqrt2 = 0.70710678118654752440f;     // 1/sqrt(2), for exact gelu
+constexpr float kSqrt2OverPi = 0.79788456080286535588f;  // sqrt(2/pi), for tanh gelu
+constexpr float kGeluCubic = 0.044715f;                  // tanh-gelu's cubic coefficient
+
+// 1/(1+e^-x): e^-x overflows to inf for x < -88, giving the correct limit 0.
+inline float sigmoid(float x) {
+  return 1.0f / (1.0f + std::exp(-x));
+}
+
+template <ActFunc F>
+inline float act(float x) {
+  if constexpr (F == ActFunc::copy) return x;
+  if constexpr (F == ActFunc::square) return x * x;
+  if constexpr (F == ActFunc::exp) return std::exp(x);    // expf
+  if constexpr (F == ActFunc::log) return std::log(x);    // logf: log(0) = -inf, log(<0) = NaN
+  if constexpr (F == ActFunc::sqrt) return std::sqrt(x);  // sqrtf, correctly rounded
+  if constexpr (F == ActFunc::rsqrt) return 1.0f / std::sqrt(x);  // two roundings
+  if constexpr (F == ActFunc::reciprocal) return 1.0f / x;
+  // NaN stays NaN; -0 gives +0.
+  if constexpr (F == ActFunc::relu) return x > 0.0f ? x : (x != x ? x : 0.0f);
+  if constexpr (F == ActFunc::sigmoid) return sigmoid(x);
+  if constexpr (F == ActFunc::tanh) return std::tanh(x);  // tanhf
+  if constexpr (F == ActFunc::gelu) return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2));
+  if constexpr (F == ActFunc::gelu_apprx_tanh) {
+    return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+  }
+  // x * sigmoid(x) written as a quotient: one rounding fewer, same limits.
+  if constexpr (F == ActFunc::silu) return x / (1.0f + std::exp(-x));
+  // log(1+e^x) = max(x,0) + log1p(e^-|x|): never overflows, exact limits at both ends.
+  if constexpr (F == ActFunc::softplus) {
+    return std::fmax(x, 0.0f) + std::log1p(std::exp(-std::fabs(x)));
+  }
+  if constexpr (F == ActFunc::erf) return std::erf(x);  // erff
+  if constexpr (F == ActFunc::sin) return std::sin(x);  // sinf, full range reduction
+  if constexpr (F == ActFunc::sign) {
+    return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : (x != x ? x : 0.0f));
+  }
+  if constexpr (F == ActFunc::abs) return std::fabs(x);
+  return x;
+}
+
+template <class Fn>
+inline void with_act_func(ActFunc f, Fn&& fn) {
+  switch (f) {
+#define NEURONSIM_ACT_CASE(name)                          \
+  case ActFunc::name:                                     \
+    fn(std::integral_constant<ActFunc, ActFunc::name>{}); \
+    return;
+    NEURONSIM_ACT_CASE(copy)
+    NEURONSIM_ACT_CASE(square)
+    NEURONSIM_ACT_CASE(exp)
+    NEURONSIM_ACT_CASE(log)
+    NEURONSIM_ACT_CASE(sqrt)
+    NEURONSIM_ACT_CASE(rsqrt)
+    NEURONSIM_ACT_CASE(reciprocal)
+    NEURONSIM_ACT_CASE(relu)
+    NEURONSIM_ACT_CASE(sigmoid)
+    NEURONSIM_ACT_CASE(tanh)
+    NEURONSIM_ACT_CASE(gelu)
+    NEURONSIM_ACT_CASE(gelu_apprx_tanh)
+    NEURONSIM_ACT_CASE(silu)
+    NEURONSIM_ACT_CASE(softplus)
+    NEURONSIM_ACT_CASE(erf)
+    NEURONSIM_ACT_CASE(sin)
+    NEURONSIM_ACT_CASE(sign)
+    NEURONSIM_ACT_CASE(abs)
+#undef NEURONSIM_ACT_CASE
+  }
+}
+
+}  // namespace
+
+float activate(ActFunc f, float x) {
+  float r = x;
+  with_act_func(f, [&](auto k) { r = act<decltype(k)::value>(x); });
+  return r;
+}
+
+void activate_array(ActFunc f, const float* in, float* out, std::size_t n) {
+  with_act_func(f, [&](auto k) {
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = act<decltype(k)::value>(in[i]);
+  });
+}
+
+}  // namespace neuronsim::isa

@@ -1,0 +1,194 @@
+#pragma once
+// The Vector/GpSimd ALU (reference section 3): every AluOp on fp32 operands, as IEEE fp32,
+// and the integer form used when an instruction contains a bitwise or shift op. The
+// per-element functions are inline and the array loops hoist the op switch out of the
+// element loop: this is the simulator's hot path. docs/numerics.md states the choices.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "base/lanes.hpp"
+#include "isa/dtype.hpp"
+#include "isa/instruction.hpp"
+
+namespace neuronsim::isa {
+
+// is_bitwise_op and is_comparison_op are ISA facts: isa/instruction.hpp.
+
+namespace alu_detail {
+
+// NaN-propagating max/min (IEEE 754-2019 maximum/minimum, numpy's np.maximum): a NaN in
+// either operand gives NaN, so reads of NaN-filled uninitialised memory stay visible.
+// +0 is greater than -0.
+inline float nan_max(float a, float b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float nan_min(float a, float b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+}  // namespace alu_detail
+
+// One op with the op known at compile time, so loops over it vectorise.
+template <AluOp Op>
+inline float alu_f32_fixed(float a, float b) {
+  using namespace alu_detail;
+  if constexpr (Op == AluOp::bypass) return a;
+  if constexpr (Op == AluOp::add) return a + b;
+  if constexpr (Op == AluOp::subtract) return a - b;
+  if constexpr (Op == AluOp::multiply) return a * b;
+  if constexpr (Op == AluOp::divide) return a / b;  // IEEE: x/0 = +-inf, 0/0 = NaN
+  if constexpr (Op == AluOp::max) return nan_max(a, b);
+  if constexpr (Op == AluOp::min) return nan_min(a, b);
+  if constexpr (Op == AluOp::pow) return std::pow(a, b);  // the float overload: powf
+  if constexpr (Op == AluOp::abs_max) return nan_max(std::fabs(a), std::fabs(b));
+  if constexpr (Op == AluOp::is_equal) return a == b ? 1.0f : 0.0f;
+  if constexpr (Op == AluOp::not_equal) return a != b ? 1.0f : 0.0f;
+  if constexpr (Op == AluOp::is_ge) return a >= b ? 1.0f : 0.0f;
+  if constexpr (Op == AluOp::is_gt) return a > b ? 1.0f : 0.0f;
+  if constexpr (Op == AluOp::is_le) return a <= b ? 1.0f : 0.0f;
+  if constexpr (Op == AluOp::is_lt) return a < b ? 1.0f : 0.0f;
+  // Bitwise ops never reach the fp32 path (callers check is_bitwise_op first).
+  return std::numeric_limits<float>::quiet_NaN();
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // see base/lanes.hpp
+namespace alu_detail {
+
+// nan_max / nan_min lane by lane on GCC vectors of fp32 (V: LaneTypes<N>::F32): the scalar
+// tests in the same order, as selects, so every lane gets the scalar function's bits (NaN
+// payloads included). Mask: the vector of int32 that compares give.
+template <class V>
+[[gnu::always_inline]] inline V nan_max_lanes(V a, V b) {
+  using Mask = decltype(a < b);
+  const Mask a_negative = bit_cast_lanes<Mask>(a) < 0;
+  V r = a > b ? a : b;
+  r = a == b ? (a_negative ? b : a) : r;
+  r = b != b ? b : r;
+  return a != a ? a : r;
+}
+template <class V>
+[[gnu::always_inline]] inline V nan_min_lanes(V a, V b) {
+  using Mask = decltype(a < b);
+  const Mask a_negative = bit_cast_lanes<Mask>(a) < 0;
+  V r = a < b ? a : b;
+  r = a == b ? (a_negative ? a : b) : r;
+  r = b != b ? b : r;
+  return a != a ? a : r;
+}
+template <class V>
+[[gnu::always_inline]] inline V fabs_lanes(V a) {
+  using Mask = decltype(a < a);
+  return bit_cast_lanes<V>(bit_cast_lanes<Mask>(a) & 0x7fffffff);
+}
+// 1.0 where the comparison mask is set, else 0.0.
+template <class V, class Mask>
+[[gnu::always_inline]] inline V one_where(Mask mask) {
+  const V one = splat_lanes<V>(1.0f), zero = V{};
+  return mask ? one : zero;
+}
+
+}  // namespace alu_detail
+
+// Whether Op has a lane-wise fp32 form (alu_f32_lanes): not pow (powf per element), and not
+// the bitwise and shift ops (integer form only).
+template <AluOp Op>
+inline constexpr bool kAluHasLanes =
+    Op == AluOp::bypass || Op == AluOp::add || Op == AluOp::subtract || Op == AluOp::multiply ||
+    Op == AluOp::divide || Op == AluOp::max || Op == AluOp::min || Op == AluOp::abs_max ||
+    Op == AluOp::is_equal || Op == AluOp::not_equal || Op == AluOp::is_ge || Op == AluOp::is_gt ||
+    Op == AluOp::is_le || Op == AluOp::is_lt;
+
+// alu_f32_fixed<Op> on every lane: the same IEEE fp32 operation, the same bits.
+template <AluOp Op, class V>
+[[gnu::always_inline]] inline V alu_f32_lanes(V a, V b) {
+  using namespace alu_detail;
+  static_assert(kAluHasLanes<Op>, "no lane-wise form");
+  if constexpr (Op == AluOp::bypass) return a;
+  if constexpr (Op == AluOp::add) return a + b;
+  if constexpr (Op == AluOp::subtract) return a - b;
+  if constexpr (Op == AluOp::multiply) return a * b;
+  if constexpr (Op == AluOp::divide) return a / b;
+  if constexpr (Op == AluOp::max) return nan_max_lanes(a, b);
+  if constexpr (Op == AluOp::min) return nan_min_lanes(a, b);
+  if constexpr (Op == AluOp::abs_max) return nan_max_lanes(fabs_lanes(a), fabs_lanes(b));
+  if constexpr (Op == AluOp::is_equal) return one_where<V>(a == b);
+  if constexpr (Op == AluOp::not_equal) return one_where<V>(a != b);
+  if constexpr (Op == AluOp::is_ge) return one_where<V>(a >= b);
+  if constexpr (Op == AluOp::is_gt) return one_where<V>(a > b);
+  if constexpr (Op == AluOp::is_le) return one_where<V>(a <= b);
+  if constexpr (Op == AluOp::is_lt) return one_where<V>(a < b);
+  return a;
+}
+#pragma GCC diagnostic pop
+
+// Calls fn(std::integral_constant<AluOp, op>{}) so that fn's body is compiled per op.
+template <class Fn>
+inline void with_alu_op(AluOp op, Fn&& fn) {
+  switch (op) {
+#define NEURONSIM_ALU_CASE(name)                      \
+  case AluOp::name:                                   \
+    fn(std::integral_constant<AluOp, AluOp::name>{}); \
+    return;
+    NEURONSIM_ALU_CASE(bypass)
+    NEURONSIM_ALU_CASE(add)
+    NEURONSIM_ALU_CASE(subtract)
+    NEURONSIM_ALU_CASE(multiply)
+    NEURONSIM_ALU_CASE(divide)
+    NEURONSIM_ALU_CASE(max)
+    NEURONSIM_ALU_CASE(min)
+    NEURONSIM_ALU_CASE(pow)
+    NEURONSIM_ALU_CASE(abs_max)
+    NEURONSIM_ALU_CASE(is_equal)
+    NEURONSIM_ALU_CASE(not_equal)
+    NEURONSIM_ALU_CASE(is_ge)
+    NEURONSIM_ALU_CASE(is_gt)
+    NEURONSIM_ALU_CASE(is_le)
+    NEURONSIM_ALU_CASE(is_lt)
+    NEURONSIM_ALU_CASE(bitwise_and)
+    NEURONSIM_ALU_CASE(bitwise_or)
+    NEURONSIM_ALU_CASE(bitwise_xor)
+    NEURONSIM_ALU_CASE(logical_shift_left)
+    NEURONSIM_ALU_CASE(logical_shift_right)
+#undef NEURONSIM_ALU_CASE
+  }
+}
+
+// a op b in fp32 (one element; prefer the array forms in loops).
+float alu_f32(AluOp op, float a, float b);
+// out[i] = a[i] op b[i].
+void alu_f32_array(AluOp op, const float* a, const float* b, float* out, std::size_t n);
+// out[i] = a[i] op s, or s op a[i] when reverse. `out` may be `a`.
+void alu_f32_scalar(AluOp op, const float* a, float s, bool reverse, float* out, std::size_t n);
+
+// op folded over x in order, ((x0 op x1) op x2) ..., as a lane's accumulator streams the
+// elements; 0 when n == 0.
+float alu_f32_reduce(AluOp op, const float* x, std::size_t n);
+
+// Integer operand width for shifts and wrap-around: taken from the instruction's first
+// tensor operand.
+struct IntFormat {
+  int bits = 32;
+  bool is_signed = true;
+  static IntFormat of(DType t) {
+    return {static_cast<int>(dtype_size(t) * 8), is_signed_integer(t)};
+  }
+};
+
+// a op b on integers. Arithmetic wraps in 64 bits (stores saturate to the destination
+// type); bitwise ops act on the values' two's-complement bits; shifts act on the low
+// `fmt.bits` bits (logical: zeros shift in) and the result is re-read as `fmt`; a shift
+// count outside [0, bits) gives 0. divide and pow have no integer form: callers reject them.
+std::int64_t alu_i64(AluOp op, std::int64_t a, std::int64_t b, IntFormat fmt);
+std::int64_t alu_i64_reduce(AluOp op, const std::int64_t* x, std::size_t n, IntFormat fmt);
+
+}  // namespace neuronsim::isa

@@ -1,0 +1,149 @@
+// Instructions that move or generate values rather than compute them: tensor_copy,
+// memset, iota, select, affine_select and dma_copy. Copies keep values exactly where the
+// dtypes allow: same dtype = the same bytes (NaN payloads survive), int -> int exact,
+// otherwise through fp32 with the destination's rounding.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "semantics/alu.hpp"
+#include "semantics/ops.hpp"
+
+namespace neuronsim::isa::sem {
+
+void run(const Site& s, const TensorCopy& tc) {
+  const Operand dst(s, tc.dst, "dst"), src(s, tc.src, "src");
+  require_same_shape(s, dst, src);
+  const bool whole = dst.may_clobber_later_rows(src);
+  const MoveForm form = move_form(dst.dtype(), {src.dtype()});
+  if (form == MoveForm::raw && !whole && dst.rows_contiguous() && src.rows_contiguous()) {
+    // Same dtype, whole rows contiguous: each row's bytes as they are. memmove reads the
+    // row as if into a temporary first, as the general path does, so overlap within a row
+    // gives the same result.
+    const std::size_t bytes = dst.free() * dtype_size(dst.dtype());
+    for (std::uint32_t p = 0; p < dst.partitions(); ++p)
+      std::memmove(dst.row_data(p), src.row_data(p), bytes);
+    return;
+  }
+  with_move_form(form, [&](auto tag) {
+    std::vector<decltype(tag)> v;
+    for_partition_blocks(dst.partitions(), whole, [&](std::uint32_t p0, std::uint32_t n) {
+      load_rows(src, p0, n, v);
+      store_rows(dst, p0, n, v);
+    });
+  });
+}
+
+void run(const Site& s, const Memset& ms) {
+  const Operand dst(s, ms.dst, "dst");
+  RawBits value;
+  if (is_integer(dst.dtype())) {
+    // The double holds every int32/uint32 exactly: round half to even, saturate, NaN -> 0.
+    double r = std::isnan(ms.value) ? 0.0 : std::nearbyint(ms.value);
+    r = std::fmax(-9.2e18, std::fmin(9.2e18, r));  // inside int64 before the cast
+    store_int(dst.dtype(), static_cast<std::int64_t>(r), &value.bits);
+  } else {
+    value = encode(dst.dtype(), static_cast<float>(ms.value));
+  }
+  for (std::uint32_t p = 0; p < dst.partitions(); ++p)
+    dst.fill(p, value);
+}
+
+void run(const Site& s, const Iota& io) {
+  const Operand dst(s, io.dst, "dst");
+  const std::vector<std::int64_t> free_part = affine_free_part(dst.pattern(), io.steps);
+  std::vector<std::int64_t> v(free_part.size());
+  std::vector<float> vf;
+  for (std::uint32_t p = 0; p < dst.partitions(); ++p) {
+    const std::int64_t row = std::int64_t{io.base} + std::int64_t{p} * io.partition_step;
+    for (std::size_t j = 0; j < v.size(); ++j)
+      v[j] = row + free_part[j];
+    if (is_integer(dst.dtype())) {
+      dst.store(p, v.data());  // exact, saturating
+    } else {
+      vf.assign(v.begin(), v.end());  // int64 -> fp32 rounds to nearest even
+      dst.store(p, vf.data());
+    }
+  }
+}
+
+void run(const Site& s, const Select& sel) {
+  const Operand dst(s, sel.dst, "dst"), pred(s, sel.predicate, "predicate"),
+      on_true(s, sel.on_true, "on_true"), on_false(s, sel.on_false, "on_false");
+  for (const Operand* op : {&pred, &on_true, &on_false})
+    require_same_shape(s, dst, *op);
+  const bool whole = dst.may_clobber_later_rows(pred) || dst.may_clobber_later_rows(on_true) ||
+                     dst.may_clobber_later_rows(on_false);
+  with_move_form(move_form(dst.dtype(), {on_true.dtype(), on_false.dtype()}), [&](auto tag) {
+    std::vector<decltype(tag)> vt, vf;
+    std::vector<float> vp;
+    for_partition_blocks(dst.partitions(), whole, [&](std::uint32_t p0, std::uint32_t n) {
+      load_rows(pred, p0, n, vp);
+      load_rows(on_true, p0, n, vt);
+      load_rows(on_false, p0, n, vf);
+      // Any non-zero predicate, NaN included, selects on_true.
+      for (std::size_t i = 0; i < vt.size(); ++i)
+        if (vp[i] == 0.0f) vt[i] = vf[i];
+      store_rows(dst, p0, n, vt);
+    });
+  });
+}
+
+void run(const Site& s, const AffineSelect& as) {
+  const Operand dst(s, as.dst, "dst"), src(s, as.src, "src");
+  require_same_shape(s, dst, src);
+  if (!is_comparison_op(as.cmp))
+    s.fail("cmp", std::string(alu_op_name(as.cmp)) + " is not a comparison");
+  const std::vector<std::int64_t> free_part = affine_free_part(dst.pattern(), as.steps);
+  const IntFormat fmt{64, true};
+  const bool whole = dst.may_clobber_later_rows(src);
+  const std::size_t f = dst.free();
+  with_move_form(move_form(dst.dtype(), {src.dtype()}), [&](auto tag) {
+    using T = decltype(tag);
+    const T fill = constant_as<T>(dst.dtype(), as.fill);
+    std::vector<T> v;
+    for_partition_blocks(dst.partitions(), whole, [&](std::uint32_t p0, std::uint32_t n) {
+      load_rows(src, p0, n, v);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::int64_t row = std::int64_t{as.offset} + std::int64_t{p0 + i} * as.partition_step;
+        for (std::size_t j = 0; j < f; ++j)
+          if (alu_i64(as.cmp, row + free_part[j], 0, fmt) == 0) v[i * f + j] = fill;
+      }
+      store_rows(dst, p0, n, v);
+    });
+  });
+}
+
+void run(const Site& s, const DmaCopy& dma) {
+  const Operand dst(s, dma.dst, "dst"), src(s, dma.src, "src");
+  const std::uint64_t total = std::uint64_t{dst.partitions()} * dst.free();
+  if (std::uint64_t{src.partitions()} * src.free() != total)
+    s.fail("src", "has " + std::to_string(std::uint64_t{src.partitions()} * src.free()) +
+                      " elements but dst has " + std::to_string(total));
+  // Elements pair in (partition, free) order, so a DMA may reshape. Row by row when the
+  // shapes match and rows cannot clobber later reads; else the whole transfer at once.
+  const bool same_shape = src.partitions() == dst.partitions() && src.free() == dst.free();
+  const bool whole = !same_shape || dst.may_clobber_later_rows(src);
+  auto transfer = [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> v, old;
+    for_partition_blocks(dst.partitions(), whole, [&](std::uint32_t p0, std::uint32_t n) {
+      load_rows(src, whole ? 0 : p0, whole ? src.partitions() : n, v);
+      if constexpr (std::is_same_v<T, float>) {
+        if (dma.accumulate) {  // read-add-write in fp32 at the destination
+          load_rows(dst, p0, n, old);
+          for (std::size_t i = 0; i < v.size(); ++i)
+            v[i] = old[i] + v[i];
+        }
+      }
+      store_rows(dst, p0, n, v);
+    });
+  };
+  if (dma.accumulate) {
+    transfer(float{});
+  } else {
+    with_move_form(move_form(dst.dtype(), {src.dtype()}), transfer);
+  }
+}
+
+}  // namespace neuronsim::isa::sem

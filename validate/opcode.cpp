@@ -1,0 +1,337 @@
+// Validation rules of each opcode (reference section 3): operand shapes, memory spaces,
+// dtypes and what an engine may do, from the NKI ISA reference: "NKI/x" below stands for
+// https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.x.html
+// (docs/isa-audit.md has the audit). Runs only on operands whose structure
+// check_pattern() accepted.
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include "validate/detail.hpp"
+
+namespace neuronsim::isa::validate_detail {
+
+namespace {
+
+// Reference section 3: tensor_reduce reduces with add, max, min or multiply.
+bool is_reduction(AluOp op) {
+  return op == AluOp::add || op == AluOp::max || op == AluOp::min || op == AluOp::multiply;
+}
+// NKI/nc_matmul, "Data types": the input dtypes of a matmul.
+bool is_matmul_input(DType t) {
+  return t == DType::fp8_e4m3 || t == DType::fp8_e5m2 || t == DType::bf16 || t == DType::fp16 ||
+         t == DType::tf32 || t == DType::fp32;
+}
+bool is_fp32_class(DType t) {
+  return t == DType::tf32 || t == DType::fp32;
+}
+
+std::string name(DType t) {
+  return std::string(dtype_name(t));
+}
+std::string name(AluOp op) {
+  return std::string(alu_op_name(op));
+}
+std::string name(MemSpace s) {
+  return std::string(mem_space_name(s));
+}
+std::string name(Engine e) {
+  return std::string(engine_name(e));
+}
+std::string num(std::uint64_t v) {
+  return std::to_string(v);
+}
+
+class OpcodeChecker {
+ public:
+  OpcodeChecker(const Kernel& k, const params::TargetLimits& limits, Engine engine,
+                InstrReporter& report)
+      : k_(k), limits_(limits), engine_(engine), report_(report) {}
+
+  void operator()(const Matmul& mm) {
+    in_space("dst", mm.dst, MemSpace::psum);
+    if (mm.dst.dtype != DType::fp32)
+      problem("dst is " + name(mm.dst.dtype) + ", but matmul accumulates fp32 in psum");
+    in_space("stationary", mm.stationary, MemSpace::sbuf);
+    in_space("moving", mm.moving, MemSpace::sbuf);
+    const std::uint64_t k = mm.stationary.partitions, m = mm.stationary.free_elems(),
+                        n = mm.moving.free_elems();
+    if (mm.moving.partitions != k)
+      problem("stationary and moving partition counts (contraction K) differ: " + num(k) + " vs " +
+              num(mm.moving.partitions));
+    if (k > limits_.matmul_max_k)
+      problem("contraction K = " + num(k) + " exceeds matmul_max_k " + num(limits_.matmul_max_k));
+    if (m > limits_.matmul_max_m)
+      problem("M = stationary free size " + num(m) + " exceeds matmul_max_m " +
+              num(limits_.matmul_max_m));
+    if (n > limits_.matmul_max_n)
+      problem("N = moving free size " + num(n) + " exceeds matmul_max_n " +
+              num(limits_.matmul_max_n));
+    if (mm.dst.partitions != m || mm.dst.free_elems() != n)
+      problem("dst " + fmt_shape(mm.dst) + " is not [M,N] = [" + num(m) + "," + num(n) + "]");
+    check_matmul_dtypes(mm.stationary.dtype, mm.moving.dtype);
+  }
+
+  void operator()(const Transpose& t) {
+    if (engine_ == Engine::tensor) {
+      // Through the systolic array, up to tensor_transpose_max square (reference section 3).
+      in_space("src", t.src, MemSpace::sbuf);
+      in_space("dst", t.dst, MemSpace::psum);
+      const std::uint64_t edge = limits_.tensor_transpose_max;
+      if (t.src.partitions > edge || t.src.free_elems() > edge)
+        problem("src " + fmt_shape(t.src) + " exceeds the tensor engine's " + num(edge) + "x" +
+                num(edge) + " transpose (tensor_transpose_max)");
+    } else if (engine_ == Engine::vector) {
+      const std::uint64_t edge = limits_.vector_transpose_max;
+      if (t.src.partitions > edge || t.src.free_elems() > edge)
+        problem("src " + fmt_shape(t.src) + " exceeds the vector engine's " + num(edge) + "x" +
+                num(edge) + " transpose (vector_transpose_max)");
+    }
+    if (t.dst.partitions != t.src.free_elems() || t.dst.free_elems() != t.src.partitions)
+      problem("dst " + fmt_shape(t.dst) + " is not src " + fmt_shape(t.src) + " transposed");
+    // NKI/nc_transpose, "Data types": dst has src's dtype. Through the array, a v2 result
+    // leaves the fp32 accumulator (bit-accurate transpose mode, which keeps the dtype, is
+    // v3+: nki/about/trainium2_arch.rst, "Built-in Transpose Support"), so fp32 is allowed
+    // there too.
+    const bool array_fp32 = engine_ == Engine::tensor && t.dst.dtype == DType::fp32;
+    if (t.dst.dtype != t.src.dtype && !array_fp32)
+      problem("dst is " + name(t.dst.dtype) + " but src is " + name(t.src.dtype) +
+              "; a transpose keeps the dtype" +
+              (engine_ == Engine::tensor ? " (or writes fp32 through the array)" : ""));
+  }
+
+  void operator()(const Activation& a) {
+    same_shape("dst", a.dst, "src", a.src);
+    // NKI/activation, "Data types": a scale vector is fp32, a bias fp32, fp16 or bf16.
+    if (const auto* scale = std::get_if<AccessPattern>(&a.scale)) {
+      per_partition("scale", *scale, a.src.partitions);
+      if (scale->dtype != DType::fp32)
+        problem("scale is " + name(scale->dtype) + "; an activation's scale vector is fp32");
+    }
+    if (a.bias) {
+      per_partition("bias", *a.bias, a.src.partitions);
+      const DType b = a.bias->dtype;
+      if (b != DType::fp32 && b != DType::fp16 && b != DType::bf16)
+        problem("bias is " + name(b) + "; an activation's bias is fp32, fp16 or bf16");
+    }
+    if (a.reduce_dst) per_partition("reduce_dst", *a.reduce_dst, a.src.partitions);
+  }
+
+  void operator()(const TensorTensor& t) {
+    same_shape("dst", t.dst, "a", t.a);
+    same_shape("dst", t.dst, "b", t.b);
+    // Reference section 3: tensor_tensor may not read both inputs from psum.
+    if (t.a.space == MemSpace::psum && t.b.space == MemSpace::psum)
+      problem("a and b are both in psum; tensor_tensor reads at most one input from psum");
+    integer_only(t.op, {{"dst", &t.dst}, {"a", &t.a}, {"b", &t.b}});
+    // NKI/tensor_tensor: power "runs on the GpSimd Engine", and the Vector Engine is the
+    // one that treats bitvec operands as bit patterns.
+    if (t.op == AluOp::pow && engine_ != Engine::gpsimd)
+      problem("op pow runs on the gpsimd engine, not the " + name(engine_) + " engine");
+    if (is_bitwise_op(t.op) && engine_ != Engine::vector)
+      problem("op " + name(t.op) + " is a bitvec operator, which only the vector engine runs");
+  }
+
+  void operator()(const TensorScalar& t) {
+    same_shape("dst", t.dst, "src", t.src);
+    if (const auto* arg = std::get_if<AccessPattern>(&t.arg0))
+      per_partition("arg0", *arg, t.src.partitions);
+    if (t.op1)
+      if (const auto* arg = std::get_if<AccessPattern>(&t.arg1))
+        per_partition("arg1", *arg, t.src.partitions);
+    integer_only(t.op0, {{"dst", &t.dst}, {"src", &t.src}});
+    if (t.op1) integer_only(*t.op1, {{"dst", &t.dst}, {"src", &t.src}});
+    if (t.reduce_dst) {
+      per_partition("reduce_dst", *t.reduce_dst, t.src.partitions);
+      if (!is_reduction(t.reduce_op))
+        problem("reduce_op " + name(t.reduce_op) + " is not a reduction (add, max, min, multiply)");
+    }
+    tensor_scalar_engine_rules(t);
+  }
+
+  // NKI/tensor_scalar: op0 and op1 are both bitvec or both arithmetic, and bitvec
+  // operators run on the Vector Engine only; the Scalar Engine runs only the pairs
+  // (multiply, add), (multiply, none), (add, none). NKI/tensor_scalar_reduce: a reduction
+  // runs on the Vector Engine, with one arithmetic operator and no reverse0 yet.
+  void tensor_scalar_engine_rules(const TensorScalar& t) {
+    const bool bit0 = is_bitwise_op(t.op0), bit1 = t.op1 && is_bitwise_op(*t.op1);
+    const bool bypass = t.op0 == AluOp::bypass || t.op1 == AluOp::bypass;
+    if (t.op1 && bit0 != bit1 && !bypass)
+      problem("op0 " + name(t.op0) + " and op1 " + name(*t.op1) +
+              " mix a bitvec and an arithmetic operator; both must be of one kind");
+    if ((bit0 || bit1) && engine_ != Engine::vector)
+      problem("bitvec operators run on the vector engine only, not the " + name(engine_) +
+              " engine");
+    if (engine_ == Engine::scalar && !bit0 && !bit1) {
+      const bool pair_ok = (t.op0 == AluOp::multiply && (!t.op1 || *t.op1 == AluOp::add)) ||
+                           (t.op0 == AluOp::add && !t.op1);
+      if (!pair_ok)
+        problem("op0 " + name(t.op0) + ", op1 " + (t.op1 ? name(*t.op1) : "none") +
+                ": the scalar engine runs only (multiply, add), (multiply, none) and (add, none)");
+    }
+    if (t.reduce_dst) {
+      if (engine_ != Engine::vector)
+        problem("a tensor_scalar reduction runs on the vector engine, not the " + name(engine_) +
+                " engine");
+      if (t.op1) problem("a tensor_scalar with a reduction has one operator (op1 is given)");
+      if (bit0)
+        problem("op0 " + name(t.op0) + " is a bitvec operator; a reduction needs op0 arithmetic");
+      if (t.reverse0)
+        problem("reverse0 is not supported with a reduction (NKI tensor_scalar_reduce)");
+    }
+  }
+
+  void operator()(const ScalarTensorTensor& t) {
+    same_shape("dst", t.dst, "a", t.a);
+    same_shape("dst", t.dst, "b", t.b);
+    if (const auto* arg = std::get_if<AccessPattern>(&t.scalar))
+      per_partition("scalar", *arg, t.a.partitions);
+    // NKI/scalar_tensor_tensor: "Bitvec operators are not supported", and data (a) and
+    // operand1 (b) "cannot both reside in PSUM".
+    for (auto [role, op] : {std::pair{"op0", t.op0}, std::pair{"op1", t.op1}})
+      if (is_bitwise_op(op))
+        problem(std::string(role) + " " + name(op) +
+                " is a bitvec operator; scalar_tensor_tensor takes arithmetic operators only");
+    if (t.a.space == MemSpace::psum && t.b.space == MemSpace::psum)
+      problem("a and b are both in psum; scalar_tensor_tensor reads at most one of them from psum");
+  }
+
+  void operator()(const TensorReduce& t) {
+    if (!is_reduction(t.op))
+      problem("op " + name(t.op) + " is not a reduction (add, max, min, multiply)");
+    if (t.axes < 1 || t.axes > t.src.ndims) {
+      problem("axes " + num(t.axes) + " is not in 1.." + num(t.src.ndims) + " (src's free dims)");
+      return;
+    }
+    std::uint64_t kept = 1;  // the outer dims survive the reduction
+    for (int i = 0; i < t.src.ndims - t.axes; ++i)
+      kept *= t.src.dims[i].size;
+    if (t.dst.partitions != t.src.partitions || t.dst.free_elems() != kept)
+      problem("dst " + fmt_shape(t.dst) + " is not [" + num(t.src.partitions) + "," + num(kept) +
+              "] (src's partitions x its dims outside the reduced axes)");
+  }
+
+  void operator()(const TensorCopy& t) { same_shape("dst", t.dst, "src", t.src); }
+  void operator()(const Memset&) {}
+  void operator()(const Iota&) {}
+
+  void operator()(const Select& s) {
+    same_shape("dst", s.dst, "predicate", s.predicate);
+    same_shape("dst", s.dst, "on_true", s.on_true);
+    same_shape("dst", s.dst, "on_false", s.on_false);
+    // NKI/select_reduce and NKI/tensor_copy_predicated: the predicate and the selected
+    // data may not both be in PSUM.
+    if (s.predicate.space == MemSpace::psum && s.on_true.space == MemSpace::psum)
+      problem("predicate and on_true are both in psum; select reads at most one of them from psum");
+  }
+
+  void operator()(const AffineSelect& s) {
+    same_shape("dst", s.dst, "src", s.src);
+    if (!is_comparison_op(s.cmp))
+      problem("cmp " + name(s.cmp) + " is not a comparison (is_equal, not_equal, is_ge, ...)");
+  }
+
+  void operator()(const BnStats& b) {
+    if (b.src.free_elems() > limits_.bn_stats_max_free)
+      problem("src free size " + num(b.src.free_elems()) + " exceeds bn_stats_max_free " +
+              num(limits_.bn_stats_max_free));
+    if (b.dst.partitions != b.src.partitions || b.dst.free_elems() != 6)
+      problem("dst " + fmt_shape(b.dst) + " is not [" + num(b.src.partitions) +
+              ",6] (bn_stats writes 6 values per partition)");
+  }
+
+  void operator()(const BnAggr& b) {
+    if (b.src.free_elems() % 3 != 0)
+      problem("src free size " + num(b.src.free_elems()) +
+              " is not a multiple of 3 (count, mean, variance triples)");
+    if (b.dst.partitions != b.src.partitions || b.dst.free_elems() != 2)
+      problem("dst " + fmt_shape(b.dst) + " is not [" + num(b.src.partitions) +
+              ",2] (bn_aggr writes mean and variance per partition)");
+  }
+
+  void operator()(const DmaCopy& d) {
+    if (d.dst.elems() != d.src.elems())
+      problem("dst has " + num(d.dst.elems()) + " elements, src " + num(d.src.elems()) +
+              "; a dma_copy moves equal counts");
+    // Reference section 3: DMA moves HBM <-> SBUF and SBUF <-> SBUF.
+    if (d.dst.space == MemSpace::psum || d.src.space == MemSpace::psum)
+      problem("dma_copy cannot access psum (it moves between hbm and sbuf)");
+    if (d.queue >= k_.queues.size())
+      problem("queue index " + num(d.queue) + " is out of range (the kernel has " +
+              num(k_.queues.size()) + " queues)");
+    // NKI/dma_copy: any dtypes, also with dst_rmw_op (the add runs in fp32 and the result
+    // is cast to dst's dtype), so accumulate takes an integer dst too.
+  }
+
+  void operator()(const Nop&) {}
+
+ private:
+  struct Named {
+    const char* role;
+    const AccessPattern* ap;
+  };
+
+  void problem(const std::string& reason) { report_.problem(reason); }
+
+  void in_space(const char* role, const AccessPattern& ap, MemSpace space) {
+    if (ap.space != space)
+      problem(std::string(role) + " must be in " + name(space) + ", not " + name(ap.space));
+  }
+
+  void same_shape(const char* role_a, const AccessPattern& a, const char* role_b,
+                  const AccessPattern& b) {
+    if (a.partitions != b.partitions || a.free_elems() != b.free_elems())
+      problem(std::string(role_a) + " " + fmt_shape(a) + " and " + role_b + " " + fmt_shape(b) +
+              " differ in shape");
+  }
+
+  // A per-partition operand: one element in each of the instruction's partitions.
+  void per_partition(const char* role, const AccessPattern& ap, std::uint32_t partitions) {
+    if (ap.partitions != partitions || ap.free_elems() != 1)
+      problem(std::string(role) + " " + fmt_shape(ap) + " is not a [" + num(partitions) +
+              ",1] per-partition vector");
+  }
+
+  void integer_only(AluOp op, std::initializer_list<Named> operands) {
+    if (!is_bitwise_op(op)) return;
+    for (const Named& x : operands)
+      if (!is_integer(x.ap->dtype))
+        problem("op " + name(op) + " needs integer dtypes, but " + x.role + " is " +
+                name(x.ap->dtype));
+  }
+
+  // NKI/nc_matmul, "Data types": the inputs may differ in dtype, except that a tf32 or
+  // fp32 input needs a tf32 or fp32 partner.
+  void check_matmul_dtypes(DType s, DType m) {
+    bool ok = true;
+    for (auto [role, t] : {std::pair{"stationary", s}, std::pair{"moving", m}})
+      if (!is_matmul_input(t)) {
+        problem(std::string(role) + " dtype " + name(t) +
+                " is not a matmul input (fp8_e4m3, fp8_e5m2, bf16, fp16, tf32, fp32)");
+        ok = false;
+      }
+    if (ok && is_fp32_class(s) != is_fp32_class(m))
+      problem("stationary " + name(s) + " and moving " + name(m) +
+              " mix a tf32/fp32 input with a narrower one; a tf32/fp32 input needs a tf32/fp32 "
+              "partner");
+  }
+
+  const Kernel& k_;
+  const params::TargetLimits& limits_;
+  Engine engine_;
+  InstrReporter& report_;
+};
+
+}  // namespace
+
+void check_opcode_rules(const Kernel& k, const params::TargetLimits& limits, Engine engine,
+                        const Instruction& instr, InstrReporter& report) {
+  // Reference section 3: GpSimd has no psum access.
+  if (engine == Engine::gpsimd)
+    for (const auto& operand : named_operands(instr))
+      if (operand.ap->space == MemSpace::psum)
+        report.problem(std::string(operand.role) + ": the gpsimd engine cannot access psum");
+  std::visit(OpcodeChecker(k, limits, engine, report), instr.op);
+}
+
+}  // namespace neuronsim::isa::validate_detail
