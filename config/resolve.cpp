@@ -9,6 +9,7 @@
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "base/json_text.hpp"
+#include "base/text.hpp"
 #include "config/embedded.hpp"
 #include "config/schema.hpp"
 
@@ -16,13 +17,6 @@ namespace neuronsim::config {
 namespace {
 
 using nlohmann::json;
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items)
-    out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 std::string key_path(const std::string& section, const std::string& key) {
   return section + "." + key;

@@ -1,5 +1,7 @@
 #include "isa/literal.hpp"
 
+#include "base/text.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -38,12 +40,6 @@ std::uint64_t element_bits(DType t, const std::uint8_t* p) {
   for (std::size_t i = 0; i < dtype_size(t); ++i)
     bits |= std::uint64_t{p[i]} << (8 * i);
   return bits;
-}
-
-std::string hex(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 // Values as a list, or one value when all are equal; lists wrap every 8 values.

@@ -6,6 +6,7 @@
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "base/limits.hpp"
+#include "base/text.hpp"
 #include "isa/kernel_limits.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/def_json_impl.hpp"
@@ -25,17 +26,6 @@ struct ExpectedFile {
   int engine = 0;
   std::size_t tensor = 0;
 };
-
-std::string hex(const std::uint8_t* p, std::size_t n) {
-  static const char* const kDigits = "0123456789abcdef";
-  std::string s;
-  s.reserve(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    s += kDigits[p[i] >> 4];
-    s += kDigits[p[i] & 15];
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -78,7 +68,7 @@ Neff read(const std::vector<std::uint8_t>& bytes, const std::string& source) {
   const std::size_t payload_size = bytes.size() - kHeaderSize;
   if (sha256(payload, payload_size) != result.header.hash)
     throw Error(source + ": payload hash mismatch: the file is corrupted (sha256 " +
-                hex(sha256(payload, payload_size).data(), 32) + ", header says " +
+                hex_bytes(sha256(payload, payload_size).data(), 32) + ", header says " +
                 hash_hex(result.header) + ")");
 
   TarReader tar(payload, payload_size, source);
@@ -144,7 +134,7 @@ Neff read_file(const std::string& path) {
 }
 
 std::string hash_hex(const Header& h) {
-  return hex(h.hash.data(), h.hash.size());
+  return hex_bytes(h.hash.data(), h.hash.size());
 }
 
 std::uint64_t profile_id(const Header& h) {

@@ -6,6 +6,7 @@
 
 #include "base/error.hpp"
 #include "base/file_io.hpp"
+#include "base/text.hpp"
 #include "traces/format.hpp"
 #include "traces/ntff.hpp"
 
@@ -24,7 +25,7 @@ std::string ntff_file_name(std::uint64_t profile_id, int core) {
 namespace {
 
 std::string hash_text(const std::array<std::uint8_t, 32>& h) {
-  return traces::hex(h.data(), h.size());
+  return hex_bytes(h.data(), h.size());
 }
 
 // The NEFF of a profile directory: exactly one neff_<digits>.neff.

@@ -10,11 +10,13 @@
 #include <sstream>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 #include "engines/compute_engines.hpp"
 #include "engines/sim_time.hpp"
 #include "engines/tensor_engine.hpp"
 #include "engines/thread_stack.hpp"
 #include "sim/core_state.hpp"
+#include "sim/input_check.hpp"
 #include "sim/launch_stats.hpp"
 #include "validate/validate.hpp"
 
@@ -50,19 +52,6 @@ memory::PortRules port_rules(const config::TargetConfig& c) {
   return r;
 }
 
-std::string join(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names)
-    s += (s.empty() ? "'" : ", '") + n + "'";
-  return s;
-}
-
-std::string hex(std::uint64_t v) {
-  std::ostringstream out;
-  out << "0x" << std::hex << v;
-  return out.str();
-}
-
 // Checks a request against its kernel before it is queued.
 void check_request(const LaunchRequest& r) {
   const isa::Kernel& k = *r.kernel;
@@ -74,24 +63,14 @@ void check_request(const LaunchRequest& r) {
   std::vector<std::string> unknown, missing;
   for (const auto& [name, address] : r.tensor_addresses)
     if (!find(name)) unknown.push_back(name);
-  if (!unknown.empty()) throw Error(r.source + ": no tensor named " + join(unknown));
-  for (const auto& [name, bytes] : r.inputs) {
-    const isa::HbmTensor* t = find(name);
-    if (!t || t->role != isa::TensorRole::input) {
-      unknown.push_back(name);
-      continue;
-    }
-    if (bytes.size() != t->bytes())
-      throw Error(r.source + ": input '" + name + "' has " + std::to_string(bytes.size()) +
-                  " bytes, the tensor needs " + std::to_string(t->bytes()));
-  }
-  if (!unknown.empty()) throw Error(r.source + ": no input tensor named " + join(unknown));
+  if (!unknown.empty()) throw Error(r.source + ": no tensor named " + quoted_list(unknown));
+  sim::check_given_inputs(k, r.inputs, r.source);
   if (r.timing_only) return;
   for (const auto& t : k.tensors)
     if (t.role == isa::TensorRole::input && !r.inputs.count(t.name) &&
         !r.tensor_addresses.count(t.name))
       missing.push_back(t.name);
-  if (!missing.empty()) throw Error(r.source + ": inputs not given: " + join(missing));
+  if (!missing.empty()) throw Error(r.source + ": inputs not given: " + quoted_list(missing));
 }
 
 }  // namespace

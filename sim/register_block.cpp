@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/text.hpp"
 #include "neff/neff.hpp"
 #include "neuronsim/tlm.hpp"
 #include "sim/core_state.hpp"
@@ -26,11 +27,6 @@ std::uint64_t le64(const std::uint8_t* p) {
 std::uint32_t le32(const std::uint8_t* p) {
   return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
          static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
-std::string hex(std::uint64_t v) {
-  std::ostringstream out;
-  out << "0x" << std::hex << v;
-  return out.str();
 }
 
 }  // namespace

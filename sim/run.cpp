@@ -6,6 +6,7 @@
 #include "neff/neff.hpp"
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/neuron_core.hpp"
+#include "sim/input_check.hpp"
 
 namespace neuronsim {
 
@@ -39,19 +40,7 @@ RunResult run_kernel(const isa::Kernel& kernel, const config::TargetConfig& conf
   // everything else in its window above them. (Through LaunchRequest::inputs they would be
   // copied once more.)
   std::uint64_t window_base = 0;
-  std::vector<std::string> unknown;
-  for (const auto& [name, bytes] : inputs) {
-    const isa::HbmTensor* t = nullptr;
-    for (const auto& candidate : kernel.tensors)
-      if (candidate.name == name && candidate.role == isa::TensorRole::input) t = &candidate;
-    if (!t) unknown.push_back(name);
-  }
-  if (!unknown.empty()) {
-    std::string names;
-    for (const auto& n : unknown)
-      names += (names.empty() ? "'" : ", '") + n + "'";
-    throw Error(source + ": no input tensor named " + names);
-  }
+  sim::check_given_inputs(kernel, inputs, source);  // the core's check of a request
   if (!options.timing_only)
     for (const auto& t : kernel.tensors) {
       if (t.role != isa::TensorRole::input) continue;

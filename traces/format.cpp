@@ -61,16 +61,6 @@ std::string human_count(double value) {
   return fixed(v, 2) + " " + units[u];
 }
 
-std::string hex(const std::uint8_t* bytes, std::size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  for (std::size_t i = 0; i < n; ++i) {
-    s += digits[bytes[i] >> 4];
-    s += digits[bytes[i] & 15];
-  }
-  return s;
-}
-
 std::string percent(double value) {
   return fixed(value, 1) + "%";
 }

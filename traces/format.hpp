@@ -22,7 +22,6 @@ std::string human_bytes(std::uint64_t bytes);  // "512 B", "4.00 KiB", "1.50 MiB
 std::string human_count(double value);         // "950", "12.3 K", "4.56 G", ...
 std::string percent(double value);             // "12.3%"
 std::string fixed(double value, int decimals);
-std::string hex(const std::uint8_t* bytes, std::size_t n);  // lowercase
 
 // Columns are right-aligned except the first `left_columns`, which are left-aligned.
 class TextTable {

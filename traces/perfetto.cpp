@@ -1,6 +1,8 @@
 // TraceData -> Chrome JSON trace for Perfetto (perfetto.hpp), written event by event.
 #include "traces/perfetto.hpp"
 
+#include "base/text.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -297,7 +299,8 @@ void write_perfetto(TextSink& out, const TraceData& trace, const PerfettoOptions
   write_counters(w, trace, options);
   out << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"kernel\":" +
              json_string(trace.info.kernel_name) + ",\"target\":" + json_string(trace.info.target) +
-             ",\"neff_hash\":\"" + hex(trace.info.neff_hash.data(), trace.info.neff_hash.size()) +
+             ",\"neff_hash\":\"" +
+             hex_bytes(trace.info.neff_hash.data(), trace.info.neff_hash.size()) +
              "\",\"total_time_ps\":" + std::to_string(trace.info.total_ps) + "}}\n";
 }
 

@@ -1,6 +1,8 @@
 // Summary -> JSON (summary.hpp): reference section 7's field names, then stall attribution
 // and the key_averages table.
 #include "isa/instruction.hpp"
+
+#include "base/text.hpp"
 #include "traces/format.hpp"
 #include "traces/summary.hpp"
 
@@ -16,7 +18,7 @@ nlohmann::ordered_json summary_fields_json(const Summary& s) {
   nlohmann::ordered_json j;
   j["kernel_name"] = s.info.kernel_name;
   j["target"] = s.info.target;
-  j["neff_hash"] = hex(s.info.neff_hash.data(), s.info.neff_hash.size());
+  j["neff_hash"] = hex_bytes(s.info.neff_hash.data(), s.info.neff_hash.size());
   j["total_time"] = s.total_time_s();
   j["neuroncore_cycle_count"] = s.neuroncore_cycle_count;
   for (int e = 0; e < isa::kEngineCount; ++e) {

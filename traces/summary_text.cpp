@@ -1,5 +1,7 @@
 // Summary -> terminal text (summary.hpp): aligned columns, human units.
 #include "isa/instruction.hpp"
+
+#include "base/text.hpp"
 #include "traces/format.hpp"
 #include "traces/summary.hpp"
 
@@ -15,7 +17,7 @@ std::string overview(const Summary& s) {
   const double ghz = s.info.engine_ghz[static_cast<int>(isa::Engine::tensor)];
   std::string out;
   out += "kernel " + s.info.kernel_name + " on " + s.info.target + ", NEFF hash " +
-         hex(s.info.neff_hash.data(), 8) + "...\n";
+         hex_bytes(s.info.neff_hash.data(), 8) + "...\n";
   out += "total_time " + human_time(s.total_ps) + " = " + std::to_string(s.neuroncore_cycle_count) +
          " tensor-engine cycles at " + fixed(ghz, 3) + " GHz\n\n";
 
