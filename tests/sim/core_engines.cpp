@@ -128,13 +128,14 @@ TEST_CASE("core: the recorded signaller of a wait is the instruction that releas
   trace.finish(result.total_ps);
 
   // trn1 Vector at 1.12 GHz (tensor_tensor fp32: max(64, 2N) cycles): vector[0] ends at
-  // 1024 / 1.12 = 914.286 ns, vector[1] (N = 64: 128 cycles) at 1028.571 ns, vector[2]
+  // 1024 / 1.12 = 914.286 ns, vector[1] (N = 64: 128 cycles, 114.286 ns, each rounded to
+  // the ps) at 1028.572 ns, vector[2]
   // (N = 128: 256 cycles) at 1257.143 ns. Scalar waited 914.286 ns for s, 342.857 ns for r.
   const auto& first = rec.end_of(Engine::vector, 0);
   const auto& second = rec.end_of(Engine::vector, 1);
   const auto& waiter = rec.end_of(Engine::scalar, 0);
   CHECK(first.end_ps == 914'286);
-  CHECK(second.end_ps == 1'028'571);
+  CHECK(second.end_ps == 1'028'572);
   CHECK(waiter.start_ps >= rec.end_of(Engine::vector, 2).end_ps);
   REQUIRE(waiter.semaphore_waits.size() == 2);
   const traces::SemaphoreWaitRecord* longest = traces::longest_wait(waiter);
