@@ -31,7 +31,7 @@ class Progress {
   class LaunchObserver : public engines::Observer {
    public:
     LaunchObserver(Progress& p, std::size_t launch) : progress_(p), launch_(launch) {}
-    void on_instruction_end(const engines::InstructionRecord& r) override {
+    void on_instruction_end(const traces::InstructionRecord& r) override {
       progress_.tick(launch_, r.end_ps);
     }
 

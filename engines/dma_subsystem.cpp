@@ -151,9 +151,9 @@ void DmaSubsystem::submit(const isa::Instruction& instr, isa::Engine issuer, std
     engines_[part.plan.dma_engine]->enqueue(&part);
 }
 
-DmaRecord DmaSubsystem::record(const DmaPart& part) const {
+traces::DmaRecord DmaSubsystem::record(const DmaPart& part) const {
   const DmaTransfer& t = *part.transfer;
-  DmaRecord r;
+  traces::DmaRecord r;
   r.transfer = t.id;
   r.queue = t.copy->queue;
   r.dma_engine = part.plan.dma_engine;
@@ -161,18 +161,18 @@ DmaRecord DmaSubsystem::record(const DmaPart& part) const {
   r.first_row = part.plan.first_row;
   r.rows = part.plan.rows;
   r.bytes = part.plan.bytes;
-  r.src_space = t.copy->src.space;
-  r.dst_space = t.copy->dst.space;
+  r.src = t.copy->src.space;
+  r.dst = t.copy->dst.space;
   r.issuer = t.issuer;
   r.issuer_index = t.issuer_index;
-  r.queued_ps = to_ps(t.queued - launch_->origin);
+  r.issue_ps = to_ps(t.queued - launch_->origin);
   r.start_ps = to_ps(part.start - launch_->origin);
   return r;
 }
 
 void DmaSubsystem::part_started(DmaPart& part) {
   if (aborted_ || launch_->observers.empty()) return;
-  const DmaRecord r = record(part);
+  const traces::DmaRecord r = record(part);
   for (auto* o : launch_->observers)
     o->on_dma_start(r);
 }
@@ -181,7 +181,7 @@ void DmaSubsystem::part_done(DmaPart& part) {
   counters_.parts++;
   if (!aborted_ && !launch_->observers.empty()) {
     try {
-      DmaRecord r = record(part);
+      traces::DmaRecord r = record(part);
       r.end_ps = to_ps(launch_->since_start());
       for (auto* o : launch_->observers)
         o->on_dma_end(r);
@@ -208,8 +208,8 @@ void DmaSubsystem::complete(DmaTransfer& t) {
         counters_.read_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
       counters_.last_completion = launch.since_start();
 
-      SignalSource source;
-      source.kind = SignalSource::Kind::dma_queue;
+      traces::SignalSource source;
+      source.kind = traces::SignalSource::Kind::dma_queue;
       source.engine = t.issuer;
       source.instruction = t.issuer_index;
       source.queue = copy.queue;

@@ -29,11 +29,11 @@
 namespace neuronsim::engines {
 
 struct DmaCounters {
-  std::uint64_t transfers = 0;               // completed dma_copy instructions
-  std::uint64_t parts = 0;                   // completed per-DMA-engine parts
-  std::uint64_t bytes = 0;                   // bytes moved (dma_transfer_bytes)
-  BytesBySpace read_bytes{}, write_bytes{};  // by isa::MemSpace
-  sc_core::sc_time last_completion;          // from the launch's start
+  std::uint64_t transfers = 0;                       // completed dma_copy instructions
+  std::uint64_t parts = 0;                           // completed per-DMA-engine parts
+  std::uint64_t bytes = 0;                           // bytes moved (dma_transfer_bytes)
+  traces::BytesBySpace read_bytes{}, write_bytes{};  // by isa::MemSpace
+  sc_core::sc_time last_completion;                  // from the launch's start
 };
 
 class DmaSubsystem : public sc_core::sc_module {
@@ -76,7 +76,7 @@ class DmaSubsystem : public sc_core::sc_module {
   void fail(std::exception_ptr error);
   void fail(const DmaPart& part, std::exception_ptr error);  // names the instruction
   void place(DmaPart& part, const isa::DmaCopy& copy) const;
-  DmaRecord record(const DmaPart& part) const;
+  traces::DmaRecord record(const DmaPart& part) const;
 
   const params::DmaParams& params_;
   LaunchContext* launch_ = nullptr;

@@ -49,8 +49,8 @@ void Engine::run() {
 
 void Engine::execute(std::size_t index) {
   const isa::Instruction& instr = *current_instr_;
-  InstructionRecord record;
-  InstructionRecord* rec = ctx_.observers.empty() ? nullptr : &record;
+  traces::InstructionRecord record;
+  traces::InstructionRecord* rec = ctx_.observers.empty() ? nullptr : &record;
   if (rec) {
     rec->engine = kind_;
     rec->index = static_cast<std::uint32_t>(index);
@@ -58,7 +58,7 @@ void Engine::execute(std::size_t index) {
     rec->source_line = instr.source_line;
     rec->instruction = &instr;
     rec->ready_ps = to_ps(ctx_.since_start());
-    access_bytes(instr, rec->read_bytes, rec->write_bytes);
+    access_bytes(instr, rec->bytes.read, rec->bytes.written);
     rec->flops = isa::flops(instr);
   }
   wait_semaphores(instr, rec);
@@ -97,8 +97,8 @@ void Engine::execute(std::size_t index) {
   counters_.busy += duration;
   counters_.busy_cycles += cycles;
 
-  SignalSource source;
-  source.kind = SignalSource::Kind::engine;
+  traces::SignalSource source;
+  source.kind = traces::SignalSource::Kind::engine;
   source.engine = kind_;
   source.instruction = static_cast<std::uint32_t>(index);
   for (const auto& s : instr.signals)
@@ -106,7 +106,7 @@ void Engine::execute(std::size_t index) {
   finish(index, rec);
 }
 
-void Engine::wait_semaphores(const isa::Instruction& instr, InstructionRecord* rec) {
+void Engine::wait_semaphores(const isa::Instruction& instr, traces::InstructionRecord* rec) {
   const sc_core::sc_time ready = sc_core::sc_time_stamp();
   for (const auto& w : instr.waits) {
     const sc_core::sc_time before = sc_core::sc_time_stamp();
@@ -116,8 +116,8 @@ void Engine::wait_semaphores(const isa::Instruction& instr, InstructionRecord* r
     if (value_at_ready < w.value) ctx_.monitor.progress();  // all engines may be stuck now
     ctx_.semaphores.wait_until(w.sem, w.value);
     if (!rec) continue;
-    SemaphoreWaitRecord sw;
-    sw.sem = w.sem;
+    traces::SemaphoreWaitRecord sw;
+    sw.semaphore = w.sem;
     sw.wanted = w.value;
     sw.value_at_ready = value_at_ready;
     sw.waited_ps = to_ps(sc_core::sc_time_stamp() - before);
@@ -129,7 +129,7 @@ void Engine::wait_semaphores(const isa::Instruction& instr, InstructionRecord* r
   if (rec) rec->semaphore_wait_ps = to_ps(waited);
 }
 
-void Engine::issue_dma(std::size_t index, InstructionRecord* rec) {
+void Engine::issue_dma(std::size_t index, traces::InstructionRecord* rec) {
   // The issuing engine waits only for room in the kernel queue, and, on GpSimd, makes the
   // descriptors itself (software DGE, busy time); the DMA subsystem does the rest and
   // applies the instruction's semaphore updates when the transfer completes.
@@ -143,7 +143,7 @@ void Engine::issue_dma(std::size_t index, InstructionRecord* rec) {
   const sc_core::sc_time generating = ctx_.dma.issuer_time(kind_);
   const std::uint64_t cycles = to_cycles(generating, clock_ghz_);
   if (rec) {
-    rec->dma_queue_wait_ps = to_ps(now - asked);
+    rec->dma_wait_ps = to_ps(now - asked);
     rec->start_ps = to_ps(now - ctx_.origin);
     rec->start_cycle = to_cycles(now - ctx_.origin, clock_ghz_);
     rec->busy_cycles = cycles;
@@ -160,7 +160,7 @@ void Engine::issue_dma(std::size_t index, InstructionRecord* rec) {
   finish(index, rec);
 }
 
-void Engine::finish(std::size_t /*index*/, InstructionRecord* rec) {
+void Engine::finish(std::size_t /*index*/, traces::InstructionRecord* rec) {
   counters_.instructions++;
   if (!rec) return;
   const sc_core::sc_time now = ctx_.since_start();

@@ -62,7 +62,7 @@ class Engine {
   // cycles of this engine's clock. Default: the cost model's cycles.
   virtual std::uint64_t busy_cycles(std::size_t index) { return plans_[index].cycles; }
   // The instruction at `index` starts being busy now (after all waits).
-  virtual void started(std::size_t /*index*/, InstructionRecord* /*record*/) {}
+  virtual void started(std::size_t /*index*/, traces::InstructionRecord* /*record*/) {}
 
   const std::vector<InstructionPlan>& plans() const { return plans_; }
   // The instruction in progress, decoded; valid until the engine moves on.
@@ -76,9 +76,9 @@ class Engine {
  private:
   void execute(std::size_t index);
   void prefetch(std::size_t index) const;
-  void wait_semaphores(const isa::Instruction& instr, InstructionRecord* record);
-  void issue_dma(std::size_t index, InstructionRecord* record);
-  void finish(std::size_t index, InstructionRecord* record);
+  void wait_semaphores(const isa::Instruction& instr, traces::InstructionRecord* record);
+  void issue_dma(std::size_t index, traces::InstructionRecord* record);
+  void finish(std::size_t index, traces::InstructionRecord* record);
 
   isa::Engine kind_;
   double clock_ghz_;

@@ -4,7 +4,8 @@
 
 namespace neuronsim::engines {
 
-void access_bytes(const isa::Instruction& instr, BytesBySpace& read, BytesBySpace& written) {
+void access_bytes(const isa::Instruction& instr, traces::BytesBySpace& read,
+                  traces::BytesBySpace& written) {
   isa::for_each_access(instr, [&](const isa::AccessPattern& ap, bool is_write) {
     (is_write ? written : read)[static_cast<int>(ap.space)] += memory::access_bytes(ap);
   });

@@ -25,7 +25,8 @@ struct InstructionPlan {
 };
 
 // Bytes `instr` reads and writes per memory space (for trace records).
-void access_bytes(const isa::Instruction& instr, BytesBySpace& read, BytesBySpace& written);
+void access_bytes(const isa::Instruction& instr, traces::BytesBySpace& read,
+                  traces::BytesBySpace& written);
 
 std::vector<InstructionPlan> plan_stream(const isa::Kernel& k, isa::Engine engine,
                                          const params::CostParams& cost);

@@ -30,15 +30,15 @@ void Semaphores::wait_until(std::uint16_t sem, std::uint32_t wanted) {
     sc_core::wait(*changed_[sem]);
 }
 
-void Semaphores::apply(const isa::SemSignal& signal, const SignalSource& source) {
+void Semaphores::apply(const isa::SemSignal& signal, const traces::SignalSource& source) {
   auto& v = values_.at(signal.sem);
   if (signal.kind != isa::SemUpdate::set &&
       signal.value > std::numeric_limits<std::uint32_t>::max() - v) {
     std::string by = "its initial value";
-    if (source.kind == SignalSource::Kind::engine)
+    if (source.kind == traces::SignalSource::Kind::engine)
       by = std::string(isa::engine_name(source.engine)) + "[" + std::to_string(source.instruction) +
            "]";
-    else if (source.kind == SignalSource::Kind::dma_queue)
+    else if (source.kind == traces::SignalSource::Kind::dma_queue)
       by = "the DMA transfer of " + std::string(isa::engine_name(source.engine)) + "[" +
            std::to_string(source.instruction) + "]";
     throw Error("semaphore '" + names_.at(signal.sem) + "' would pass 4294967295: " + by +
@@ -49,9 +49,9 @@ void Semaphores::apply(const isa::SemSignal& signal, const SignalSource& source)
   sources_[signal.sem] = source;
   changed_[signal.sem]->notify(sc_core::SC_ZERO_TIME);
   if (observers_.empty()) return;
-  SemaphoreRecord r;
+  traces::SemaphoreRecord r;
   r.time_ps = to_ps(sc_core::sc_time_stamp() - origin_);
-  r.sem = signal.sem;
+  r.semaphore = signal.sem;
   r.value = v;
   r.source = source;
   for (auto* o : observers_)

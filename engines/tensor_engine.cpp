@@ -35,7 +35,7 @@ void TensorEngine::load(const isa::AccessPattern& stationary, sc_core::sc_time r
   ctx_.written.watch(memory::footprint(ctx_.kernel, stationary));
 }
 
-void TensorEngine::started(std::size_t index, InstructionRecord* record) {
+void TensorEngine::started(std::size_t index, traces::InstructionRecord* record) {
   const auto* mm = std::get_if<isa::Matmul>(&instruction().op);
   if (!mm) return;
   if (record) record->stationary_reused = reused_;

@@ -18,7 +18,7 @@ class TensorEngine : public Engine {
 
  protected:
   std::uint64_t busy_cycles(std::size_t index) override;
-  void started(std::size_t index, InstructionRecord* record) override;
+  void started(std::size_t index, traces::InstructionRecord* record) override;
 
  private:
   void load(const isa::AccessPattern& stationary, sc_core::sc_time ready);

@@ -1,6 +1,6 @@
 #pragma once
-// Records a run as an NTFF trace (reference section 7): an engines::Observer that converts
-// each event of the simulation into a traces record and streams it to a traces::NtffWriter
+// Records a run as an NTFF trace (reference section 7): an engines::Observer that streams
+// each trace event of the simulation, as the engines emitted it, to a traces::NtffWriter
 // as it happens. Nothing is buffered beyond the writer's fixed buffer, so memory does not
 // grow with the run. NTFF delta-encodes each kind against its previous record and asks
 // for no global order, so records go out in event order: an instruction when it ends, a
@@ -20,20 +20,14 @@ namespace neuronsim::profile {
 traces::TraceInfo trace_info(const isa::Kernel& kernel, const config::TargetConfig& config,
                              const std::array<std::uint8_t, 32>& neff_hash);
 
-// Conversions of single events (pure; tested without a simulation).
-traces::Agent to_agent(const engines::SignalSource& s);
-traces::InstructionRecord to_record(const engines::InstructionRecord& r);
-traces::DmaRecord to_record(const engines::DmaRecord& r);
-traces::SemaphoreRecord to_record(const engines::SemaphoreRecord& r);
-
 class TraceRecorder : public engines::Observer {
  public:
   // Starts writing `path` (a temporary file until finish()).
   TraceRecorder(const std::string& path, const traces::TraceInfo& info);
 
-  void on_instruction_end(const engines::InstructionRecord& r) override;
-  void on_dma_end(const engines::DmaRecord& r) override;
-  void on_semaphore_update(const engines::SemaphoreRecord& r) override;
+  void on_instruction_end(const traces::InstructionRecord& r) override;
+  void on_dma_end(const traces::DmaRecord& r) override;
+  void on_semaphore_update(const traces::SemaphoreRecord& r) override;
 
   // Writes the trailer and moves the trace into place. Without it (an error, an
   // exception), the destructor removes the temporary file.

@@ -5,6 +5,7 @@
 
 #include "traces/operand_text.hpp"
 #include "traces/record_index.hpp"
+#include "traces/signallers.hpp"
 
 namespace neuronsim::report {
 
@@ -16,73 +17,30 @@ std::uint32_t ViewerData::intern(const std::string& s) {
 
 namespace {
 
-using traces::Agent;
 using traces::by_start;
 using traces::DmaRecord;
 using traces::InstructionRecord;
 using traces::SemaphoreRecord;
 using traces::TraceData;
 
-// The record among `sorted` whose end is the update at t (signals are applied when an
-// instruction or a DMA piece ends); failing that, one running at t that ended by
-// `waiter_start` (so that a signaller never ends after its waiter starts). -1 if none.
-// Looks at most 64 records back: the ones that ended at t started shortly before it.
-template <typename Rec>
-long ending_at(const std::vector<Rec>& recs, const std::vector<std::size_t>& sorted,
-               std::uint64_t t, std::uint64_t waiter_start) {
-  auto it = std::upper_bound(sorted.begin(), sorted.end(), t,
-                             [&](std::uint64_t v, std::size_t i) { return v < recs[i].start_ps; });
-  long fallback = -1;
-  for (int steps = 0; it != sorted.begin() && steps < 64; ++steps) {
-    const Rec& r = recs[*--it];
-    if (r.end_ps == t) return static_cast<long>(*it);
-    if (fallback < 0 && r.end_ps >= t && r.end_ps <= waiter_start)
-      fallback = static_cast<long>(*it);
-  }
-  return fallback;
-}
-
 // Per instruction of the trace: who set the semaphore it waited on longest (trace-local
-// indices: kind instruction -> trace.instructions, dma -> trace.dmas).
-std::vector<Signaller> find_signallers(const TraceData& t) {
+// indices: kind instruction -> trace.instructions, dma -> trace.dmas), as recorded.
+std::vector<Signaller> viewer_signallers(const TraceData& t) {
   std::vector<Signaller> out(t.instructions.size());
-  const auto updates = traces::updates_by_semaphore(t.semaphores);
-  const auto per_engine = by_start(
-      t.instructions, [](const InstructionRecord& r) { return static_cast<int>(r.engine); });
-  const auto per_queue =
-      by_start(t.dmas, [](const DmaRecord& r) { return static_cast<int>(r.queue); });
-  for (std::size_t i = 0; i < t.instructions.size(); ++i) {
-    const InstructionRecord& waiter = t.instructions[i];
-    if (waiter.waited_semaphore == 0xFFFF || waiter.semaphore_wait_ps == 0) continue;
-    const auto u = updates.find(waiter.waited_semaphore);
-    if (u == updates.end()) continue;
-    const auto& times = u->second;
-    auto it = std::upper_bound(
-        times.begin(), times.end(), waiter.start_ps,
-        [&](std::uint64_t v, std::size_t s) { return v < t.semaphores[s].time_ps; });
-    const SemaphoreRecord* update = nullptr;
-    for (int steps = 0; it != times.begin() && steps < 64 && !update; ++steps) {
-      const SemaphoreRecord& s = t.semaphores[*--it];
-      if (waiter.waited_for.kind == Agent::Kind::none || s.source == waiter.waited_for) update = &s;
-    }
-    if (!update) continue;
+  const std::vector<traces::SignallerRef> refs = traces::find_signallers(t);
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    using K = traces::SignallerRef::Kind;
+    if (refs[i].kind == K::none) continue;
     Signaller& sig = out[i];
-    sig.time_ps = update->time_ps;
-    if (update->source.kind == Agent::Kind::engine) {
-      const auto e = per_engine.find(update->source.id);
-      if (e == per_engine.end()) continue;
-      const long s = ending_at(t.instructions, e->second, update->time_ps, waiter.start_ps);
-      if (s < 0 || static_cast<std::size_t>(s) == i) continue;
+    // Signals are applied when the signalling instruction or DMA part ends.
+    if (refs[i].kind == K::instruction) {
       sig.kind = Signaller::Kind::instruction;
-      sig.index = static_cast<std::uint32_t>(s);
-    } else if (update->source.kind == Agent::Kind::dma_queue) {
-      const auto q = per_queue.find(update->source.id);
-      if (q == per_queue.end()) continue;
-      const long s = ending_at(t.dmas, q->second, update->time_ps, waiter.start_ps);
-      if (s < 0) continue;
+      sig.time_ps = t.instructions[refs[i].index].end_ps;
+    } else {
       sig.kind = Signaller::Kind::dma;
-      sig.index = static_cast<std::uint32_t>(s);
+      sig.time_ps = t.dmas[refs[i].index].end_ps;
     }
+    sig.index = static_cast<std::uint32_t>(refs[i].index);
   }
   return out;
 }
@@ -280,7 +238,7 @@ std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Ke
     v.dmas.push_back(piece);
   }
 
-  const std::vector<Signaller> signallers = find_signallers(t);
+  const std::vector<Signaller> signallers = viewer_signallers(t);
   for (std::size_t i = 0; i < t.instructions.size(); ++i) {
     const InstructionRecord& r = t.instructions[i];
     const std::optional<isa::Instruction> instr = traces::find_instruction(k, r.engine, r.index);
@@ -292,10 +250,10 @@ std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Ke
     d.source_line = instr ? instr->source_line : 0;
     d.operands = v.intern(instr ? traces::operand_text(k, *instr) : "?");
     d.waits = v.intern(waits_text(k, instr ? &*instr : nullptr));
-    if (r.waited_semaphore != 0xFFFF)
+    if (const traces::SemaphoreWaitRecord* longest = traces::longest_wait(r))
       d.waited =
-          v.intern(r.waited_semaphore < k.semaphores.size() ? k.semaphores[r.waited_semaphore].name
-                                                            : std::to_string(r.waited_semaphore));
+          v.intern(longest->semaphore < k.semaphores.size() ? k.semaphores[longest->semaphore].name
+                                                            : std::to_string(longest->semaphore));
     d.ready_ps = r.ready_ps + offset_ps;
     d.start_ps = r.start_ps + offset_ps;
     d.end_ps = r.end_ps + offset_ps;

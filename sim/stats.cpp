@@ -87,7 +87,7 @@ Stats collect_stats(const config::TargetConfig& cfg, const LaunchState& launch,
   st.add("dma_transfer_count", "count", "dma_copy instructions completed", dc.transfers);
   st.add("dma_part_count", "count", "per-DMA-engine parts of those transfers", dc.parts);
   st.add("dma_transfer_total_bytes", "bytes", "bytes moved by DMA", dc.bytes);
-  for (int s = 0; s < engines::kMemSpaceCount; ++s) {
+  for (int s = 0; s < traces::kMemSpaceCount; ++s) {
     st.add(space_name(s) + "_dma_read_bytes", "bytes", "bytes DMA read from " + space_name(s),
            dc.read_bytes[s]);
     st.add(space_name(s) + "_dma_write_bytes", "bytes", "bytes DMA wrote to " + space_name(s),

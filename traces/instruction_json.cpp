@@ -40,14 +40,16 @@ void InstructionJsonWriter::add(const InstructionRecord& r) {
   field(s, "evt_wait_time_ns", ps_as_ns(r.semaphore_wait_ps));
   field(s, "port_wait_time_ns", ps_as_ns(r.port_wait_ps));
   field(s, "dma_wait_time_ns", ps_as_ns(r.dma_wait_ps));
-  if (r.waited_semaphore == 0xFFFF) {
+  const SemaphoreWaitRecord* longest = longest_wait(r);
+  if (!longest) {
     field(s, "waited_semaphore", "null");
-  } else if (kernel_ && r.waited_semaphore < kernel_->semaphores.size()) {
-    field(s, "waited_semaphore", json_string(kernel_->semaphores[r.waited_semaphore].name));
+  } else if (kernel_ && longest->semaphore < kernel_->semaphores.size()) {
+    field(s, "waited_semaphore", json_string(kernel_->semaphores[longest->semaphore].name));
   } else {
-    field(s, "waited_semaphore", std::to_string(r.waited_semaphore));
+    field(s, "waited_semaphore", std::to_string(longest->semaphore));
   }
-  field(s, "waited_for", json_string(agent_name(kernel_, r.waited_for)));
+  field(s, "waited_for",
+        json_string(source_name(kernel_, longest ? longest->last_signaller : SignalSource{})));
   static const char* names[3][2] = {{"hbm_read_bytes", "hbm_write_bytes"},
                                     {"sbuf_read_bytes", "sbuf_write_bytes"},
                                     {"psum_read_bytes", "psum_write_bytes"}};

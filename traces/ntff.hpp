@@ -23,7 +23,10 @@
 
 namespace neuronsim::traces {
 
-inline constexpr std::uint16_t kNtffVersion = 1;
+// Version 2 stores every semaphore wait of an instruction and the signalling instruction of
+// every semaphore update (version 1 kept the longest wait's semaphore and the signaller's
+// engine or queue only); docs/ntff.md.
+inline constexpr std::uint16_t kNtffVersion = 2;
 
 struct RecordCounts {
   std::uint64_t instructions = 0, dmas = 0, semaphores = 0;

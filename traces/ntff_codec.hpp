@@ -17,6 +17,7 @@ inline constexpr std::array<std::uint8_t, 8> kMagic = {0x89, 'N', 'T', 'F', 'F',
 inline constexpr std::size_t kMaxKernelName = 256;  // the NEFF header's name field size
 inline constexpr std::size_t kMaxTarget = 64;
 inline constexpr double kMaxClockGhz = 1000.0;
+inline constexpr std::uint64_t kMaxSemaphoreWaits = 0xFFFF;  // per instruction record
 
 // Record tags. An instruction's tag carries its engine in the low bits.
 inline constexpr std::uint8_t kTagInstruction = 0x10;  // 0x10 + isa::Engine (0..4)
@@ -28,7 +29,7 @@ inline constexpr std::uint8_t kTagTrailer = 0xFF;
 inline constexpr std::uint8_t kHasSemaphoreWait = 1 << 0;
 inline constexpr std::uint8_t kHasPortWait = 1 << 1;
 inline constexpr std::uint8_t kHasDmaWait = 1 << 2;
-inline constexpr std::uint8_t kHasWaitedFor = 1 << 3;
+inline constexpr std::uint8_t kHasSemaphoreWaits = 1 << 3;  // version 1: the longest wait only
 inline constexpr std::uint8_t kHasBytes = 1 << 4;
 inline constexpr std::uint8_t kHasFlops = 1 << 5;
 inline constexpr std::uint8_t kKnownFlags = 0x3F;

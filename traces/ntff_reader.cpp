@@ -83,16 +83,31 @@ struct NtffReader::Source {
       s += static_cast<char>(u8(what));
     return s;
   }
-  Agent agent(const char* what) {
-    Agent a;
+  isa::Engine engine(const char* what) {
+    const std::uint8_t e = u8(what);
+    if (e >= isa::kEngineCount)
+      fail(std::string(what) + " engine " + std::to_string(e) + " out of range");
+    return static_cast<isa::Engine>(e);
+  }
+  SignalSource source(const char* what) {
+    SignalSource src;
     const std::uint8_t kind = u8(what);
-    if (kind > static_cast<std::uint8_t>(Agent::Kind::dma_queue))
-      fail(std::string(what) + " kind " + std::to_string(kind) + " out of range");
-    a.kind = static_cast<Agent::Kind>(kind);
-    a.id = static_cast<std::uint16_t>(bounded(what, 0xFFFF));
-    if (a.kind == Agent::Kind::engine && a.id >= isa::kEngineCount)
-      fail(std::string(what) + " engine " + std::to_string(a.id) + " out of range");
-    return a;
+    switch (kind) {
+      case static_cast<std::uint8_t>(SignalSource::Kind::initial):
+        return src;
+      case static_cast<std::uint8_t>(SignalSource::Kind::engine):
+        src.kind = SignalSource::Kind::engine;
+        src.engine = engine(what);
+        src.instruction = static_cast<std::uint32_t>(bounded(what, 0xFFFFFFFF));
+        return src;
+      case static_cast<std::uint8_t>(SignalSource::Kind::dma_queue):
+        src.kind = SignalSource::Kind::dma_queue;
+        src.queue = static_cast<std::uint16_t>(bounded(what, 0xFFFF));
+        src.engine = engine(what);
+        src.instruction = static_cast<std::uint32_t>(bounded(what, 0xFFFFFFFF));
+        return src;
+    }
+    fail(std::string(what) + " kind " + std::to_string(kind) + " out of range");
   }
 };
 
@@ -117,7 +132,7 @@ void NtffReader::read_header() {
   const std::uint16_t version = static_cast<std::uint16_t>(version_lo | version_hi << 8);
   if (version != kNtffVersion)
     s.fail("unsupported version " + std::to_string(version) + " (this reader reads " +
-           std::to_string(kNtffVersion) + ")");
+           std::to_string(kNtffVersion) + (version == 1 ? "; record the run again" : "") + ")");
   if (s.u8("the header flags") != 0 || s.u8("the header flags") != 0)
     s.fail("reserved header flags are set");
   for (auto& b : info_.neff_hash)
@@ -169,9 +184,20 @@ bool NtffReader::next(Record& out) {
     if (flags & kHasSemaphoreWait) r.semaphore_wait_ps = s.varint("semaphore wait");
     if (flags & kHasPortWait) r.port_wait_ps = s.varint("port wait");
     if (flags & kHasDmaWait) r.dma_wait_ps = s.varint("DMA wait");
-    if (flags & kHasWaitedFor) {
-      r.waited_semaphore = static_cast<std::uint16_t>(s.bounded("waited semaphore", 0xFFFF));
-      r.waited_for = s.agent("waited_for");
+    if (flags & kHasSemaphoreWaits) {
+      // Each wait takes at least five bytes of the file, so the file's size bounds them.
+      const auto n = s.bounded("semaphore wait count", kMaxSemaphoreWaits);
+      if (n == 0) s.fail("semaphore wait flag set with no waits");
+      for (std::uint64_t w = 0; w < n; ++w) {
+        SemaphoreWaitRecord wait;
+        wait.semaphore = static_cast<std::uint16_t>(s.bounded("waited semaphore", 0xFFFF));
+        wait.wanted = static_cast<std::uint32_t>(s.bounded("wanted semaphore value", 0xFFFFFFFF));
+        wait.value_at_ready =
+            static_cast<std::uint32_t>(s.bounded("semaphore value at ready", 0xFFFFFFFF));
+        wait.waited_ps = s.varint("semaphore waited time");
+        wait.last_signaller = s.source("semaphore wait signaller");
+        r.semaphore_waits.push_back(wait);
+      }
     }
     if (flags & kHasBytes) {
       const std::uint8_t mask = s.u8("byte count mask");
@@ -223,7 +249,7 @@ bool NtffReader::next(Record& out) {
     r.time_ps = s.delta("semaphore time", state_.semaphore_ps);
     r.semaphore = static_cast<std::uint16_t>(s.bounded("semaphore id", 0xFFFF));
     r.value = static_cast<std::uint32_t>(s.bounded("semaphore value", 0xFFFFFFFF));
-    r.source = s.agent("semaphore source");
+    r.source = s.source("semaphore source");
     state_.semaphore_ps = r.time_ps;
     latest_end_ps_ = std::max(latest_end_ps_, r.time_ps);
     ++counts_.semaphores;

@@ -21,15 +21,35 @@ void check(bool ok, const std::string& path, const char* what) {
   if (!ok) fail(path, what);
 }
 
-void check_agent(const Agent& a, const std::string& path, const char* what) {
-  if (a.kind > Agent::Kind::dma_queue) fail(path, std::string(what) + " kind out of range");
-  if (a.kind == Agent::Kind::engine && a.id >= isa::kEngineCount)
+// The fields a kind does not use must be 0: the reader gives them 0, and a record must read
+// back as it was written.
+void check_source(const SignalSource& s, const std::string& path, const char* what) {
+  using K = SignalSource::Kind;
+  if (s.kind > K::dma_queue) fail(path, std::string(what) + " kind out of range");
+  if (static_cast<int>(s.engine) >= isa::kEngineCount)
     fail(path, std::string(what) + " engine out of range");
+  const SignalSource unused_zero = s.kind == K::initial ? SignalSource{}
+                                   : s.kind == K::engine
+                                       ? SignalSource{s.kind, s.engine, s.instruction, 0}
+                                       : s;
+  if (!(s == unused_zero)) fail(path, std::string(what) + " sets fields its kind does not use");
 }
 
-void put_agent(Encoder& enc, const Agent& a) {
-  enc.u8(static_cast<std::uint8_t>(a.kind));
-  enc.varint(a.id);
+void put_source(Encoder& enc, const SignalSource& s) {
+  enc.u8(static_cast<std::uint8_t>(s.kind));
+  switch (s.kind) {
+    case SignalSource::Kind::initial:
+      return;
+    case SignalSource::Kind::engine:
+      enc.u8(static_cast<std::uint8_t>(s.engine));
+      enc.varint(s.instruction);
+      return;
+    case SignalSource::Kind::dma_queue:
+      enc.varint(s.queue);
+      enc.u8(static_cast<std::uint8_t>(s.engine));
+      enc.varint(s.instruction);
+      return;
+  }
 }
 
 }  // namespace
@@ -70,7 +90,10 @@ void NtffWriter::add(const InstructionRecord& r) {
   check(e < isa::kEngineCount, out_.path(), "instruction record engine out of range");
   check(static_cast<int>(r.opcode) < isa::kOpcodeCount, out_.path(),
         "instruction record opcode out of range");
-  check_agent(r.waited_for, out_.path(), "instruction record waited_for");
+  check(r.semaphore_waits.size() <= kMaxSemaphoreWaits, out_.path(),
+        "instruction record has more than 65535 semaphore waits");
+  for (const SemaphoreWaitRecord& w : r.semaphore_waits)
+    check_source(w.last_signaller, out_.path(), "instruction record semaphore wait signaller");
   check(r.ready_ps <= r.start_ps && r.start_ps <= r.end_ps && r.start_cycle <= r.end_cycle,
         out_.path(), "instruction record times out of order (needs ready <= start <= end)");
   enc_.u8(static_cast<std::uint8_t>(kTagInstruction + e));
@@ -87,16 +110,22 @@ void NtffWriter::add(const InstructionRecord& r) {
   if (r.semaphore_wait_ps) flags |= kHasSemaphoreWait;
   if (r.port_wait_ps) flags |= kHasPortWait;
   if (r.dma_wait_ps) flags |= kHasDmaWait;
-  if (r.waited_semaphore != 0xFFFF || !(r.waited_for == Agent{})) flags |= kHasWaitedFor;
+  if (!r.semaphore_waits.empty()) flags |= kHasSemaphoreWaits;
   if (!(r.bytes == ByteCounts{})) flags |= kHasBytes;
   if (r.flops) flags |= kHasFlops;
   enc_.u8(flags);
   if (flags & kHasSemaphoreWait) enc_.varint(r.semaphore_wait_ps);
   if (flags & kHasPortWait) enc_.varint(r.port_wait_ps);
   if (flags & kHasDmaWait) enc_.varint(r.dma_wait_ps);
-  if (flags & kHasWaitedFor) {
-    enc_.varint(r.waited_semaphore);
-    put_agent(enc_, r.waited_for);
+  if (flags & kHasSemaphoreWaits) {
+    enc_.varint(r.semaphore_waits.size());
+    for (const SemaphoreWaitRecord& w : r.semaphore_waits) {
+      enc_.varint(w.semaphore);
+      enc_.varint(w.wanted);
+      enc_.varint(w.value_at_ready);
+      enc_.varint(w.waited_ps);
+      put_source(enc_, w.last_signaller);
+    }
   }
   if (flags & kHasBytes) {
     std::uint8_t mask = 0;
@@ -145,12 +174,12 @@ void NtffWriter::add(const DmaRecord& r) {
 }
 
 void NtffWriter::add(const SemaphoreRecord& r) {
-  check_agent(r.source, out_.path(), "semaphore record source");
+  check_source(r.source, out_.path(), "semaphore record source");
   enc_.u8(kTagSemaphore);
   enc_.delta(r.time_ps, state_.semaphore_ps);
   enc_.varint(r.semaphore);
   enc_.varint(r.value);
-  put_agent(enc_, r.source);
+  put_source(enc_, r.source);
   latest_end_ps_ = std::max(latest_end_ps_, r.time_ps);
   state_.semaphore_ps = r.time_ps;
   ++counts_.semaphores;

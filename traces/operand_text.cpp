@@ -28,7 +28,7 @@ std::string operand_text(const isa::Kernel& k, const isa::Instruction& instr) {
       s += (i ? ", " : "") + pattern_text(k, ops.reads[i]);
   }
   if (const auto* dma = std::get_if<isa::DmaCopy>(&instr.op))
-    s += " via " + agent_name(&k, Agent{Agent::Kind::dma_queue, dma->queue});
+    s += " via " + queue_name(&k, dma->queue);
   return s;
 }
 
@@ -39,12 +39,19 @@ std::optional<isa::Instruction> find_instruction(const isa::Kernel& k, isa::Engi
   return stream[index];
 }
 
-std::string agent_name(const isa::Kernel* k, const Agent& a) {
-  if (a.kind == Agent::Kind::engine && a.id < isa::kEngineCount)
-    return std::string(isa::engine_name(static_cast<isa::Engine>(a.id)));
-  if (a.kind == Agent::Kind::dma_queue) {
-    if (k && a.id < k->queues.size()) return k->queues[a.id].name;
-    return "queue " + std::to_string(a.id);
+std::string queue_name(const isa::Kernel* k, std::uint16_t queue) {
+  if (k && queue < k->queues.size()) return k->queues[queue].name;
+  return "queue " + std::to_string(queue);
+}
+
+std::string source_name(const isa::Kernel* k, const SignalSource& s) {
+  switch (s.kind) {
+    case SignalSource::Kind::engine:
+      return std::string(isa::engine_name(s.engine));
+    case SignalSource::Kind::dma_queue:
+      return queue_name(k, s.queue);
+    case SignalSource::Kind::initial:
+      break;
   }
   return "unknown";
 }

@@ -17,8 +17,10 @@ std::string operand_text(const isa::Kernel& k, const isa::Instruction& instr);
 std::optional<isa::Instruction> find_instruction(const isa::Kernel& k, isa::Engine e,
                                                  std::uint32_t index);
 
-// Names for who updated a semaphore: "vector", a DMA queue's name ("queue 3" without a
-// kernel), "unknown".
-std::string agent_name(const isa::Kernel* k, const Agent& a);
+// A DMA queue's name ("queue 3" without a kernel or past its queues).
+std::string queue_name(const isa::Kernel* k, std::uint16_t queue);
+// Who updated a semaphore, by engine or queue: "vector", a DMA queue's name, "unknown" (its
+// initial value).
+std::string source_name(const isa::Kernel* k, const SignalSource& s);
 
 }  // namespace neuronsim::traces

@@ -9,7 +9,7 @@
 #include "traces/format.hpp"
 #include "traces/operand_text.hpp"
 #include "traces/perfetto_tracks.hpp"
-#include "traces/record_index.hpp"
+#include "traces/signallers.hpp"
 
 namespace neuronsim::traces {
 
@@ -60,8 +60,9 @@ std::string instruction_slice(const InstructionRecord& r, const isa::Kernel* k) 
   if (r.semaphore_wait_ps) s += arg("semaphore_wait_ns", ps_as_ns(r.semaphore_wait_ps));
   if (r.port_wait_ps) s += arg("port_wait_ns", ps_as_ns(r.port_wait_ps));
   if (r.dma_wait_ps) s += arg("dma_queue_wait_ns", ps_as_ns(r.dma_wait_ps));
-  if (r.waited_for.kind != Agent::Kind::none)
-    s += arg("waited_for", json_string(agent_name(k, r.waited_for)));
+  if (const SemaphoreWaitRecord* longest = longest_wait(r);
+      longest && longest->last_signaller.kind != SignalSource::Kind::initial)
+    s += arg("waited_for", json_string(source_name(k, longest->last_signaller)));
   static const char* names[3][2] = {{"hbm_read_bytes", "hbm_write_bytes"},
                                     {"sbuf_read_bytes", "sbuf_write_bytes"},
                                     {"psum_read_bytes", "psum_write_bytes"}};
@@ -78,8 +79,8 @@ std::string dma_slice(const DmaRecord& r, const isa::Kernel* k) {
   const std::string route =
       std::string(isa::mem_space_name(r.src)) + "->" + std::string(isa::mem_space_name(r.dst));
   std::string s = "\"ts\":" + ps_as_us(r.start_ps) + ",\"dur\":" + ps_as_us(dur) +
-                  ",\"name\":" + json_string(route) + ",\"cat\":\"dma\",\"args\":{\"queue\":" +
-                  json_string(agent_name(k, Agent{Agent::Kind::dma_queue, r.queue})) +
+                  ",\"name\":" + json_string(route) +
+                  ",\"cat\":\"dma\",\"args\":{\"queue\":" + json_string(queue_name(k, r.queue)) +
                   arg("dma_engine", std::to_string(r.dma_engine)) +
                   arg("issuer", json_string(isa::engine_name(r.issuer))) +
                   arg("issuer_pc", std::to_string(r.issuer_index)) +
@@ -127,22 +128,6 @@ class FlowWriter {
   std::uint64_t id_ = 0;
 };
 
-// The record in `sorted` (by start) that was running at `t`, preferring one ending at t
-// (signals are applied when an instruction or transfer ends). -1 if none.
-template <typename Rec>
-long running_at(const std::vector<Rec>& recs, const std::vector<std::size_t>& sorted,
-                std::uint64_t t) {
-  auto it = std::upper_bound(sorted.begin(), sorted.end(), t,
-                             [&](std::uint64_t v, std::size_t i) { return v < recs[i].start_ps; });
-  long fallback = -1;
-  for (int steps = 0; it != sorted.begin() && steps < 64; ++steps) {
-    const auto& r = recs[*--it];
-    if (r.end_ps == t) return static_cast<long>(*it);
-    if (fallback < 0 && r.end_ps >= t) fallback = static_cast<long>(*it);
-  }
-  return fallback;
-}
-
 void write_flows(EventWriter& w, const TraceData& t, const Layout& layout, const isa::Kernel* k) {
   FlowWriter flows(w);
   auto tid_of_instruction = [&](std::size_t i) {
@@ -164,56 +149,25 @@ void write_flows(EventWriter& w, const TraceData& t, const Layout& layout, const
                 from.end_ps > from.start_ps && dma.end_ps > dma.start_ps);
   }
 
-  // Semaphore update -> the instruction that waited for it.
-  const auto updates = updates_by_semaphore(t.semaphores);
-  const auto per_engine = by_start(
-      t.instructions, [](const InstructionRecord& r) { return static_cast<int>(r.engine); });
-  const auto per_queue =
-      by_start(t.dmas, [](const DmaRecord& r) { return static_cast<int>(r.queue); });
-
+  // The recorded signaller -> the instruction that waited for it.
+  const std::vector<SignallerRef> signallers = find_signallers(t);
   for (std::size_t i = 0; i < t.instructions.size(); ++i) {
     const InstructionRecord& waiter = t.instructions[i];
-    if (waiter.waited_semaphore == 0xFFFF || waiter.semaphore_wait_ps == 0) continue;
-    auto u = updates.find(waiter.waited_semaphore);
-    if (u == updates.end()) continue;
-    const auto& times = u->second;
-    auto it = std::upper_bound(
-        times.begin(), times.end(), waiter.start_ps,
-        [&](std::uint64_t v, std::size_t s) { return v < t.semaphores[s].time_ps; });
-    const SemaphoreRecord* update = nullptr;
-    for (int steps = 0; it != times.begin() && steps < 64 && !update; ++steps) {
-      const SemaphoreRecord& s = t.semaphores[*--it];
-      if (waiter.waited_for.kind == Agent::Kind::none || s.source == waiter.waited_for) update = &s;
-    }
-    if (!update) continue;
-    const std::string name = "semaphore " + (k && update->semaphore < k->semaphores.size()
-                                                 ? k->semaphores[update->semaphore].name
-                                                 : std::to_string(update->semaphore));
-    int from_tid = 0;
-    std::uint64_t from_ps = 0;
-    bool from_visible = false;
-    if (update->source.kind == Agent::Kind::engine) {
-      auto e = per_engine.find(update->source.id);
-      if (e == per_engine.end()) continue;
-      const long s = running_at(t.instructions, e->second, update->time_ps);
-      if (s < 0 || static_cast<std::size_t>(s) == i) continue;
-      from_tid = tid_of_instruction(static_cast<std::size_t>(s));
-      from_ps = mid(t.instructions[s].start_ps, t.instructions[s].end_ps);
-      from_visible = t.instructions[s].end_ps > t.instructions[s].start_ps;
-    } else if (update->source.kind == Agent::Kind::dma_queue) {
-      auto q = per_queue.find(update->source.id);
-      if (q == per_queue.end()) continue;
-      const long s = running_at(t.dmas, q->second, update->time_ps);
-      if (s < 0) continue;
-      from_tid = tid_of_dma(static_cast<std::size_t>(s));
-      from_ps = mid(t.dmas[s].start_ps, t.dmas[s].end_ps);
-      from_visible = t.dmas[s].end_ps > t.dmas[s].start_ps;
-    } else {
-      continue;
-    }
-    flows.arrow(name, "semaphore", from_tid, from_ps, tid_of_instruction(i),
-                mid(waiter.start_ps, waiter.end_ps),
-                from_visible && waiter.end_ps > waiter.start_ps);
+    const SignallerRef& from = signallers[i];
+    if (from.kind == SignallerRef::Kind::none) continue;
+    const std::uint16_t sem = longest_wait(waiter)->semaphore;
+    const std::string name =
+        "semaphore " +
+        (k && sem < k->semaphores.size() ? k->semaphores[sem].name : std::to_string(sem));
+    const bool instruction = from.kind == SignallerRef::Kind::instruction;
+    const std::uint64_t from_start =
+        instruction ? t.instructions[from.index].start_ps : t.dmas[from.index].start_ps;
+    const std::uint64_t from_end =
+        instruction ? t.instructions[from.index].end_ps : t.dmas[from.index].end_ps;
+    flows.arrow(
+        name, "semaphore", instruction ? tid_of_instruction(from.index) : tid_of_dma(from.index),
+        mid(from_start, from_end), tid_of_instruction(i), mid(waiter.start_ps, waiter.end_ps),
+        from_end > from_start && waiter.end_ps > waiter.start_ps);
   }
 }
 

@@ -95,7 +95,7 @@ Layout lay_out(const TraceData& trace, const isa::Kernel* kernel) {
     per_queue[r.queue].push_back({r.start_ps, r.end_ps, i});
   }
   for (auto& [q, group] : per_queue) {
-    const std::string name = "DMA " + agent_name(kernel, Agent{Agent::Kind::dma_queue, q});
+    const std::string name = "DMA " + queue_name(kernel, q);
     if (!overlaps(group)) {
       b.place(group, name, b.layout.dma_track);
       continue;

@@ -1,9 +1,17 @@
 #pragma once
-// What a profile records (reference section 7): one record per executed instruction, per
-// DMA transfer piece, and per semaphore update. Times are integer picoseconds of simulated
-// time (SystemC's resolution), so traces are exact and byte-identical across runs. The
-// simulator converts its events to these records (sim/ adapts engines' observer events);
-// traces/ knows nothing of SystemC.
+// The trace events (reference section 7), one schema from the engines to the files: the
+// engines emit these records to their observers (engines/observer.hpp) as a kernel runs,
+// profile's recorder streams them unchanged into the NTFF writer, and the NTFF reader, the
+// summaries, the Perfetto export and the report's viewer read them back. One record per
+// executed instruction, per DMA engine's part of a transfer, and per semaphore update.
+// Times are integer picoseconds of simulated time from the launch's start (SystemC's
+// resolution), so records are exact and traces byte-identical across runs; ps_to_ns()
+// converts for display. traces/ knows nothing of SystemC or of the engines.
+//
+// A few fields describe the live run only and are not stored in an NTFF (docs/ntff.md says
+// which): an instruction's `instruction` pointer, `source_line` (the NEFF has it),
+// `busy_cycles` and `stationary_reused`, a DMA part's `transfer`, `hw_queue`, `first_row`
+// and `rows`. A record read back from a trace has them 0.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -15,61 +23,94 @@
 
 namespace neuronsim::traces {
 
-// Who updated a semaphore or was waited on: an engine or a DMA queue.
-struct Agent {
-  enum class Kind : std::uint8_t { none, engine, dma_queue };
-  Kind kind = Kind::none;
-  std::uint16_t id = 0;  // isa::Engine value, or index into Kernel::queues
-  bool operator==(const Agent& o) const { return kind == o.kind && id == o.id; }
+inline constexpr int kMemSpaceCount = 3;  // indexed by isa::MemSpace
+using BytesBySpace = std::array<std::uint64_t, kMemSpaceCount>;
+inline double ps_to_ns(std::uint64_t ps) {
+  return static_cast<double>(ps) / 1000.0;
+}
+
+// Who changed a semaphore: nobody yet (its initial value), an engine's instruction, or the
+// completion of a DMA transfer (the dma_copy `instruction` of `engine`, on queue `queue`).
+// Recorded by the signaller when it signals, so a reader never has to guess it.
+struct SignalSource {
+  enum class Kind : std::uint8_t { initial, engine, dma_queue };
+  Kind kind = Kind::initial;
+  isa::Engine engine = isa::Engine::sync;
+  std::uint32_t instruction = 0;  // index in that engine's stream
+  std::uint16_t queue = 0;        // Kernel::queues index (dma_queue only)
+  bool operator==(const SignalSource& o) const {
+    return kind == o.kind && engine == o.engine && instruction == o.instruction && queue == o.queue;
+  }
 };
 
 // Bytes moved, per memory space (indexed by isa::MemSpace).
 struct ByteCounts {
-  std::array<std::uint64_t, 3> read{};
-  std::array<std::uint64_t, 3> written{};
+  BytesBySpace read{};
+  BytesBySpace written{};
   bool operator==(const ByteCounts& o) const { return read == o.read && written == o.written; }
 };
 
-struct InstructionRecord {
-  isa::Engine engine = isa::Engine::tensor;
-  isa::Opcode opcode = isa::Opcode::nop;
-  std::uint32_t index = 0;        // position in the engine's stream (the "pc")
-  std::uint64_t ready_ps = 0;     // previous instruction of the engine finished
-  std::uint64_t start_ps = 0;     // began executing (waits over)
-  std::uint64_t end_ps = 0;       // finished (signals applied)
-  std::uint64_t start_cycle = 0;  // in the engine's own clock
-  std::uint64_t end_cycle = 0;
-  std::uint64_t semaphore_wait_ps = 0;  // ready -> semaphores satisfied
-  std::uint64_t port_wait_ps = 0;       // waiting for a shared SBUF/PSUM port
-  std::uint64_t dma_wait_ps = 0;        // waiting for room in a DMA queue
-  // The semaphore waited on longest (0xFFFF: none) and who last updated it.
-  std::uint16_t waited_semaphore = 0xFFFF;
-  Agent waited_for;
-  ByteCounts bytes;
-  std::uint64_t flops = 0;
-  bool operator==(const InstructionRecord& o) const;
+// One semaphore an instruction waited for.
+struct SemaphoreWaitRecord {
+  std::uint16_t semaphore = 0;
+  std::uint32_t wanted = 0;          // waited until value >= wanted
+  std::uint32_t value_at_ready = 0;  // value when the instruction became ready
+  std::uint64_t waited_ps = 0;       // time this semaphore held the instruction back
+  SignalSource last_signaller;       // who made it reach `wanted` (or last changed it)
+  bool operator==(const SemaphoreWaitRecord& o) const;
 };
 
-// One DMA engine's part of one dma_copy (a transfer is split across DMA engines).
+struct InstructionRecord {
+  isa::Engine engine = isa::Engine::sync;
+  std::uint32_t index = 0;  // position in the engine's stream (the "pc")
+  isa::Opcode opcode = isa::Opcode::nop;
+  std::uint32_t source_line = 0;                  // live only
+  const isa::Instruction* instruction = nullptr;  // live only, valid during the callback
+  std::uint64_t ready_ps = 0;                     // previous instruction of this engine finished
+  std::uint64_t start_ps = 0;  // busy from here (after semaphore, DMA queue and port waits)
+  std::uint64_t end_ps = 0;    // finished, signals applied (set in the end event)
+  std::uint64_t start_cycle = 0, end_cycle = 0;  // in this engine's clock
+  std::uint64_t busy_cycles = 0;  // live only: what the cost model (and Tensor load) charged
+  // The three waits lie back to back between ready and start: semaphores, then the DMA
+  // queue (dma_copy) or the ports (everything else).
+  std::uint64_t semaphore_wait_ps = 0;  // NTFF evt_wait_time_ns; the sum of the waits' waited_ps
+  std::uint64_t dma_wait_ps = 0;        // waiting for room in a full DMA queue (dma_copy)
+  std::uint64_t port_wait_ps = 0;       // waiting for a memory port held by another engine
+  std::vector<SemaphoreWaitRecord> semaphore_waits;  // in the instruction's wait order
+  // Bytes of the instruction's operands per memory. For dma_copy the data moves later, in
+  // the DMA records; these are the transfer's totals.
+  ByteCounts bytes;
+  std::uint64_t flops = 0;         // isa::flops
+  bool stationary_reused = false;  // live only: Tensor matmul, stationary already loaded
+  bool operator==(const InstructionRecord& o) const;  // the fields an NTFF stores
+};
+
+// The semaphore wait that held `r` back longest (the first of equals), or nullptr if none
+// held it at all: what summaries blame a stall on.
+const SemaphoreWaitRecord* longest_wait(const InstructionRecord& r);
+
+// One DMA engine's part of a dma_copy (a transfer is split across DMA engines).
 struct DmaRecord {
-  std::uint16_t queue = 0;      // index into Kernel::queues
+  std::uint32_t transfer = 0;   // live only: sequence number of the dma_copy, in issue order
+  std::uint16_t queue = 0;      // Kernel::queues index
   std::uint8_t dma_engine = 0;  // 0..15
-  isa::Engine issuer = isa::Engine::sync;
-  std::uint32_t issuer_index = 0;  // the dma_copy's index in the issuer's stream
-  std::uint64_t issue_ps = 0;      // handed to the DMA subsystem
-  std::uint64_t start_ps = 0;      // first byte moves
-  std::uint64_t end_ps = 0;        // last byte landed
-  isa::MemSpace src = isa::MemSpace::hbm;
-  isa::MemSpace dst = isa::MemSpace::sbuf;
+  std::uint8_t hw_queue = 0;    // live only: the FIFO on that DMA engine
+  std::uint32_t first_row = 0, rows = 0;  // live only: partition rows of this part
   std::uint64_t bytes = 0;
-  bool operator==(const DmaRecord& o) const;
+  isa::MemSpace src = isa::MemSpace::hbm, dst = isa::MemSpace::sbuf;
+  isa::Engine issuer = isa::Engine::sync;  // the dma_copy that issued it
+  std::uint32_t issuer_index = 0;          // its index in the issuer's stream
+  std::uint64_t issue_ps = 0;              // handed to the DMA subsystem
+  std::uint64_t start_ps = 0;  // its first byte moved (descriptors made, latency elapsed)
+  std::uint64_t end_ps = 0;    // last byte landed (end event only)
+  bool operator==(const DmaRecord& o) const;  // the fields an NTFF stores
 };
 
 struct SemaphoreRecord {
   std::uint64_t time_ps = 0;
   std::uint16_t semaphore = 0;
-  std::uint32_t value = 0;  // value after the update
-  Agent source;
+  std::uint32_t value = 0;  // the value after the update
+  SignalSource source;
   bool operator==(const SemaphoreRecord& o) const;
 };
 

@@ -49,7 +49,9 @@ void SummaryBuilder::add(const InstructionRecord& r) {
   const std::uint64_t sem = take(r.semaphore_wait_ps);
   t.semaphore_wait_ps = saturating_add(t.semaphore_wait_ps, sem);
   if (sem) {
-    auto& by_source = t.semaphore_wait_by_source[agent_name(options_.kernel, r.waited_for)];
+    const SemaphoreWaitRecord* longest = longest_wait(r);
+    auto& by_source = t.semaphore_wait_by_source[source_name(
+        options_.kernel, longest ? longest->last_signaller : SignalSource{})];
     by_source = saturating_add(by_source, sem);
   }
   t.dma_wait_ps = saturating_add(t.dma_wait_ps, take(r.dma_wait_ps));

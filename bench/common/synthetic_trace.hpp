@@ -35,8 +35,13 @@ struct SyntheticTrace {
     r.end_cycle = r.end_ps * 14 / 5000;
     if (wait) {
       r.semaphore_wait_ps = wait;
-      r.waited_semaphore = static_cast<std::uint16_t>(next(32));
-      r.waited_for = {traces::Agent::Kind::engine, static_cast<std::uint16_t>(next(5))};
+      traces::SemaphoreWaitRecord w;
+      w.semaphore = static_cast<std::uint16_t>(next(32));
+      w.wanted = 1;
+      w.waited_ps = wait;
+      w.last_signaller = {traces::SignalSource::Kind::engine, static_cast<isa::Engine>(next(5)),
+                          index[e], 0};
+      r.semaphore_waits.push_back(w);
     }
     r.bytes.read[1] = 65536;
     r.bytes.written[e == 0 ? 2 : 1] = 65536;

@@ -7,9 +7,9 @@
 
 namespace neuronsim {
 
-using engines::DmaRecord;
-using engines::InstructionRecord;
 using engines::Observer;
-using engines::SemaphoreRecord;
+using traces::DmaRecord;
+using traces::InstructionRecord;
+using traces::SemaphoreRecord;
 
 }  // namespace neuronsim

@@ -167,7 +167,7 @@ TEST_CASE("core: a DMA round trip moves the data and signals on completion", "[c
   CHECK(r.outputs.at("out") == bytes);
   // The semaphore was signalled once, by the DMA queue, when the last part landed.
   REQUIRE(rec.semaphores.size() == 1);
-  CHECK(rec.semaphores[0].source.kind == engines::SignalSource::Kind::dma_queue);
+  CHECK(rec.semaphores[0].source.kind == traces::SignalSource::Kind::dma_queue);
   std::uint64_t last_load_end = 0;
   for (const auto& d : rec.dma_ends)
     if (d.transfer == 0) last_load_end = std::max(last_load_end, d.end_ps);

@@ -1,11 +1,17 @@
 // Scenario tests of the engine loop: exact cycle counts, semaphore ordering, the Tensor
 // engine's stationary reuse, errors and deadlocks. Each TEST_CASE is one simulation and
 // runs in a process of its own under CTest (run them one at a time by name).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdio>
 
 #include "base/error.hpp"
 #include "core_support.hpp"
 #include "neuronsim/run.hpp"
+#include "profile/trace_recorder.hpp"
+#include "traces/ntff.hpp"
+#include "traces/signallers.hpp"
 
 using namespace core_test;
 using neuronsim::isa::AluOp;
@@ -76,9 +82,9 @@ TEST_CASE("core: a consumer starts after its producer ends (semaphore)", "[core]
   CHECK(r.total_ns == Approx(1024 / 1.12 + 512 / 1.4).margin(0.002));
   // The wait is recorded with the semaphore and who signalled it.
   REQUIRE(consumer.semaphore_waits.size() == 1);
-  CHECK(consumer.semaphore_waits[0].sem == s);
+  CHECK(consumer.semaphore_waits[0].semaphore == s);
   CHECK(consumer.semaphore_waits[0].value_at_ready == 0);
-  CHECK(consumer.semaphore_waits[0].last_signaller.kind == engines::SignalSource::Kind::engine);
+  CHECK(consumer.semaphore_waits[0].last_signaller.kind == traces::SignalSource::Kind::engine);
   CHECK(consumer.semaphore_waits[0].last_signaller.engine == Engine::vector);
   CHECK(consumer.semaphore_wait_ps == producer.end_ps);
   REQUIRE(rec.semaphores.size() == 1);
@@ -86,6 +92,73 @@ TEST_CASE("core: a consumer starts after its producer ends (semaphore)", "[core]
   CHECK(rec.semaphores[0].time_ps == producer.end_ps);
   const auto& sc = r.engines[static_cast<int>(Engine::scalar)];
   CHECK(sc.semaphore_wait_ns == Approx(1024 / 1.12).margin(0.001));
+}
+
+// Two Vector instructions signal `s` close together; Scalar waits for s >= 1 (released by
+// the first) and then for `r`, so it starts after the second signal. The signaller is the
+// first. The time searches this replaced (report viewer, Perfetto export: "the latest update
+// of s by Vector before the waiter started") blamed the second.
+TEST_CASE("core: the recorded signaller of a wait is the instruction that released it", "[core]") {
+  auto k = vector_add_kernel();  // vector[0]: c = a + b, 1024 cycles, signals s
+  const auto s = semaphore(k, "s"), r = semaphore(k, "r");
+  k.stream(Engine::vector).edit(0, [&](neuronsim::isa::Instruction& i) {
+    i.signals.push_back(inc(s));
+  });
+  const auto e = alloc(k, "e", MemSpace::sbuf, DType::fp32, 128, 64, 8192);
+  const auto f = alloc(k, "f", MemSpace::sbuf, DType::fp32, 128, 128, 8448);
+  const auto g = alloc(k, "g", MemSpace::sbuf, DType::fp32, 128, 128, 8960);
+  k.stream(Engine::vector)  // vector[1]: 128 cycles, signals s again
+      .push_back(
+          op(isa::TensorTensor{tile(k, e), tile(k, e), tile(k, e), AluOp::add}, {}, {inc(s)}));
+  k.stream(Engine::vector)  // vector[2]: 256 cycles, signals r
+      .push_back(
+          op(isa::TensorTensor{tile(k, f), tile(k, f), tile(k, f), AluOp::add}, {}, {inc(r)}));
+  isa::Activation act;
+  act.dst = tile(k, g);
+  act.src = tile(k, g);
+  act.func = isa::ActFunc::exp;
+  k.stream(Engine::scalar).push_back(op(act, {{s, 1}, {r, 1}}));
+
+  Recorder rec;
+  const std::string path = "signaller_" + std::to_string(::getpid()) + ".ntff";
+  profile::TraceRecorder trace(path, profile::trace_info(k, target("trn1"), {}));
+  RunOptions opt;
+  opt.observers = {&rec, &trace};
+  const auto result = run_kernel(k, target("trn1"), {}, opt);
+  trace.finish(result.total_ps);
+
+  // trn1 Vector at 1.12 GHz (tensor_tensor fp32: max(64, 2N) cycles): vector[0] ends at
+  // 1024 / 1.12 = 914.286 ns, vector[1] (N = 64: 128 cycles, 114.286 ns, each rounded to
+  // the ps) at 1028.572 ns, vector[2]
+  // (N = 128: 256 cycles) at 1257.143 ns. Scalar waited 914.286 ns for s, 342.857 ns for r.
+  const auto& first = rec.end_of(Engine::vector, 0);
+  const auto& second = rec.end_of(Engine::vector, 1);
+  const auto& waiter = rec.end_of(Engine::scalar, 0);
+  CHECK(first.end_ps == 914'286);
+  CHECK(second.end_ps == 1'028'572);
+  CHECK(waiter.start_ps >= rec.end_of(Engine::vector, 2).end_ps);
+  REQUIRE(waiter.semaphore_waits.size() == 2);
+  const traces::SemaphoreWaitRecord* longest = traces::longest_wait(waiter);
+  REQUIRE(longest == &waiter.semaphore_waits[0]);
+  CHECK(longest->waited_ps == 914'286);
+  CHECK(longest->last_signaller ==
+        traces::SignalSource{traces::SignalSource::Kind::engine, Engine::vector, 0, 0});
+  CHECK(waiter.semaphore_waits[1].last_signaller.instruction == 2);
+  // The semaphore records carry their signaller too.
+  REQUIRE(rec.semaphores.size() == 3);
+  CHECK(rec.semaphores[1].source.instruction == 1);
+
+  // The NTFF keeps it, and the one signaller lookup reads it.
+  const traces::TraceData t = traces::read_ntff(path);
+  std::remove(path.c_str());
+  const auto signallers = traces::find_signallers(t);
+  std::size_t w = 0;
+  while (t.instructions[w].engine != Engine::scalar)
+    ++w;
+  REQUIRE(t.instructions[w].semaphore_waits == waiter.semaphore_waits);
+  REQUIRE(signallers[w].kind == traces::SignallerRef::Kind::instruction);
+  CHECK(t.instructions[signallers[w].index].engine == Engine::vector);
+  CHECK(t.instructions[signallers[w].index].index == 0);
 }
 
 TEST_CASE("core: a semaphore increment past 32 bits fails the launch, naming it", "[core]") {
@@ -129,7 +202,7 @@ TEST_CASE("core: a deadlock names every blocked engine and its semaphore", "[cor
 
 namespace {
 struct ThrowingObserver : engines::Observer {
-  void on_instruction_start(const engines::InstructionRecord&) override {
+  void on_instruction_start(const traces::InstructionRecord&) override {
     throw neuronsim::Error("observer: disk full");
   }
 };

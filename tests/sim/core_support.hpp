@@ -146,15 +146,15 @@ inline std::vector<std::uint8_t> floats(float v) {
 
 // Records every event it sees.
 struct Recorder : engines::Observer {
-  std::vector<engines::InstructionRecord> starts, ends;
-  std::vector<engines::DmaRecord> dma_starts, dma_ends;
-  std::vector<engines::SemaphoreRecord> semaphores;
-  void on_instruction_start(const engines::InstructionRecord& r) override { starts.push_back(r); }
-  void on_instruction_end(const engines::InstructionRecord& r) override { ends.push_back(r); }
-  void on_dma_start(const engines::DmaRecord& r) override { dma_starts.push_back(r); }
-  void on_dma_end(const engines::DmaRecord& r) override { dma_ends.push_back(r); }
-  void on_semaphore_update(const engines::SemaphoreRecord& r) override { semaphores.push_back(r); }
-  const engines::InstructionRecord& end_of(isa::Engine e, std::uint32_t index) const {
+  std::vector<traces::InstructionRecord> starts, ends;
+  std::vector<traces::DmaRecord> dma_starts, dma_ends;
+  std::vector<traces::SemaphoreRecord> semaphores;
+  void on_instruction_start(const traces::InstructionRecord& r) override { starts.push_back(r); }
+  void on_instruction_end(const traces::InstructionRecord& r) override { ends.push_back(r); }
+  void on_dma_start(const traces::DmaRecord& r) override { dma_starts.push_back(r); }
+  void on_dma_end(const traces::DmaRecord& r) override { dma_ends.push_back(r); }
+  void on_semaphore_update(const traces::SemaphoreRecord& r) override { semaphores.push_back(r); }
+  const traces::InstructionRecord& end_of(isa::Engine e, std::uint32_t index) const {
     for (const auto& r : ends)
       if (r.engine == e && r.index == index) return r;
     throw std::runtime_error("no such instruction record");

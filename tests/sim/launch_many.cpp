@@ -119,7 +119,7 @@ TEST_CASE("launches: one started at 5 us, driven in 1 us slices, equals one star
 
 namespace {
 struct ThrowingObserver : engines::Observer {
-  void on_instruction_end(const engines::InstructionRecord&) override {
+  void on_instruction_end(const traces::InstructionRecord&) override {
     throw neuronsim::Error("observer: disk full");
   }
 };

@@ -81,41 +81,24 @@ TEST_CASE("hostrun: host.json round-trips", "[hostrun]") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("hostrun: instruction events become records with the longest wait's signaller",
-          "[hostrun]") {
-  engines::InstructionRecord e;
-  e.engine = isa::Engine::vector;
-  e.index = 7;
-  e.opcode = isa::Opcode::tensor_tensor;
-  e.ready_ps = 100;
-  e.start_ps = 400;
-  e.end_ps = 900;
+TEST_CASE("hostrun: a stall is blamed on the wait that held the instruction longest", "[hostrun]") {
+  traces::InstructionRecord e;
   e.semaphore_wait_ps = 250;
-  e.port_wait_ps = 50;
-  engines::SemaphoreWaitRecord short_wait, long_wait;
-  short_wait.sem = 1;
+  traces::SemaphoreWaitRecord short_wait, long_wait, satisfied;
+  short_wait.semaphore = 1;
   short_wait.waited_ps = 50;
-  short_wait.last_signaller.kind = engines::SignalSource::Kind::engine;
+  short_wait.last_signaller.kind = traces::SignalSource::Kind::engine;
   short_wait.last_signaller.engine = isa::Engine::scalar;
-  long_wait.sem = 3;
+  long_wait.semaphore = 3;
   long_wait.waited_ps = 200;
-  long_wait.last_signaller.kind = engines::SignalSource::Kind::dma_queue;
+  long_wait.last_signaller.kind = traces::SignalSource::Kind::dma_queue;
   long_wait.last_signaller.queue = 2;
-  e.semaphore_waits = {short_wait, long_wait};
-  e.read_bytes = {0, 4096, 0};
-  e.write_bytes = {0, 2048, 0};
-  e.flops = 1024;
-  const traces::InstructionRecord r = profile::to_record(e);
-  CHECK(r.engine == isa::Engine::vector);
-  CHECK(r.index == 7);
-  CHECK(r.semaphore_wait_ps + r.port_wait_ps + r.dma_wait_ps <= r.start_ps - r.ready_ps);
-  CHECK(r.waited_semaphore == 3);
-  CHECK(r.waited_for == traces::Agent{traces::Agent::Kind::dma_queue, 2});
-  CHECK(r.bytes.read[1] == 4096);
-  CHECK(r.bytes.written[1] == 2048);
-  CHECK(r.flops == 1024);
+  satisfied.semaphore = 4;  // ready already: held nothing back
+  e.semaphore_waits = {satisfied, short_wait, long_wait};
+  REQUIRE(traces::longest_wait(e) == &e.semaphore_waits[2]);
+  CHECK(traces::longest_wait(e)->last_signaller.queue == 2);
 
-  engines::InstructionRecord no_wait;
-  CHECK(profile::to_record(no_wait).waited_semaphore == 0xFFFF);
-  CHECK(profile::to_record(no_wait).waited_for == traces::Agent{});
+  traces::InstructionRecord no_wait;
+  no_wait.semaphore_waits = {satisfied};
+  CHECK(traces::longest_wait(no_wait) == nullptr);
 }

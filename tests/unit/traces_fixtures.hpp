@@ -92,7 +92,8 @@ inline DmaRecord dma(std::uint16_t queue, std::uint8_t engine, std::uint32_t iss
   return r;
 }
 
-inline SemaphoreRecord sem(std::uint64_t t, std::uint16_t id, std::uint32_t value, Agent source) {
+inline SemaphoreRecord sem(std::uint64_t t, std::uint16_t id, std::uint32_t value,
+                           SignalSource source) {
   SemaphoreRecord r;
   r.time_ps = t;
   r.semaphore = id;
@@ -101,11 +102,22 @@ inline SemaphoreRecord sem(std::uint64_t t, std::uint16_t id, std::uint32_t valu
   return r;
 }
 
-inline Agent engine_agent(Engine e) {
-  return {Agent::Kind::engine, static_cast<std::uint16_t>(e)};
+// Signalled by instruction `instruction` of engine `e`.
+inline SignalSource engine_source(Engine e, std::uint32_t instruction) {
+  return {SignalSource::Kind::engine, e, instruction, 0};
 }
-inline Agent queue_agent(std::uint16_t q) {
-  return {Agent::Kind::dma_queue, q};
+// Signalled when the dma_copy `instruction` of `issuer` on queue `q` completed.
+inline SignalSource dma_source(std::uint16_t q, Engine issuer, std::uint32_t instruction) {
+  return {SignalSource::Kind::dma_queue, issuer, instruction, q};
+}
+// `r` waited its whole semaphore wait for `sem` >= 1, released by `by`.
+inline void waited(InstructionRecord& r, std::uint16_t sem, SignalSource by) {
+  SemaphoreWaitRecord w;
+  w.semaphore = sem;
+  w.wanted = 1;
+  w.waited_ps = r.semaphore_wait_ps;
+  w.last_signaller = by;
+  r.semaphore_waits.push_back(w);
 }
 
 // The fixture kernel's run, in ps (total 400 ns):
@@ -129,32 +141,29 @@ inline TraceData fixture_trace(const std::array<std::uint8_t, 32>& hash = {}) {
   t.dmas.push_back(dma(0, 1, 0, 10'000, 20'000, 120'000, MemSpace::hbm, MemSpace::sbuf, 8192));
   t.dmas.push_back(dma(0, 2, 0, 10'000, 30'000, 100'000, MemSpace::hbm, MemSpace::sbuf, 8192));
   t.dmas.push_back(dma(0, 3, 0, 10'000, 40'000, 115'000, MemSpace::hbm, MemSpace::sbuf, 8192));
-  t.semaphores.push_back(sem(120'000, 0, 1, queue_agent(0)));
+  t.semaphores.push_back(sem(120'000, 0, 1, dma_source(0, Engine::sync, 0)));
 
   auto mm = instr(Engine::tensor, Opcode::matmul, 0, 0, 120'000, 200'000);
   mm.semaphore_wait_ps = 120'000;
-  mm.waited_semaphore = 0;
-  mm.waited_for = queue_agent(0);
+  waited(mm, 0, dma_source(0, Engine::sync, 0));
   mm.bytes.read[1] = 65536;
   mm.bytes.written[2] = 65536;
   mm.flops = 2ull * 128 * 128 * 128;
   t.instructions.push_back(mm);
-  t.semaphores.push_back(sem(200'000, 1, 1, engine_agent(Engine::tensor)));
+  t.semaphores.push_back(sem(200'000, 1, 1, engine_source(Engine::tensor, 0)));
 
   auto copy = instr(Engine::vector, Opcode::tensor_copy, 0, 0, 200'000, 260'000);
   copy.semaphore_wait_ps = 190'000;
   copy.port_wait_ps = 10'000;
-  copy.waited_semaphore = 1;
-  copy.waited_for = engine_agent(Engine::tensor);
+  waited(copy, 1, engine_source(Engine::tensor, 0));
   copy.bytes.read[2] = 65536;
   copy.bytes.written[1] = 65536;
   t.instructions.push_back(copy);
-  t.semaphores.push_back(sem(260'000, 2, 1, engine_agent(Engine::vector)));
+  t.semaphores.push_back(sem(260'000, 2, 1, engine_source(Engine::vector, 0)));
 
   auto store = instr(Engine::sync, Opcode::dma_copy, 1, 10'000, 260'000, 270'000);
   store.semaphore_wait_ps = 250'000;
-  store.waited_semaphore = 2;
-  store.waited_for = engine_agent(Engine::vector);
+  waited(store, 2, engine_source(Engine::vector, 0));
   t.instructions.push_back(store);
   t.dmas.push_back(dma(1, 0, 1, 270'000, 270'000, 330'000, MemSpace::sbuf, MemSpace::hbm, 32768));
   t.dmas.push_back(dma(1, 1, 1, 270'000, 330'000, 390'000, MemSpace::sbuf, MemSpace::hbm, 32768));
@@ -189,9 +198,11 @@ inline TraceData random_trace(unsigned seed, int instructions_per_engine) {
       r.dma_wait_ps = pick(0, gap - r.semaphore_wait_ps);
       r.port_wait_ps = pick(0, gap - r.semaphore_wait_ps - r.dma_wait_ps);
       if (r.semaphore_wait_ps) {
-        r.waited_semaphore = static_cast<std::uint16_t>(pick(0, 7));
-        r.waited_for = pick(0, 1) ? engine_agent(static_cast<Engine>(pick(0, 4)))
-                                  : queue_agent(static_cast<std::uint16_t>(pick(0, 3)));
+        const auto s = static_cast<std::uint16_t>(pick(0, 7));
+        const auto by = static_cast<std::uint32_t>(pick(0, 1000));
+        waited(r, s,
+               pick(0, 1) ? engine_source(static_cast<Engine>(pick(0, 4)), by)
+                          : dma_source(static_cast<std::uint16_t>(pick(0, 3)), Engine::sync, by));
       }
       for (int m = 0; m < 3; ++m) {
         r.bytes.read[m] = pick(0, 2) ? 0 : pick(1, 1 << 20);
@@ -210,11 +221,13 @@ inline TraceData random_trace(unsigned seed, int instructions_per_engine) {
                                pick(0, 1) ? MemSpace::hbm : MemSpace::sbuf, pick(1, 1 << 16)));
           latest = std::max(latest, f);
           t.semaphores.push_back(sem(f, static_cast<std::uint16_t>(pick(0, 7)),
-                                     static_cast<std::uint32_t>(p + 1), queue_agent(queue)));
+                                     static_cast<std::uint32_t>(p + 1),
+                                     dma_source(queue, engine, static_cast<std::uint32_t>(i))));
         }
       }
       t.semaphores.push_back(sem(end, static_cast<std::uint16_t>(pick(0, 7)),
-                                 static_cast<std::uint32_t>(i), engine_agent(engine)));
+                                 static_cast<std::uint32_t>(i),
+                                 engine_source(engine, static_cast<std::uint32_t>(i))));
       now = end;
       latest = std::max(latest, end);
     }

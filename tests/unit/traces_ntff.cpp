@@ -43,13 +43,19 @@ TraceData edge_trace() {
   big.semaphore_wait_ps = kMax64;
   big.port_wait_ps = 1;
   big.dma_wait_ps = kMax64 - 1;
-  big.waited_semaphore = 0xFFFE;
-  big.waited_for = {Agent::Kind::dma_queue, 0xFFFF};
+  SemaphoreWaitRecord edge_wait;
+  edge_wait.semaphore = 0xFFFF;
+  edge_wait.wanted = 0xFFFFFFFF;
+  edge_wait.value_at_ready = 0xFFFFFFFF;
+  edge_wait.waited_ps = kMax64;
+  edge_wait.last_signaller = dma_source(0xFFFF, Engine::gpsimd, 0xFFFFFFFF);
+  big.semaphore_waits = {edge_wait, SemaphoreWaitRecord{}};  // the second: initial value
   for (int m = 0; m < 3; ++m)
     big.bytes.read[m] = big.bytes.written[m] = kMax64 - m;
   big.flops = kMax64;
   InstructionRecord back = instr(Engine::gpsimd, Opcode::matmul, 3, 0, 0, 0);  // index goes back
-  back.waited_for = engine_agent(Engine::sync);                                // sem stays 0xFFFF
+  back.semaphore_waits.resize(1);  // a wait that was satisfied at once
+  back.semaphore_waits[0].last_signaller = engine_source(Engine::sync, 0xFFFFFFFF);
   InstructionRecord odd_bytes = instr(Engine::scalar, Opcode::activation, 7, 5, 5, 9);
   odd_bytes.bytes.written[2] = 1;
   t.instructions = {first, big, back, odd_bytes};
@@ -61,8 +67,9 @@ TraceData edge_trace() {
   DmaRecord d2 = dma(3, 7, 1, 100, 100, 100, MemSpace::sbuf, MemSpace::sbuf, 0);  // issue goes back
   t.dmas = {d0, d1, d2};
 
-  t.semaphores = {SemaphoreRecord{}, sem(kMax64, 0xFFFF, 0xFFFFFFFF, queue_agent(0xFFFF)),
-                  sem(0, 0, 0, engine_agent(Engine::gpsimd))};
+  t.semaphores = {SemaphoreRecord{},
+                  sem(kMax64, 0xFFFF, 0xFFFFFFFF, dma_source(0xFFFF, Engine::vector, 0xFFFFFFFF)),
+                  sem(0, 0, 0, engine_source(Engine::gpsimd, 0))};
   return t;
 }
 
@@ -245,7 +252,9 @@ TEST_CASE("traces: NTFF reader names the reason", "[traces]") {
     return read_error(dir, b);
   };
   CHECK_THAT(with(1, 'X'), Catch::Contains("bad magic"));
-  CHECK_THAT(with(8, 2), Catch::Contains("unsupported version 2"));
+  CHECK_THAT(with(8, 3), Catch::Contains("unsupported version 3"));
+  CHECK_THAT(with(8, 1),
+             Catch::Contains("unsupported version 1 (this reader reads 2; record the run again)"));
   CHECK_THAT(with(11, 1), Catch::Contains("reserved header flags"));
   CHECK_THAT(with(44, 4), Catch::Contains("engine count 4"));
   CHECK_THAT(read_error(dir, {}), Catch::Contains("truncated inside the magic"));

@@ -14,8 +14,7 @@ const ns::LaunchResult& Run::result() const {
   return r;
 }
 
-const ns::engines::InstructionRecord& Run::instr(ns::isa::Engine engine,
-                                                 std::uint32_t index) const {
+const ns::traces::InstructionRecord& Run::instr(ns::isa::Engine engine, std::uint32_t index) const {
   result();
   for (const auto& r : recorder.ends)
     if (r.engine == engine && r.index == index) return r;
@@ -25,7 +24,7 @@ const ns::engines::InstructionRecord& Run::instr(ns::isa::Engine engine,
 
 double Run::ns_of(ns::isa::Engine engine, std::uint32_t index) const {
   const auto& r = instr(engine, index);
-  return ns::engines::ps_to_ns(r.end_ps - r.start_ps);
+  return ns::traces::ps_to_ns(r.end_ps - r.start_ps);
 }
 
 double Run::cycles(ns::isa::Engine engine, std::uint32_t index) const {

@@ -22,12 +22,12 @@ namespace ns = neuronsim;
 
 // Every event of one launch.
 struct Recorder : ns::engines::Observer {
-  std::vector<ns::engines::InstructionRecord> ends;
-  std::vector<ns::engines::DmaRecord> dma_ends;
-  std::vector<ns::engines::SemaphoreRecord> semaphores;
-  void on_instruction_end(const ns::engines::InstructionRecord& r) override { ends.push_back(r); }
-  void on_dma_end(const ns::engines::DmaRecord& r) override { dma_ends.push_back(r); }
-  void on_semaphore_update(const ns::engines::SemaphoreRecord& r) override {
+  std::vector<ns::traces::InstructionRecord> ends;
+  std::vector<ns::traces::DmaRecord> dma_ends;
+  std::vector<ns::traces::SemaphoreRecord> semaphores;
+  void on_instruction_end(const ns::traces::InstructionRecord& r) override { ends.push_back(r); }
+  void on_dma_end(const ns::traces::DmaRecord& r) override { dma_ends.push_back(r); }
+  void on_semaphore_update(const ns::traces::SemaphoreRecord& r) override {
     semaphores.push_back(r);
   }
 };
@@ -40,7 +40,7 @@ struct Run {
 
   const ns::LaunchResult& result() const;
   // The record of `engine`'s instruction `index`; throws if there is none.
-  const ns::engines::InstructionRecord& instr(ns::isa::Engine engine, std::uint32_t index) const;
+  const ns::traces::InstructionRecord& instr(ns::isa::Engine engine, std::uint32_t index) const;
   // Its busy time (start to end) in cycles of its engine's clock.
   double cycles(ns::isa::Engine engine, std::uint32_t index) const;
   double ns_of(ns::isa::Engine engine, std::uint32_t index) const;

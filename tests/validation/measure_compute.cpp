@@ -126,8 +126,8 @@ const Registrar overlap("overlap", [](Bench& bench, const Spec& s) -> Reader {
   return [run, ea, eb, serial] {
     const auto& ra = run->instr(ea, 0);
     const auto& rb = run->instr(eb, 0);
-    const double span = neuronsim::engines::ps_to_ns(std::max(ra.end_ps, rb.end_ps) -
-                                                     std::min(ra.start_ps, rb.start_ps));
+    const double span = neuronsim::traces::ps_to_ns(std::max(ra.end_ps, rb.end_ps) -
+                                                    std::min(ra.start_ps, rb.start_ps));
     const double da = run->ns_of(ea, 0), db = run->ns_of(eb, 0);
     return span / (serial ? da + db : std::max(da, db));
   };

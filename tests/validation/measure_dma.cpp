@@ -115,7 +115,7 @@ const Registrar dma_part_ns("dma_part_ns", [](Bench& bench, const Spec& s) -> Re
     run->result();
     const auto& parts = run->recorder.dma_ends;
     if (parts.empty()) throw std::runtime_error("no DMA record");
-    return neuronsim::engines::ps_to_ns(parts.front().end_ps - parts.front().start_ps);
+    return neuronsim::traces::ps_to_ns(parts.front().end_ps - parts.front().start_ps);
   };
 });
 
@@ -151,7 +151,7 @@ std::vector<double> completions(const Run& run) {
   run.result();
   std::vector<double> t;
   for (const auto& r : run.recorder.semaphores)
-    t.push_back(neuronsim::engines::ps_to_ns(r.time_ps));
+    t.push_back(neuronsim::traces::ps_to_ns(r.time_ps));
   std::sort(t.begin(), t.end());
   return t;
 }
@@ -183,7 +183,7 @@ const Registrar dma_fixed_cost("dma_fixed_cost", [](Bench& bench, const Spec& s)
   return [run, data_ns] {
     const auto t = completions(*run);
     const auto& issue = run->instr(Engine::sync, 0);
-    return t.at(0) - neuronsim::engines::ps_to_ns(issue.start_ps) - data_ns;
+    return t.at(0) - neuronsim::traces::ps_to_ns(issue.start_ps) - data_ns;
   };
 });
 

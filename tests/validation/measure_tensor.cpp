@@ -37,7 +37,7 @@ isa::Kernel matmul_stream(const Spec& s, DType dt, std::uint32_t m, std::uint32_
 double interval_ns(const Run& run, std::uint32_t first, std::uint32_t last) {
   const auto& a = run.instr(Engine::tensor, first);
   const auto& z = run.instr(Engine::tensor, last);
-  return neuronsim::engines::ps_to_ns(z.end_ps - a.end_ps) / (last - first);
+  return neuronsim::traces::ps_to_ns(z.end_ps - a.end_ps) / (last - first);
 }
 
 // Peak TFLOPS: 2*K*M*N flops per 128x128x512 matmul over the steady interval (the first
