@@ -31,6 +31,7 @@
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/run.hpp"
 #include "profile/profiled_run.hpp"
+#include "sim/stats_json.hpp"
 
 namespace neuronsim::cli {
 
@@ -358,10 +359,10 @@ void run_on_cores(const RunArgs& args, const isa::Kernel& k, const config::Targe
     doc["kernel"] = k.name;
     doc["target"] = cfg.name;
     doc["timing_only"] = args.timing_only;
-    doc["alone"] = lone.stats.to_json();
+    doc["alone"] = sim::stats_json(lone.stats);
     nlohmann::ordered_json cores = nlohmann::ordered_json::array();
     for (const auto& l : launches)
-      cores.push_back(l->result().stats.to_json());
+      cores.push_back(sim::stats_json(l->result().stats));
     doc["cores"] = cores;
     write_stats(args.stats_json, doc);
   }
@@ -445,7 +446,7 @@ void run_command(const RunArgs& args) {
     doc["kernel"] = k.name;
     doc["target"] = cfg.name;
     doc["timing_only"] = args.timing_only;
-    doc["stats"] = r.stats.to_json();
+    doc["stats"] = sim::stats_json(r.stats);
     write_stats(args.stats_json, doc);
   }
   write_outputs(k, r, args, std::cout);
