@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "config/target_config.hpp"
+#include "config/target_dump.hpp"
 
 namespace neuronsim::cli {
 namespace {

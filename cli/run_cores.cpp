@@ -11,6 +11,7 @@
 #include "neuronsim/device.hpp"
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/neuron_core.hpp"
+#include "sim/stats_json.hpp"
 
 namespace neuronsim::cli {
 
@@ -51,10 +52,10 @@ void run_cores_mode(const RunArgs& args, const KernelRun& run) {
     doc["kernel"] = k.name;
     doc["target"] = cfg.name;
     doc["timing_only"] = args.timing_only;
-    doc["alone"] = lone.stats.to_json();
+    doc["alone"] = sim::stats_json(lone.stats);
     nlohmann::ordered_json cores = nlohmann::ordered_json::array();
     for (const auto& l : launches)
-      cores.push_back(l->result().stats.to_json());
+      cores.push_back(sim::stats_json(l->result().stats));
     doc["cores"] = cores;
     write_stats(args.stats_json, doc);
   }

@@ -8,6 +8,7 @@
 #include "cli/run.hpp"
 #include "host/host_model.hpp"
 #include "profile/profiled_run.hpp"
+#include "sim/stats_json.hpp"
 
 namespace neuronsim::cli {
 
@@ -85,7 +86,7 @@ void run_kernel_mode(const RunArgs& args, const KernelRun& run) {
     doc["kernel"] = k.name;
     doc["target"] = cfg.name;
     doc["timing_only"] = args.timing_only;
-    doc["stats"] = r.stats.to_json();
+    doc["stats"] = sim::stats_json(r.stats);
     write_stats(args.stats_json, doc);
   }
   write_outputs(k, r, args, std::cout);

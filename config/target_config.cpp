@@ -6,6 +6,7 @@
 
 #include "config/resolve.hpp"
 #include "config/schema.hpp"
+#include "config/target_dump.hpp"
 
 namespace neuronsim::config {
 

@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "isa/engine.hpp"
 #include "params/cost_params.hpp"
 #include "params/dma_params.hpp"
@@ -74,9 +72,6 @@ struct TargetConfig {
 // further JSON file applied in order. Throws neuronsim::Error naming key and reason.
 TargetConfig load_target(const std::string& name_or_path,
                          const std::vector<std::string>& overrides = {});
-// The full config of a preset (every field, with unit and doc), as JSON.
-nlohmann::json dump_target(const std::string& name_or_path,
-                           const std::vector<std::string>& overrides = {});
 std::vector<std::string> target_names();
 
 }  // namespace neuronsim::config

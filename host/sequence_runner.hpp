@@ -33,7 +33,7 @@ struct LaunchRun {
   std::uint64_t total_ps = 0;
   std::uint64_t neuroncore_cycle_count = 0;
   std::array<EngineSummary, isa::kEngineCount> engines;
-  nlohmann::json stats;  // Stats::to_json()
+  nlohmann::json stats;  // sim::stats_json()
   std::uint64_t trace_bytes = 0, trace_instructions = 0;
 };
 

@@ -5,13 +5,18 @@
 #include "base/error.hpp"
 #include "engines/sim_time.hpp"
 #include "sim/launch_stats.hpp"
+#include "sim/stats_json.hpp"
 
 namespace neuronsim::sim {
 
+double Statistic::number() const {
+  return std::visit([](auto v) { return static_cast<double>(v); }, value);
+}
+
 void Stats::add(const std::string& name, const std::string& unit, const std::string& description,
-                nlohmann::json value) {
+                std::variant<std::uint64_t, double> value) {
   if (find(name)) throw Error("statistic '" + name + "' registered twice");
-  stats_.push_back({name, unit, description, std::move(value)});
+  stats_.push_back({name, unit, description, value});
 }
 
 const Statistic* Stats::find(const std::string& name) const {
@@ -23,13 +28,20 @@ const Statistic* Stats::find(const std::string& name) const {
 double Stats::number(const std::string& name) const {
   const Statistic* s = find(name);
   if (!s) throw Error("no statistic named '" + name + "'");
-  return s->value.get<double>();
+  return s->number();
 }
 
-nlohmann::ordered_json Stats::to_json() const {
+std::string Stats::json_text(int indent) const {
+  return stats_json(*this).dump(indent);
+}
+
+nlohmann::ordered_json stats_json(const Stats& stats) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& s : stats_)
-    out[s.name] = {{"value", s.value}, {"unit", s.unit}, {"description", s.description}};
+  for (const auto& s : stats.all()) {
+    nlohmann::ordered_json value;
+    std::visit([&](auto v) { value = v; }, s.value);
+    out[s.name] = {{"value", value}, {"unit", s.unit}, {"description", s.description}};
+  }
   return out;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
-// All of neuronsim's public API in one include: the NeuronCore component, the HBM model,
-// the Device of N cores, launches, the register map and descriptor format, the one-call
-// run driver, target configs, kernels and NEFF loading, the builder, observers and
-// statistics.
-// Every failure is reported as a neuronsim::Error (base/error.hpp).
-#include "neuronsim/builder.hpp"
+// The model's public API in one include (what neuronsim::core links): the NeuronCore
+// component, the HBM model, the Device of N cores, launches, the register map and
+// descriptor format, the one-call run driver, target configs, kernels and NEFF loading,
+// observers and statistics. The builder is optional (<neuronsim/builder.hpp>, linked by
+// neuronsim::neuronsim).
+// Every failure is reported as a neuronsim::Error (<neuronsim/error.hpp>).
 #include "neuronsim/config.hpp"
 #include "neuronsim/device.hpp"
 #include "neuronsim/error.hpp"

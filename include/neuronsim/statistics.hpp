@@ -1,6 +1,7 @@
 #pragma once
-// Statistics of a finished launch: every one registered with name, unit and description
-// (docs/simulation.md lists them); Stats::to_json() dumps them.
+// Statistics of a finished launch: every one registered with name, unit, description and
+// value, a count or a measure (docs/simulation.md lists them); Stats::json_text() writes
+// them as JSON.
 #include "sim/stats.hpp"
 
 namespace neuronsim {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -17,6 +18,7 @@
 #include "base/file_io.hpp"
 #include "compiler/compiler.hpp"
 #include "config/target_config.hpp"
+#include "config/target_dump.hpp"
 #include "host/program_directory.hpp"
 #include "isa/dtype.hpp"
 #include "profile/profiled_run.hpp"
@@ -153,7 +155,7 @@ py::dict run(const KernelObject& kernel, const py::object& inputs,
   out["kernel"] = k.name;
   py::dict stats, units;
   for (const auto& s : r.stats.all()) {
-    stats[py::str(s.name)] = to_python(s.value);
+    stats[py::str(s.name)] = std::visit([](auto v) { return py::object(py::cast(v)); }, s.value);
     units[py::str(s.name)] = s.unit;
   }
   out["stats"] = stats;

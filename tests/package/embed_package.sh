@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # The installed package, as an outside project sees it: installs this build into a fresh
-# prefix, checks the installed headers (only what the public ones need; each compiles on
-# its own), builds examples/embed against the prefix with find_package(neuronsim), makes
-# a memory-bound NEFF with the installed program and runs the example's scenarios:
-#   regs     a host module drives one core through registers, HBM and irq
-#   chip N   N cores of a Device run the kernel at once (N = 2, 8)
-# The output checksum of the register-driven run must equal every core's in the chip runs
-# (same kernel, same inputs, two ways of launching).
+# prefix, checks the installed headers (nothing but neuronsim/ at the top of the include
+# tree, the internal headers under neuronsim/internal/ and only what the public ones
+# need; each compiles on its own with -I<prefix>/include alone) and the exported include
+# path (<prefix>/include alone), then builds two outside projects against the prefix with
+# find_package(neuronsim), each with a platform's own isa/kernel.hpp and
+# config/target_config.hpp first on its include path (headers that stop the build if a
+# neuronsim header reaches them):
+#   examples/embed           links neuronsim::core only (and no tool's library); makes a
+#                            memory-bound NEFF with the installed program and runs
+#     regs                   a host module driving one core through registers, HBM and irq
+#     chip N                 N cores of a Device running the kernel at once (N = 2, 8)
+#                            The output checksum of the register-driven run must equal
+#                            every core's in the chip runs (same kernel and inputs, two
+#                            ways of launching).
+#   tests/package/platform   links neuronsim::neuronsim, includes its own headers of those
+#                            names, builds a kernel with the builder and runs it.
 # Environment (tests/CMakeLists.txt): BUILD_DIR, SOURCE_DIR, CMAKE, CXX, and
 # EMBED_CXX_FLAGS / EMBED_LINK_FLAGS (the sanitizer build's flags, else empty).
 set -euo pipefail
@@ -34,16 +43,25 @@ for lib in "$BUILD_DIR"/libneuronsim_*.a; do
 done
 
 echo "== installed headers: exactly the public ones and what they include (${SECONDS}s)"
-inc=$prefix/include
+inc=$(realpath "$prefix/include")
+[[ $(ls -A "$inc") == neuronsim ]] || fail "include/ holds more than neuronsim/: $(ls -A "$inc")"
 [[ -f $inc/neuronsim/neuronsim.hpp ]] || fail "no umbrella header"
 for public in "$SOURCE_DIR"/include/neuronsim/*.hpp; do
   [[ -f $inc/neuronsim/$(basename "$public") ]] || fail "$(basename "$public") not installed"
 done
+# Beside the public headers: the internal ones' private prefix, nothing else.
+others=$(find "$inc/neuronsim" -mindepth 1 -maxdepth 1 ! -name '*.hpp' ! -name internal)
+[[ -z $others ]] || fail "include/neuronsim/ holds more than the public headers and internal/: $others"
+[[ -f $inc/neuronsim/internal/isa/kernel.hpp ]] || fail "no internal/isa/kernel.hpp"
 for private in engines/engine.hpp sim/core_state.hpp sim/register_block.hpp memory/port.hpp \
                neff/neff.hpp semantics/semantics.hpp; do
-  [[ ! -e $inc/neuronsim/$private ]] || fail "private header $private installed"
+  [[ ! -e $inc/neuronsim/internal/$private ]] || fail "private header $private installed"
 done
-# The include closure of the installed public headers, over the installed tree only.
+! grep -rn 'nlohmann' "$inc" >"$work/nlohmann.txt" ||
+  fail "installed headers name nlohmann: $(cat "$work/nlohmann.txt")"
+# The include closure of the installed public headers, over the installed tree only and
+# with <prefix>/include as the only include path: an include that resolves nowhere in it
+# is a dependency's (<systemc>) or fails the compile-alone check below.
 declare -A reached=()
 pending=("$inc"/neuronsim/*.hpp)
 while ((${#pending[@]})); do
@@ -52,8 +70,8 @@ while ((${#pending[@]})); do
   [[ -n ${reached[$file]:-} ]] && continue
   reached[$file]=1
   while read -r name; do
-    for candidate in "$inc/$name" "$inc/neuronsim/$name"; do
-      [[ -f $candidate ]] && pending+=("$candidate") && break
+    for candidate in "$(dirname "$file")/$name" "$inc/$name"; do
+      [[ -f $candidate ]] && pending+=("$(realpath "$candidate")") && break
     done
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p' "$file")
 done
@@ -65,32 +83,60 @@ $(diff <(echo "$needed") <(echo "$installed") || true)"
 echo "$(echo "$installed" | wc -l) headers"
 
 echo "== every installed header compiles on its own (${SECONDS}s)"
-# Included as the public headers include them: <neuronsim/x.hpp>, <folder/x.hpp>.
-flags=(-std=c++17 -Wall -Wextra -Werror -fsyntax-only -I"$inc" -I"$inc/neuronsim")
+# Included as the installed headers include each other: <neuronsim/x.hpp>,
+# <neuronsim/internal/folder/x.hpp>, with nothing but <prefix>/include on the path.
+flags=(-std=c++17 -Wall -Wextra -Werror -fsyntax-only -I"$inc")
 read -r -a systemc_flags <<<"$(pkg-config --cflags systemc)"
 compile_alone() {
   echo "#include <$1>" | "$CXX" "${flags[@]}" "${systemc_flags[@]}" -x c++ - -o /dev/null ||
     echo "$1" >>"$work/bad_headers"
 }
 n=0
-for name in $(echo "$installed" | sed 's|^neuronsim/\([a-z_]*/\)|\1|'); do
+for name in $installed; do
   compile_alone "$name" &
   (((++n) % jobs)) || wait
 done
 wait
 [[ ! -s $work/bad_headers ]] || fail "these headers do not compile on their own: $(cat "$work/bad_headers")"
 
-echo "== build examples/embed against the prefix (${SECONDS}s)"
-"$CMAKE" -S "$SOURCE_DIR/examples/embed" -B "$work/embed" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$CXX" \
-  -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror ${EMBED_CXX_FLAGS:-}" \
-  -DCMAKE_EXE_LINKER_FLAGS="${EMBED_LINK_FLAGS:-}" >"$work/configure.log" ||
-  { cat "$work/configure.log"; fail "configure"; }
-grep -qx "neuronsim_DIR:PATH=$cmakedir" "$work/embed/CMakeCache.txt" ||
-  fail "find_package(neuronsim) did not find the installed package"
-"$CMAKE" --build "$work/embed" -j"$jobs" >"$work/build.log" ||
-  { cat "$work/build.log"; fail "build"; }
+echo "== the exported include path is <prefix>/include alone (${SECONDS}s)"
+dirs=$(sed -n 's/.*INTERFACE_INCLUDE_DIRECTORIES "\([^"]*\)".*/\1/p' "$cmakedir"/neuronsimTargets.cmake |
+  sort -u)
+[[ $dirs == '${_IMPORT_PREFIX}/include' ]] || fail "exported include directories: $dirs"
+for target in core neuronsim; do
+  grep -q "add_library(neuronsim::$target INTERFACE IMPORTED)" "$cmakedir"/neuronsimTargets.cmake ||
+    fail "neuronsim::$target not exported"
+done
+
+# An outside project built against the prefix, with the platform's own isa/ and config/
+# headers first on the include path: build_outside <source> <build dir>.
+platform_include=$SOURCE_DIR/tests/package/platform/include
+build_outside() {
+  "$CMAKE" -S "$1" -B "$2" -G "Unix Makefiles" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$CXX" \
+    -DCMAKE_CXX_FLAGS="-I$platform_include -Wall -Wextra -Werror ${EMBED_CXX_FLAGS:-}" \
+    -DCMAKE_EXE_LINKER_FLAGS="${EMBED_LINK_FLAGS:-}" >"$2.configure.log" ||
+    { cat "$2.configure.log"; fail "configure $1"; }
+  grep -qx "neuronsim_DIR:PATH=$cmakedir" "$2/CMakeCache.txt" ||
+    fail "find_package(neuronsim) did not find the installed package"
+  "$CMAKE" --build "$2" -j"$jobs" >"$2.build.log" || { cat "$2.build.log"; fail "build $1"; }
+}
+
+echo "== build examples/embed (neuronsim::core) against the prefix (${SECONDS}s)"
+build_outside "$SOURCE_DIR/examples/embed" "$work/embed"
 embed=$work/embed/embed
+# The model alone: no library of the tools on its link line.
+link=$(cat "$work"/embed/CMakeFiles/embed.dir/link.txt)
+[[ $link == *libneuronsim_sim.a* ]] || fail "embed does not link libneuronsim_sim.a: $link"
+for tool in compiler report profile host io asm builder examples; do
+  [[ $link != *libneuronsim_$tool.a* ]] || fail "neuronsim::core links libneuronsim_$tool.a"
+done
+
+echo "== build and run tests/package/platform (neuronsim::neuronsim) (${SECONDS}s)"
+build_outside "$SOURCE_DIR/tests/package/platform" "$work/platform"
+"$work/platform/platform" | tee "$work/platform.txt"
+grep -q '^platform: twice ran in [0-9.]* ns, out = 2 \* a$' "$work/platform.txt" ||
+  fail "platform: no result"
 
 echo "== NEFF from the installed program (${SECONDS}s)"
 neff=$work/rmsnorm.neff

@@ -24,11 +24,13 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include <unistd.h>
 
 #include "base/error.hpp"
 #include "config/schema.hpp"
+#include "config/target_dump.hpp"
 #include "core_support.hpp"
 #include "engines/instruction_plan.hpp"
 #include "host/host_model.hpp"
@@ -419,7 +421,7 @@ json observe_launch(const LaunchResult& r) {
   for (const auto& e : r.engines)
     o["engines"].push_back({e.busy_ns, e.semaphore_wait_ns, e.port_wait_ns, e.dma_queue_wait_ns});
   for (const auto& s : r.stats.all())
-    if (s.unit != "cycles") o["stats"][s.name] = s.value;
+    if (s.unit != "cycles") std::visit([&](auto v) { o["stats"][s.name] = v; }, s.value);
   o["addresses"] = r.tensor_addresses;
   return o;
 }

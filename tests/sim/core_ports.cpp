@@ -114,7 +114,7 @@ TEST_CASE("core: a timing-only run has exactly the timing of the full run", "[co
   const auto results = run_launches(target("trn1"), std::move(requests));
   auto text = [](const LaunchResult& r) {
     REQUIRE(r.ok());
-    return r.stats.to_json().dump(1) + "\noutputs: " + std::to_string(r.outputs.size());
+    return r.stats.json_text(1) + "\noutputs: " + std::to_string(r.outputs.size());
   };
   const std::string timing_only = text(results[0]);
   const std::string full = text(results[1]);

@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "config/schema.hpp"
 #include "config/target_config.hpp"
+#include "config/target_dump.hpp"
 #include "tests/unit/config_test_support.hpp"
 
 using Catch::Matchers::Contains;

@@ -9,6 +9,7 @@
 #include "config/embedded.hpp"
 #include "config/schema.hpp"
 #include "config/target_config.hpp"
+#include "config/target_dump.hpp"
 #include "params/cost_params.hpp"
 #include "params/target_limits.hpp"
 #include "tests/unit/config_test_support.hpp"
