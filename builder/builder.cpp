@@ -157,6 +157,11 @@ InstrRef Stream::tensor_reduce(const AccessPattern& dst, const AccessPattern& sr
                                std::uint8_t axes, bool negate) {
   return append(TensorReduce{dst, src, op, axes, negate});
 }
+InstrRef Stream::tensor_tensor_scan(const AccessPattern& dst, const AccessPattern& data0,
+                                    const AccessPattern& data1, Scalar initial, AluOp op0,
+                                    AluOp op1, bool reverse0, bool reverse1) {
+  return append(TensorTensorScan{dst, data0, data1, op0, op1, reverse0, reverse1, initial.value});
+}
 InstrRef Stream::tensor_copy(const AccessPattern& dst, const AccessPattern& src) {
   return append(TensorCopy{dst, src});
 }

@@ -149,6 +149,10 @@ class Stream {
                                 AluOp op0, const AccessPattern& b, AluOp op1);
   InstrRef tensor_reduce(const AccessPattern& dst, const AccessPattern& src, AluOp op,
                          std::uint8_t axes = 1, bool negate = false);
+  // r = (data0[i] op0 r) op1 data1[i] along the free dims from r = initial (NKI's order).
+  InstrRef tensor_tensor_scan(const AccessPattern& dst, const AccessPattern& data0,
+                              const AccessPattern& data1, Scalar initial, AluOp op0, AluOp op1,
+                              bool reverse0 = false, bool reverse1 = false);
   InstrRef tensor_copy(const AccessPattern& dst, const AccessPattern& src);
   InstrRef memset(const AccessPattern& dst, double value);
   InstrRef iota(const AccessPattern& dst, std::int32_t base, std::int32_t partition_step,

@@ -110,6 +110,13 @@ struct StreamingCost {
         !a_psum && !b_psum && all_bf16 && fast_op && is_contiguous(tt.a) && is_contiguous(tt.b);
     return at_least_min_ii(stream(a_psum != b_psum || sbuf_fast ? 1 : 2));
   }
+  // Not in the table (the NKI page gives no cost): priced as tensor_tensor's formula for its
+  // two streamed inputs, max(MIN_II, N) with exactly one input in PSUM (the two memories
+  // feed in parallel), else max(MIN_II, 2N). No bf16 fast path: the recurrence is serial.
+  std::uint64_t operator()(const TensorTensorScan& s) const {
+    const bool one_psum = (s.data0.space == MemSpace::psum) != (s.data1.space == MemSpace::psum);
+    return at_least_min_ii(stream(one_psum ? 1 : 2));
+  }
   // N for bf16 inputs with subtract then multiply and even N, else 2N (no MIN_II floor).
   std::uint64_t operator()(const ScalarTensorTensor& stt) const {
     const bool fast = stt.a.dtype == DType::bf16 && stt.b.dtype == DType::bf16 &&
@@ -224,6 +231,7 @@ struct Flops {
   // Elementwise: one per output element.
   std::uint64_t operator()(const TensorTensor& x) const { return x.dst.elems(); }
   std::uint64_t operator()(const ScalarTensorTensor& x) const { return x.dst.elems(); }
+  std::uint64_t operator()(const TensorTensorScan& x) const { return x.dst.elems(); }
   std::uint64_t operator()(const Select& x) const { return x.dst.elems(); }
   std::uint64_t operator()(const AffineSelect& x) const { return x.dst.elems(); }
   // Reductions: one per element consumed.

@@ -88,9 +88,15 @@ bool is_float(DType t) {
     case DType::fp8_e4m3:
     case DType::fp8_e5m2:
       return true;
-    default:
+    case DType::int8:
+    case DType::int16:
+    case DType::int32:
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32:
       return false;
   }
+  return false;  // not a DType (every enumerator returns above: -Wswitch)
 }
 
 bool is_integer(DType t) {
@@ -102,9 +108,15 @@ bool is_integer(DType t) {
     case DType::uint16:
     case DType::uint32:
       return true;
-    default:
+    case DType::fp32:
+    case DType::tf32:
+    case DType::bf16:
+    case DType::fp16:
+    case DType::fp8_e4m3:
+    case DType::fp8_e5m2:
       return false;
   }
+  return false;  // not a DType (every enumerator returns above: -Wswitch)
 }
 
 bool is_signed_integer(DType t) {

@@ -14,40 +14,11 @@
 
 #include "base/small_list.hpp"
 #include "isa/access_pattern.hpp"
+#include "isa/alu_op.hpp"
 #include "isa/engine.hpp"
 #include "isa/operand_field.hpp"
 
 namespace neuronsim::isa {
-
-// Vector/GpSimd ALU operations. Arithmetic runs in fp32; bitwise and shift ops are for
-// integer dtypes only. Comparisons give 1.0 or 0.0. `bypass` returns its first operand.
-enum class AluOp : std::uint8_t {
-  bypass,
-  add,
-  subtract,
-  multiply,
-  divide,
-  max,
-  min,
-  pow,
-  abs_max,
-  is_equal,
-  not_equal,
-  is_ge,
-  is_gt,
-  is_le,
-  is_lt,
-  bitwise_and,
-  bitwise_or,
-  bitwise_xor,
-  logical_shift_left,
-  logical_shift_right,
-};
-inline constexpr int kAluOpCount = 20;
-std::string_view alu_op_name(AluOp op);
-std::optional<AluOp> parse_alu_op(std::string_view name);
-bool is_bitwise_op(AluOp op);     // bitwise and shift ops: integer dtypes only
-bool is_comparison_op(AluOp op);  // is_equal .. is_lt: results 1.0 or 0.0
 
 // Scalar engine activation functions (reference section 3).
 enum class ActFunc : std::uint8_t {
@@ -294,34 +265,129 @@ struct Nop {
   static constexpr auto fields() { return std::tuple<>(); }
 };
 
-using Operation = std::variant<Matmul, Transpose, Activation, TensorTensor, TensorScalar,
-                               ScalarTensorTensor, TensorReduce, TensorCopy, Memset, Iota, Select,
-                               AffineSelect, BnStats, BnAggr, DmaCopy, Nop>;
-
-// Opcode numbers are the variant's indices, in the order above. They are written into
-// NEFF instruction records and NTFF traces: never renumber; add new opcodes at the end
-// (tests/unit/isa_opcodes.cpp pins every number).
-enum class Opcode : std::uint8_t {
-  matmul = 0,
-  transpose = 1,
-  activation = 2,
-  tensor_tensor = 3,
-  tensor_scalar = 4,
-  scalar_tensor_tensor = 5,
-  tensor_reduce = 6,
-  tensor_copy = 7,
-  memset = 8,
-  iota = 9,
-  select = 10,
-  affine_select = 11,
-  bn_stats = 12,
-  bn_aggr = 13,
-  dma_copy = 14,
-  nop = 15,
+// Scans data0 and data1 along the free dims, one partition at a time (NKI/tensor_tensor_scan):
+// r[0] = (data0[0] op0 initial) op1 data1[0], r[i] = (data0[i] op0 r[i-1]) op1 data1[i];
+// reverse0 / reverse1 swap the operands of op0 / op1. initial is an immediate or [P,1].
+struct TensorTensorScan {
+  AccessPattern dst, data0, data1;
+  AluOp op0 = AluOp::multiply;
+  AluOp op1 = AluOp::add;
+  bool reverse0 = false;
+  bool reverse1 = false;
+  ScalarArg initial = 0.0f;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &TensorTensorScan::dst),
+                           field::in("data0", &TensorTensorScan::data0).sets_n(),
+                           field::in("data1", &TensorTensorScan::data1),
+                           field::column("initial", &TensorTensorScan::initial).required(),
+                           field::setting("op0", &TensorTensorScan::op0).required(),
+                           field::setting("op1", &TensorTensorScan::op1).required(),
+                           field::setting("reverse0", &TensorTensorScan::reverse0),
+                           field::setting("reverse1", &TensorTensorScan::reverse1));
+  }
 };
-inline constexpr int kOpcodeCount = 16;
-static_assert(std::variant_size_v<Operation> == kOpcodeCount);
-static_assert(static_cast<int>(Opcode::nop) + 1 == kOpcodeCount, "Opcode ends with nop");
+
+// Engine sets of the opcode table (bit i set = Engine(i) may run it).
+namespace engine_set {
+constexpr std::uint32_t bit(Engine e) {
+  return 1u << static_cast<int>(e);
+}
+inline constexpr std::uint32_t tensor = bit(Engine::tensor), vector = bit(Engine::vector),
+                               scalar = bit(Engine::scalar), gpsimd = bit(Engine::gpsimd),
+                               all = (1u << kEngineCount) - 1;
+}  // namespace engine_set
+
+// X(name, operand struct, engines, NKI page, report colour): one row per opcode, in opcode
+// number order. The numbers are written into NEFF instruction records and NTFF traces:
+// never renumber, append new opcodes at the end (tests/unit/isa_opcodes.cpp pins every
+// number). From the rows come Opcode, Operation (the variant, whose index is the opcode),
+// the names, the engine sets and the colours of report/style.cpp.
+//
+// Engines: the NKI ISA reference, https://awsdocs-neuron.readthedocs-hosted.com/en/latest/
+// nki/api/generated/nki.isa.<page>.html, quoted beside each row (docs/isa-audit.md has the
+// audit). What an engine may do beyond its opcode (bitvec ops on Vector only, the Scalar
+// engine's tensor_scalar operator pairs, no PSUM on GpSimd) is validation's
+// (validate/opcode.cpp). Colours: a colour-blind-friendly qualitative palette (Tableau 20).
+#define NEURONSIM_OPCODES(X)                                                                  \
+  /* "using Tensor Engine" */                                                                 \
+  X(matmul, Matmul, engine_set::tensor, "nc_matmul", "#4e79a7")                               \
+  /* "using Tensor or Vector Engine" */                                                       \
+  X(transpose, Transpose, engine_set::tensor | engine_set::vector, "nc_transpose", "#a0cbe8") \
+  /* "using Scalar Engine" */                                                                 \
+  X(activation, Activation, engine_set::scalar, "activation", "#f28e2b")                      \
+  /* "using Vector Engine or GpSimd Engine" */                                                \
+  X(tensor_tensor, TensorTensor, engine_set::vector | engine_set::gpsimd, "tensor_tensor",    \
+    "#59a14f")                                                                                \
+  /* "using Vector or Scalar or GpSimd Engine", but GpSimd only for rsqrt, an operator */     \
+  /* neuronsim's AluOp does not have */                                                       \
+  X(tensor_scalar, TensorScalar, engine_set::vector | engine_set::scalar, "tensor_scalar",    \
+    "#8cd17d")                                                                                \
+  /* "using Vector Engine" */                                                                 \
+  X(scalar_tensor_tensor, ScalarTensorTensor, engine_set::vector, "scalar_tensor_tensor",     \
+    "#b6992d")                                                                                \
+  /* "using Vector Engine" (partition-axis reductions on GpSimd are another instruction, */   \
+  /* tensor_partition_reduce) */                                                              \
+  X(tensor_reduce, TensorReduce, engine_set::vector, "tensor_reduce", "#e15759")              \
+  /* "using Vector, Scalar or GpSimd Engine" */                                               \
+  X(tensor_copy, TensorCopy, engine_set::vector | engine_set::scalar | engine_set::gpsimd,    \
+    "tensor_copy", "#ff9d9a")                                                                 \
+  /* "using Vector or GpSimd Engine" */                                                       \
+  X(memset, Memset, engine_set::vector | engine_set::gpsimd, "memset", "#bab0ac")             \
+  /* "using GpSimd Engine" */                                                                 \
+  X(iota, Iota, engine_set::gpsimd, "iota", "#d37295")                                        \
+  /* neuronsim's select (a full-tile on_false) has no page of its own; its relatives */       \
+  /* select_reduce and tensor_copy_predicated run on the Vector Engine only */                \
+  X(select, Select, engine_set::vector, "", "#fabfd2")                                        \
+  /* "using GpSimd Engine" */                                                                 \
+  X(affine_select, AffineSelect, engine_set::gpsimd, "affine_select", "#b07aa1")              \
+  /* "using Vector Engine" */                                                                 \
+  X(bn_stats, BnStats, engine_set::vector, "bn_stats", "#499894")                             \
+  X(bn_aggr, BnAggr, engine_set::vector, "bn_aggr", "#86bcb6")                                \
+  /* no engine named: descriptors come from the runtime, the GpSimd engine (software */       \
+  /* DGE) or the Sync/Scalar sequencers (hardware DGE, v3+), and any engine's stream may */   \
+  /* start a queue (reference section 4) */                                                   \
+  X(dma_copy, DmaCopy, engine_set::all, "dma_copy", "#9d7660")                                \
+  /* neuronsim's semaphore-only instruction (reference section 5), no NKI page: every */      \
+  /* sequencer waits and signals */                                                           \
+  X(nop, Nop, engine_set::all, "", "#d7d7d7")                                                 \
+  /* "using Vector Engine" */                                                                 \
+  X(tensor_tensor_scan, TensorTensorScan, engine_set::vector, "tensor_tensor_scan", "#f1ce63")
+
+namespace operation_detail {
+template <typename First, typename... Rest>
+struct VariantOfRest {
+  using type = std::variant<Rest...>;
+};
+}  // namespace operation_detail
+
+#define NEURONSIM_OPCODE_STRUCT(name, Struct, engines, page, colour) , Struct
+using Operation =
+    operation_detail::VariantOfRest<void NEURONSIM_OPCODES(NEURONSIM_OPCODE_STRUCT)>::type;
+#undef NEURONSIM_OPCODE_STRUCT
+
+enum class Opcode : std::uint8_t {
+#define NEURONSIM_OPCODE_ENUMERATOR(name, Struct, engines, page, colour) name,
+  NEURONSIM_OPCODES(NEURONSIM_OPCODE_ENUMERATOR)
+#undef NEURONSIM_OPCODE_ENUMERATOR
+};
+inline constexpr int kOpcodeCount = static_cast<int>(std::variant_size_v<Operation>);
+
+struct OpcodeInfo {
+  std::string_view name;
+  std::uint32_t engines;      // bit i set = Engine(i) may run it
+  std::string_view nki_page;  // nki.isa.<nki_page>; empty: neuronsim's own instruction
+  std::string_view colour;    // report and viewer colour
+};
+inline constexpr OpcodeInfo kOpcodeTable[] = {
+#define NEURONSIM_OPCODE_ROW(name, Struct, engines, page, colour) {#name, engines, page, colour},
+    NEURONSIM_OPCODES(NEURONSIM_OPCODE_ROW)
+#undef NEURONSIM_OPCODE_ROW
+};
+static_assert(std::size(kOpcodeTable) == std::variant_size_v<Operation>);
+
+constexpr const OpcodeInfo& opcode_info(Opcode op) {
+  return kOpcodeTable[static_cast<std::size_t>(op)];
+}
 
 // The opcode of an operand struct: its index in Operation.
 template <typename Op, std::size_t I = 0>
@@ -333,30 +399,18 @@ constexpr Opcode opcode_of() {
     return opcode_of<Op, I + 1>();
   }
 }
-// Each enumerator names its struct: the enum and the variant cannot drift apart.
-static_assert(opcode_of<Matmul>() == Opcode::matmul);
-static_assert(opcode_of<Transpose>() == Opcode::transpose);
-static_assert(opcode_of<Activation>() == Opcode::activation);
-static_assert(opcode_of<TensorTensor>() == Opcode::tensor_tensor);
-static_assert(opcode_of<TensorScalar>() == Opcode::tensor_scalar);
-static_assert(opcode_of<ScalarTensorTensor>() == Opcode::scalar_tensor_tensor);
-static_assert(opcode_of<TensorReduce>() == Opcode::tensor_reduce);
-static_assert(opcode_of<TensorCopy>() == Opcode::tensor_copy);
-static_assert(opcode_of<Memset>() == Opcode::memset);
-static_assert(opcode_of<Iota>() == Opcode::iota);
-static_assert(opcode_of<Select>() == Opcode::select);
-static_assert(opcode_of<AffineSelect>() == Opcode::affine_select);
-static_assert(opcode_of<BnStats>() == Opcode::bn_stats);
-static_assert(opcode_of<BnAggr>() == Opcode::bn_aggr);
-static_assert(opcode_of<DmaCopy>() == Opcode::dma_copy);
-static_assert(opcode_of<Nop>() == Opcode::nop);
 
 // Makes `op` the default-constructed operation of `opcode` (decoders reuse one Operation).
 void reset_operation(Operation& op, Opcode opcode);
-std::string_view opcode_name(Opcode op);
+// "?" for a number outside the table (a corrupt record read before it is checked).
+constexpr std::string_view opcode_name(Opcode op) {
+  return static_cast<int>(op) < kOpcodeCount ? opcode_info(op).name : std::string_view("?");
+}
 std::optional<Opcode> parse_opcode(std::string_view name);
 // The engines that may run an opcode (bit i set = Engine(i) may run it).
-std::uint32_t allowed_engines(Opcode op);
+constexpr std::uint32_t allowed_engines(Opcode op) {
+  return opcode_info(op).engines;
+}
 
 struct SemWait {
   std::uint16_t sem = 0;    // index into Kernel::semaphores

@@ -2,32 +2,25 @@
 
 #include <utility>
 
+#include "isa/instruction.hpp"
+
 namespace neuronsim::report {
 
 namespace {
 
-// Opcodes in isa::Opcode order (a colour-blind-friendly qualitative palette), then DMA
-// routes and host phases.
+// DMA routes and host phases; the opcodes' colours are their rows of the opcode table
+// (isa/instruction.hpp), so every opcode has one.
 const std::pair<const char*, const char*> kColours[] = {
-    {"matmul", "#4e79a7"},        {"transpose", "#a0cbe8"},
-    {"activation", "#f28e2b"},    {"tensor_tensor", "#59a14f"},
-    {"tensor_scalar", "#8cd17d"}, {"scalar_tensor_tensor", "#b6992d"},
-    {"tensor_reduce", "#e15759"}, {"tensor_copy", "#ff9d9a"},
-    {"memset", "#bab0ac"},        {"iota", "#d37295"},
-    {"select", "#fabfd2"},        {"affine_select", "#b07aa1"},
-    {"bn_stats", "#499894"},      {"bn_aggr", "#86bcb6"},
-    {"dma_copy", "#9d7660"},      {"nop", "#d7d7d7"},
-    {"hbm-sbuf", "#17a2b8"},      {"sbuf-hbm", "#e8a33d"},
-    {"hbm-hbm", "#8c564b"},       {"sbuf-sbuf", "#7f7f7f"},
-    {"psum-sbuf", "#9467bd"},     {"sbuf-psum", "#c5b0d5"},
-    {"psum-hbm", "#bcbd22"},      {"hbm-psum", "#dbdb8d"},
-    {"psum-psum", "#c7c7c7"},     {"framework_dispatch", "#9ecae1"},
-    {"runtime_call", "#6baed6"},  {"device", "#3f6fa8"},
+    {"hbm-sbuf", "#17a2b8"},           {"sbuf-hbm", "#e8a33d"},     {"hbm-hbm", "#8c564b"},
+    {"sbuf-sbuf", "#7f7f7f"},          {"psum-sbuf", "#9467bd"},    {"sbuf-psum", "#c5b0d5"},
+    {"psum-hbm", "#bcbd22"},           {"hbm-psum", "#dbdb8d"},     {"psum-psum", "#c7c7c7"},
+    {"framework_dispatch", "#9ecae1"}, {"runtime_call", "#6baed6"}, {"device", "#3f6fa8"},
 };
 
 }  // namespace
 
 std::string kind_colour(const std::string& kind) {
+  if (const auto op = isa::parse_opcode(kind)) return std::string(isa::opcode_info(*op).colour);
   for (const auto& [name, colour] : kColours)
     if (kind == name) return colour;
   return "#999999";
@@ -73,6 +66,8 @@ rect.slice:hover,.stall-bar rect:hover{stroke:#000;stroke-width:1}
 [data-stall=host]{fill:#c8cdd3}
 .stall-bar text{fill:#fff}.stall-bar text.dark{fill:#333}
 )";
+  for (const isa::OpcodeInfo& op : isa::kOpcodeTable)
+    css += "[data-op=" + std::string(op.name) + "]{fill:" + std::string(op.colour) + "}";
   for (const auto& [name, colour] : kColours)
     css += std::string("[data-op=") + name + "]{fill:" + colour + "}";
   return css + "\n";

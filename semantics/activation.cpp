@@ -18,36 +18,54 @@ inline float sigmoid(float x) {
   return 1.0f / (1.0f + std::exp(-x));
 }
 
+template <ActFunc>
+inline constexpr bool kNoActFunc = false;
+
+// One case per ActFunc, no fallback: a function added without its case does not compile.
 template <ActFunc F>
 inline float act(float x) {
-  if constexpr (F == ActFunc::copy) return x;
-  if constexpr (F == ActFunc::square) return x * x;
-  if constexpr (F == ActFunc::exp) return std::exp(x);    // expf
-  if constexpr (F == ActFunc::log) return std::log(x);    // logf: log(0) = -inf, log(<0) = NaN
-  if constexpr (F == ActFunc::sqrt) return std::sqrt(x);  // sqrtf, correctly rounded
-  if constexpr (F == ActFunc::rsqrt) return 1.0f / std::sqrt(x);  // two roundings
-  if constexpr (F == ActFunc::reciprocal) return 1.0f / x;
+  if constexpr (F == ActFunc::copy)
+    return x;
+  else if constexpr (F == ActFunc::square)
+    return x * x;
+  else if constexpr (F == ActFunc::exp)
+    return std::exp(x);  // expf
+  else if constexpr (F == ActFunc::log)
+    return std::log(x);  // logf: log(0) = -inf, log(<0) = NaN
+  else if constexpr (F == ActFunc::sqrt)
+    return std::sqrt(x);  // sqrtf, correctly rounded
+  else if constexpr (F == ActFunc::rsqrt)
+    return 1.0f / std::sqrt(x);  // two roundings
+  else if constexpr (F == ActFunc::reciprocal)
+    return 1.0f / x;
   // NaN stays NaN; -0 gives +0.
-  if constexpr (F == ActFunc::relu) return x > 0.0f ? x : (x != x ? x : 0.0f);
-  if constexpr (F == ActFunc::sigmoid) return sigmoid(x);
-  if constexpr (F == ActFunc::tanh) return std::tanh(x);  // tanhf
-  if constexpr (F == ActFunc::gelu) return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2));
-  if constexpr (F == ActFunc::gelu_apprx_tanh) {
+  else if constexpr (F == ActFunc::relu)
+    return x > 0.0f ? x : (x != x ? x : 0.0f);
+  else if constexpr (F == ActFunc::sigmoid)
+    return sigmoid(x);
+  else if constexpr (F == ActFunc::tanh)
+    return std::tanh(x);  // tanhf
+  else if constexpr (F == ActFunc::gelu)
+    return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2));
+  else if constexpr (F == ActFunc::gelu_apprx_tanh) {
     return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
   }
   // x * sigmoid(x) written as a quotient: one rounding fewer, same limits.
-  if constexpr (F == ActFunc::silu) return x / (1.0f + std::exp(-x));
+  else if constexpr (F == ActFunc::silu)
+    return x / (1.0f + std::exp(-x));
   // log(1+e^x) = max(x,0) + log1p(e^-|x|): never overflows, exact limits at both ends.
-  if constexpr (F == ActFunc::softplus) {
+  else if constexpr (F == ActFunc::softplus) {
     return std::fmax(x, 0.0f) + std::log1p(std::exp(-std::fabs(x)));
-  }
-  if constexpr (F == ActFunc::erf) return std::erf(x);  // erff
-  if constexpr (F == ActFunc::sin) return std::sin(x);  // sinf, full range reduction
-  if constexpr (F == ActFunc::sign) {
+  } else if constexpr (F == ActFunc::erf)
+    return std::erf(x);  // erff
+  else if constexpr (F == ActFunc::sin)
+    return std::sin(x);  // sinf, full range reduction
+  else if constexpr (F == ActFunc::sign) {
     return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : (x != x ? x : 0.0f));
-  }
-  if constexpr (F == ActFunc::abs) return std::fabs(x);
-  return x;
+  } else if constexpr (F == ActFunc::abs)
+    return std::fabs(x);
+  else
+    static_assert(kNoActFunc<F>, "an ActFunc without its function");
 }
 
 template <class Fn>

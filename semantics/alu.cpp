@@ -1,5 +1,8 @@
 #include "semantics/alu.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "base/lanes.hpp"
 
 // Vector values stay inside this file's loops (base/lanes.hpp).
@@ -7,9 +10,20 @@
 
 namespace neuronsim::isa {
 
+void no_fp32_form(AluOp op) {
+  throw std::logic_error(std::string("ALU op ") + std::string(alu_op_name(op)) +
+                         " has no fp32 form (bitvec ops run in integers: alu_i64)");
+}
+
 float alu_f32(AluOp op, float a, float b) {
   float r = 0.0f;
-  with_alu_op(op, [&](auto k) { r = alu_f32_fixed<decltype(k)::value>(a, b); });
+  with_alu_op(op, [&](auto k) {
+    constexpr AluOp kOp = decltype(k)::value;
+    if constexpr (is_bitwise_op(kOp))
+      no_fp32_form(kOp);
+    else
+      r = alu_f32_fixed<kOp>(a, b);
+  });
   return r;
 }
 
@@ -100,7 +114,9 @@ void scalar_dispatch(const float* a, float s, float* out, std::size_t n) {
 void alu_f32_array(AluOp op, const float* a, const float* b, float* out, std::size_t n) {
   with_alu_op(op, [&](auto k) {
     constexpr AluOp kOp = decltype(k)::value;
-    if constexpr (kAluHasLanes<kOp>) {
+    if constexpr (is_bitwise_op(kOp)) {
+      no_fp32_form(kOp);
+    } else if constexpr (kAluHasLanes<kOp>) {
       array_dispatch<kOp>(a, b, out, n);
     } else {
       for (std::size_t i = 0; i < n; ++i)
@@ -112,7 +128,9 @@ void alu_f32_array(AluOp op, const float* a, const float* b, float* out, std::si
 void alu_f32_scalar(AluOp op, const float* a, float s, bool reverse, float* out, std::size_t n) {
   with_alu_op(op, [&](auto k) {
     constexpr AluOp kOp = decltype(k)::value;
-    if constexpr (kAluHasLanes<kOp>) {
+    if constexpr (is_bitwise_op(kOp)) {
+      no_fp32_form(kOp);
+    } else if constexpr (kAluHasLanes<kOp>) {
       if (reverse)
         scalar_dispatch<kOp, true>(a, s, out, n);
       else
@@ -132,8 +150,12 @@ float alu_f32_reduce(AluOp op, const float* x, std::size_t n) {
   float acc = x[0];
   with_alu_op(op, [&](auto k) {
     constexpr AluOp kOp = decltype(k)::value;
-    for (std::size_t i = 1; i < n; ++i)
-      acc = alu_f32_fixed<kOp>(acc, x[i]);
+    if constexpr (is_bitwise_op(kOp)) {
+      no_fp32_form(kOp);
+    } else {
+      for (std::size_t i = 1; i < n; ++i)
+        acc = alu_f32_fixed<kOp>(acc, x[i]);
+    }
   });
   return acc;
 }
@@ -201,7 +223,9 @@ std::int64_t alu_i64(AluOp op, std::int64_t a, std::int64_t b, IntFormat fmt) {
     case AluOp::pow:
       break;
   }
-  return 0;
+  // Only divide and pow get here (the switch names every op: -Wswitch under -Werror).
+  throw std::logic_error(std::string("ALU op ") + std::string(alu_op_name(op)) +
+                         " has no integer form (callers reject it with bitvec ops)");
 }
 
 std::int64_t alu_i64_reduce(AluOp op, const std::int64_t* x, std::size_t n, IntFormat fmt) {

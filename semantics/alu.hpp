@@ -37,28 +37,52 @@ inline float nan_min(float a, float b) {
 
 }  // namespace alu_detail
 
-// One op with the op known at compile time, so loops over it vectorise.
+template <AluOp>
+inline constexpr bool kAlwaysFalse = false;
+
+// One op with the op known at compile time, so loops over it vectorise. No case for the
+// bitvec ops: they have only the integer form (alu_i64), and the array forms below refuse
+// them; an op added to the table without its case here does not compile.
 template <AluOp Op>
 inline float alu_f32_fixed(float a, float b) {
   using namespace alu_detail;
-  if constexpr (Op == AluOp::bypass) return a;
-  if constexpr (Op == AluOp::add) return a + b;
-  if constexpr (Op == AluOp::subtract) return a - b;
-  if constexpr (Op == AluOp::multiply) return a * b;
-  if constexpr (Op == AluOp::divide) return a / b;  // IEEE: x/0 = +-inf, 0/0 = NaN
-  if constexpr (Op == AluOp::max) return nan_max(a, b);
-  if constexpr (Op == AluOp::min) return nan_min(a, b);
-  if constexpr (Op == AluOp::pow) return std::pow(a, b);  // the float overload: powf
-  if constexpr (Op == AluOp::abs_max) return nan_max(std::fabs(a), std::fabs(b));
-  if constexpr (Op == AluOp::is_equal) return a == b ? 1.0f : 0.0f;
-  if constexpr (Op == AluOp::not_equal) return a != b ? 1.0f : 0.0f;
-  if constexpr (Op == AluOp::is_ge) return a >= b ? 1.0f : 0.0f;
-  if constexpr (Op == AluOp::is_gt) return a > b ? 1.0f : 0.0f;
-  if constexpr (Op == AluOp::is_le) return a <= b ? 1.0f : 0.0f;
-  if constexpr (Op == AluOp::is_lt) return a < b ? 1.0f : 0.0f;
-  // Bitwise ops never reach the fp32 path (callers check is_bitwise_op first).
-  return std::numeric_limits<float>::quiet_NaN();
+  if constexpr (Op == AluOp::bypass)
+    return a;
+  else if constexpr (Op == AluOp::add)
+    return a + b;
+  else if constexpr (Op == AluOp::subtract)
+    return a - b;
+  else if constexpr (Op == AluOp::multiply)
+    return a * b;
+  else if constexpr (Op == AluOp::divide)
+    return a / b;  // IEEE: x/0 = +-inf, 0/0 = NaN
+  else if constexpr (Op == AluOp::max)
+    return nan_max(a, b);
+  else if constexpr (Op == AluOp::min)
+    return nan_min(a, b);
+  else if constexpr (Op == AluOp::pow)
+    return std::pow(a, b);  // the float overload: powf
+  else if constexpr (Op == AluOp::abs_max)
+    return nan_max(std::fabs(a), std::fabs(b));
+  else if constexpr (Op == AluOp::is_equal)
+    return a == b ? 1.0f : 0.0f;
+  else if constexpr (Op == AluOp::not_equal)
+    return a != b ? 1.0f : 0.0f;
+  else if constexpr (Op == AluOp::is_ge)
+    return a >= b ? 1.0f : 0.0f;
+  else if constexpr (Op == AluOp::is_gt)
+    return a > b ? 1.0f : 0.0f;
+  else if constexpr (Op == AluOp::is_le)
+    return a <= b ? 1.0f : 0.0f;
+  else if constexpr (Op == AluOp::is_lt)
+    return a < b ? 1.0f : 0.0f;
+  else
+    static_assert(kAlwaysFalse<Op>, "an AluOp without its fp32 form (or a bitvec op)");
 }
+
+// A bitvec op reached an fp32 path: a caller bug (callers check is_bitwise_op and run the
+// instruction in integers), reported as such rather than computed as some value.
+[[noreturn]] void no_fp32_form(AluOp op);
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // see base/lanes.hpp
@@ -101,64 +125,58 @@ template <class V, class Mask>
 
 // Whether Op has a lane-wise fp32 form (alu_f32_lanes): not pow (powf per element), and not
 // the bitwise and shift ops (integer form only).
+// (isa/alu_op.hpp's `lanes` trait).
 template <AluOp Op>
-inline constexpr bool kAluHasLanes =
-    Op == AluOp::bypass || Op == AluOp::add || Op == AluOp::subtract || Op == AluOp::multiply ||
-    Op == AluOp::divide || Op == AluOp::max || Op == AluOp::min || Op == AluOp::abs_max ||
-    Op == AluOp::is_equal || Op == AluOp::not_equal || Op == AluOp::is_ge || Op == AluOp::is_gt ||
-    Op == AluOp::is_le || Op == AluOp::is_lt;
+inline constexpr bool kAluHasLanes = has_fp32_lanes(Op);
 
 // alu_f32_fixed<Op> on every lane: the same IEEE fp32 operation, the same bits.
 template <AluOp Op, class V>
 [[gnu::always_inline]] inline V alu_f32_lanes(V a, V b) {
   using namespace alu_detail;
   static_assert(kAluHasLanes<Op>, "no lane-wise form");
-  if constexpr (Op == AluOp::bypass) return a;
-  if constexpr (Op == AluOp::add) return a + b;
-  if constexpr (Op == AluOp::subtract) return a - b;
-  if constexpr (Op == AluOp::multiply) return a * b;
-  if constexpr (Op == AluOp::divide) return a / b;
-  if constexpr (Op == AluOp::max) return nan_max_lanes(a, b);
-  if constexpr (Op == AluOp::min) return nan_min_lanes(a, b);
-  if constexpr (Op == AluOp::abs_max) return nan_max_lanes(fabs_lanes(a), fabs_lanes(b));
-  if constexpr (Op == AluOp::is_equal) return one_where<V>(a == b);
-  if constexpr (Op == AluOp::not_equal) return one_where<V>(a != b);
-  if constexpr (Op == AluOp::is_ge) return one_where<V>(a >= b);
-  if constexpr (Op == AluOp::is_gt) return one_where<V>(a > b);
-  if constexpr (Op == AluOp::is_le) return one_where<V>(a <= b);
-  if constexpr (Op == AluOp::is_lt) return one_where<V>(a < b);
-  return a;
+  if constexpr (Op == AluOp::bypass)
+    return a;
+  else if constexpr (Op == AluOp::add)
+    return a + b;
+  else if constexpr (Op == AluOp::subtract)
+    return a - b;
+  else if constexpr (Op == AluOp::multiply)
+    return a * b;
+  else if constexpr (Op == AluOp::divide)
+    return a / b;
+  else if constexpr (Op == AluOp::max)
+    return nan_max_lanes(a, b);
+  else if constexpr (Op == AluOp::min)
+    return nan_min_lanes(a, b);
+  else if constexpr (Op == AluOp::abs_max)
+    return nan_max_lanes(fabs_lanes(a), fabs_lanes(b));
+  else if constexpr (Op == AluOp::is_equal)
+    return one_where<V>(a == b);
+  else if constexpr (Op == AluOp::not_equal)
+    return one_where<V>(a != b);
+  else if constexpr (Op == AluOp::is_ge)
+    return one_where<V>(a >= b);
+  else if constexpr (Op == AluOp::is_gt)
+    return one_where<V>(a > b);
+  else if constexpr (Op == AluOp::is_le)
+    return one_where<V>(a <= b);
+  else if constexpr (Op == AluOp::is_lt)
+    return one_where<V>(a < b);
+  else
+    static_assert(kAlwaysFalse<Op>, "an AluOp with the lanes trait but no lane-wise form");
 }
 #pragma GCC diagnostic pop
 
-// Calls fn(std::integral_constant<AluOp, op>{}) so that fn's body is compiled per op.
+// Calls fn(std::integral_constant<AluOp, op>{}) so that fn's body is compiled per op. The
+// cases come from the op table (isa/alu_op.hpp), so none can be missing.
 template <class Fn>
 inline void with_alu_op(AluOp op, Fn&& fn) {
   switch (op) {
-#define NEURONSIM_ALU_CASE(name)                      \
+#define NEURONSIM_ALU_CASE(name, kind, traits)        \
   case AluOp::name:                                   \
     fn(std::integral_constant<AluOp, AluOp::name>{}); \
     return;
-    NEURONSIM_ALU_CASE(bypass)
-    NEURONSIM_ALU_CASE(add)
-    NEURONSIM_ALU_CASE(subtract)
-    NEURONSIM_ALU_CASE(multiply)
-    NEURONSIM_ALU_CASE(divide)
-    NEURONSIM_ALU_CASE(max)
-    NEURONSIM_ALU_CASE(min)
-    NEURONSIM_ALU_CASE(pow)
-    NEURONSIM_ALU_CASE(abs_max)
-    NEURONSIM_ALU_CASE(is_equal)
-    NEURONSIM_ALU_CASE(not_equal)
-    NEURONSIM_ALU_CASE(is_ge)
-    NEURONSIM_ALU_CASE(is_gt)
-    NEURONSIM_ALU_CASE(is_le)
-    NEURONSIM_ALU_CASE(is_lt)
-    NEURONSIM_ALU_CASE(bitwise_and)
-    NEURONSIM_ALU_CASE(bitwise_or)
-    NEURONSIM_ALU_CASE(bitwise_xor)
-    NEURONSIM_ALU_CASE(logical_shift_left)
-    NEURONSIM_ALU_CASE(logical_shift_right)
+    NEURONSIM_ALU_OPS(NEURONSIM_ALU_CASE)
 #undef NEURONSIM_ALU_CASE
   }
 }
@@ -187,7 +205,8 @@ struct IntFormat {
 // a op b on integers. Arithmetic wraps in 64 bits (stores saturate to the destination
 // type); bitwise ops act on the values' two's-complement bits; shifts act on the low
 // `fmt.bits` bits (logical: zeros shift in) and the result is re-read as `fmt`; a shift
-// count outside [0, bits) gives 0. divide and pow have no integer form: callers reject them.
+// count outside [0, bits) gives 0. An op without the integer trait (divide, pow) throws
+// std::logic_error: callers reject those first.
 std::int64_t alu_i64(AluOp op, std::int64_t a, std::int64_t b, IntFormat fmt);
 std::int64_t alu_i64_reduce(AluOp op, const std::int64_t* x, std::size_t n, IntFormat fmt);
 

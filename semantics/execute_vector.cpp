@@ -3,6 +3,7 @@
 // computes in integers instead (exact; every tensor operand must be an integer dtype).
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "semantics/alu.hpp"
 #include "semantics/ops.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 void reject_non_integer_ops(const Site& s, std::initializer_list<AluOp> ops) {
   for (AluOp op : ops)
-    if (op == AluOp::divide || op == AluOp::pow)
+    if (!has_integer_form(op))
       s.fail("op", std::string(alu_op_name(op)) +
                        " cannot be combined with bitwise ops (the instruction runs in integers)");
 }
@@ -268,6 +269,37 @@ void run(const Site& s, const ScalarTensorTensor& st) {
       alu_f32_array(st.op1, x, vb.data() + i * f, x, f);
     }
     store_rows(dst, p0, n, va);
+  });
+}
+
+// NKI/tensor_tensor_scan: per partition, r = (data0[i] op0 r) op1 data1[i] from r = initial,
+// in fp32 (the engine casts its inputs to fp32 and computes in fp32); each r is cast to
+// dst's dtype when stored, and the next step reads the fp32 r, not the stored value.
+void run(const Site& s, const TensorTensorScan& ts) {
+  const Operand dst(s, ts.dst, "dst"), d0(s, ts.data0, "data0"), d1(s, ts.data1, "data1");
+  require_same_shape(s, dst, d0);
+  require_same_shape(s, dst, d1);
+  for (auto [role, op] : {std::pair{"op0", ts.op0}, std::pair{"op1", ts.op1}})
+    if (is_bitwise_op(op))
+      s.fail(role, std::string(alu_op_name(op)) +
+                       " is a bitvec operator; tensor_tensor_scan takes arithmetic operators");
+  const std::uint32_t parts = dst.partitions();
+  const std::size_t f = dst.free();
+  const bool whole = dst.may_clobber_later_rows(d0) || dst.may_clobber_later_rows(d1);
+  const auto initial = scalar_column(s, ts.initial, parts, "initial");
+  std::vector<float> v0, v1;
+  for_partition_blocks(parts, whole, [&](std::uint32_t p0, std::uint32_t n) {
+    load_rows(d0, p0, n, v0);
+    load_rows(d1, p0, n, v1);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      float r = initial[p0 + i];
+      for (std::size_t j = i * f; j < (i + 1) * f; ++j) {
+        const float t = ts.reverse0 ? alu_f32(ts.op0, r, v0[j]) : alu_f32(ts.op0, v0[j], r);
+        r = ts.reverse1 ? alu_f32(ts.op1, v1[j], t) : alu_f32(ts.op1, t, v1[j]);
+        v0[j] = r;
+      }
+    }
+    store_rows(dst, p0, n, v0);
   });
 }
 

@@ -16,6 +16,7 @@ void run(const Site& s, const Activation& op);          // semantics_activation.
 void run(const Site& s, const TensorTensor& op);        // semantics_vector.cpp
 void run(const Site& s, const TensorScalar& op);        // semantics_vector.cpp
 void run(const Site& s, const ScalarTensorTensor& op);  // semantics_vector.cpp
+void run(const Site& s, const TensorTensorScan& op);    // semantics_vector.cpp
 void run(const Site& s, const TensorReduce& op);        // semantics_stats.cpp
 void run(const Site& s, const BnStats& op);             // semantics_stats.cpp
 void run(const Site& s, const BnAggr& op);              // semantics_stats.cpp

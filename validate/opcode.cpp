@@ -13,10 +13,6 @@ namespace neuronsim::isa::validate_detail {
 
 namespace {
 
-// Reference section 3: tensor_reduce reduces with add, max, min or multiply.
-bool is_reduction(AluOp op) {
-  return op == AluOp::add || op == AluOp::max || op == AluOp::min || op == AluOp::multiply;
-}
 // NKI/nc_matmul, "Data types": the input dtypes of a matmul.
 bool is_matmul_input(DType t) {
   return t == DType::fp8_e4m3 || t == DType::fp8_e5m2 || t == DType::bf16 || t == DType::fp16 ||
@@ -143,7 +139,7 @@ class OpcodeChecker {
     if (t.op1) integer_only(*t.op1, {{"dst", &t.dst}, {"src", &t.src}});
     if (t.reduce_dst) {
       per_partition("reduce_dst", *t.reduce_dst, t.src.partitions);
-      if (!is_reduction(t.reduce_op))
+      if (!is_reduction_op(t.reduce_op))
         problem("reduce_op " + name(t.reduce_op) + " is not a reduction (add, max, min, multiply)");
     }
     tensor_scalar_engine_rules(t);
@@ -196,8 +192,24 @@ class OpcodeChecker {
       problem("a and b are both in psum; scalar_tensor_tensor reads at most one of them from psum");
   }
 
+  // NKI/tensor_tensor_scan: data0 and data1 have the same partitions and elements per
+  // partition, and "cannot both reside in PSUM"; initial is a scalar or one element per
+  // partition; op0 and op1 are arithmetic operators (the engine computes in fp32).
+  void operator()(const TensorTensorScan& t) {
+    same_shape("dst", t.dst, "data0", t.data0);
+    same_shape("dst", t.dst, "data1", t.data1);
+    if (const auto* initial = std::get_if<AccessPattern>(&t.initial))
+      per_partition("initial", *initial, t.data0.partitions);
+    for (auto [role, op] : {std::pair{"op0", t.op0}, std::pair{"op1", t.op1}})
+      if (is_bitwise_op(op))
+        problem(std::string(role) + " " + name(op) +
+                " is a bitvec operator; tensor_tensor_scan takes arithmetic operators only");
+    if (t.data0.space == MemSpace::psum && t.data1.space == MemSpace::psum)
+      problem("data0 and data1 are both in psum; tensor_tensor_scan reads at most one from psum");
+  }
+
   void operator()(const TensorReduce& t) {
-    if (!is_reduction(t.op))
+    if (!is_reduction_op(t.op))
       problem("op " + name(t.op) + " is not a reduction (add, max, min, multiply)");
     if (t.axes < 1 || t.axes > t.src.ndims) {
       problem("axes " + num(t.axes) + " is not in 1.." + num(t.src.ndims) + " (src's free dims)");

@@ -21,6 +21,8 @@
 #include "config/target_dump.hpp"
 #include "host/program_directory.hpp"
 #include "isa/dtype.hpp"
+#include "isa/engine.hpp"
+#include "isa/instruction.hpp"
 #include "profile/profiled_run.hpp"
 #include "python/core/arrays.hpp"
 #include "python/core/json_to_python.hpp"
@@ -316,6 +318,26 @@ PYBIND11_MODULE(_core, m) {
   m.def("from_bits", &from_bits, guard, py::arg("bits"), py::arg("dtype"));
   m.def(
       "target_names", [] { return config::target_names(); }, guard);
+  // The ISA's tables for the Python front end (python/neuronsim/nki/isa.py), so that it
+  // holds no copy of them: opcode -> the engines that may run it, and the ALU op names.
+  m.def("opcode_engines", [] {
+    py::dict d;
+    for (int i = 0; i < isa::kOpcodeCount; ++i) {
+      const auto op = static_cast<isa::Opcode>(i);
+      py::list engines;
+      for (int e = 0; e < isa::kEngineCount; ++e)
+        if (isa::allowed_engines(op) & (1u << e))
+          engines.append(std::string(isa::engine_name(static_cast<isa::Engine>(e))));
+      d[py::str(std::string(isa::opcode_name(op)))] = py::tuple(engines);
+    }
+    return d;
+  });
+  m.def("alu_op_names", [] {
+    py::list names;
+    for (const isa::AluOpInfo& op : isa::kAluOpTable)
+      names.append(std::string(op.name));
+    return names;
+  });
   m.def(
       "session_info",
       [] {

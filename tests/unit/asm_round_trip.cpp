@@ -239,6 +239,12 @@ class Generator {
                                  static_cast<std::uint8_t>(pick(5)), coin());
         return sync(r);
       }
+      case Opcode::tensor_tensor_scan: {
+        auto r = s.tensor_tensor_scan(pattern(), pattern(), pattern(), scalar(),
+                                      choose<AluOp, kAluOpCount>(), choose<AluOp, kAluOpCount>(),
+                                      coin(), coin());
+        return sync(r);
+      }
       case Opcode::tensor_copy: {
         auto r = s.tensor_copy(pattern(), pattern());
         return sync(r);

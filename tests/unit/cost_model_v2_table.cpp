@@ -307,3 +307,24 @@ TEST_CASE("cost: tensor-engine transpose is max(P, min(MM_INIT, F))", "[cost]") 
   CHECK(busy_cycles(transpose_of(32, 48), Engine::tensor, p) == 48);     // max(32, min(64, 48))
   CHECK(busy_cycles(transpose_of(16, 8), Engine::tensor, p) == 16);      // max(16, min(64, 8))
 }
+
+TEST_CASE("cost: tensor_tensor_scan streams like tensor_tensor, without the bf16 fast path",
+          "[cost]") {
+  const params::CostParams p = v2_params();
+  // Not in the table: tensor_tensor's formula for two streamed inputs (docs/cost-model.md).
+  const auto f512 = tile(DType::fp32, 512);
+  TensorTensorScan s{f512, f512, f512};
+  // N = 512, both inputs in SBUF: max(64, 2*512) = 1024
+  CHECK(busy_cycles(s, Engine::vector, p) == 1024);
+  // all bf16 add/multiply in SBUF stays 2N (the recurrence is serial): 1024
+  const auto bf = tile(DType::bf16, 512);
+  CHECK(busy_cycles(TensorTensorScan{bf, bf, bf}, Engine::vector, p) == 1024);
+  // data1 in PSUM, data0 in SBUF: max(64, 512) = 512
+  s.data1 = tile(DType::fp32, 512, MemSpace::psum);
+  CHECK(busy_cycles(s, Engine::vector, p) == 512);
+  // N = 20, both in SBUF: max(64, 40) = 64
+  const auto f20 = tile(DType::fp32, 20);
+  CHECK(busy_cycles(TensorTensorScan{f20, f20, f20}, Engine::vector, p) == 64);
+  // model flops, one per output element (as a two-op tensor_scalar): 128 * 512 = 65536
+  CHECK(flops_of(TensorTensorScan{f512, f512, f512}) == 128 * 512);
+}

@@ -32,18 +32,30 @@ void check_numbers(const std::vector<std::pair<std::string, int>>& pinned, int c
 
 TEST_CASE("opcodes: every opcode's number is pinned", "[isa]") {
   const std::vector<std::pair<std::string, int>> pinned = {
-      {"matmul", 0},        {"transpose", 1},     {"activation", 2},
-      {"tensor_tensor", 3}, {"tensor_scalar", 4}, {"scalar_tensor_tensor", 5},
-      {"tensor_reduce", 6}, {"tensor_copy", 7},   {"memset", 8},
-      {"iota", 9},          {"select", 10},       {"affine_select", 11},
-      {"bn_stats", 12},     {"bn_aggr", 13},      {"dma_copy", 14},
+      {"matmul", 0},
+      {"transpose", 1},
+      {"activation", 2},
+      {"tensor_tensor", 3},
+      {"tensor_scalar", 4},
+      {"scalar_tensor_tensor", 5},
+      {"tensor_reduce", 6},
+      {"tensor_copy", 7},
+      {"memset", 8},
+      {"iota", 9},
+      {"select", 10},
+      {"affine_select", 11},
+      {"bn_stats", 12},
+      {"bn_aggr", 13},
+      {"dma_copy", 14},
       {"nop", 15},
+      {"tensor_tensor_scan", 16},
   };
   check_numbers<Opcode>(pinned, kOpcodeCount, opcode_name, parse_opcode);
   // The enumerators themselves, and the operand struct each number decodes to.
   CHECK(static_cast<int>(Opcode::matmul) == 0);
   CHECK(static_cast<int>(Opcode::dma_copy) == 14);
   CHECK(static_cast<int>(Opcode::nop) == 15);
+  CHECK(static_cast<int>(Opcode::tensor_tensor_scan) == 16);
   for (const auto& [text, number] : pinned) {
     const Operation op = asm_detail::default_operation(static_cast<Opcode>(number));
     CHECK(static_cast<int>(op.index()) == number);

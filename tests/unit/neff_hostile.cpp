@@ -305,7 +305,12 @@ TEST_CASE("neff: hostile instruction files are refused", "[neff]") {
   auto rec = [](std::size_t index, const std::function<void(Bytes&, std::size_t)>& m) {
     return with_record("vector", index, m);
   };
-  refused(rec(0, [](Bytes& d, std::size_t r) { d[r + 4] = 16; }), "opcode: value 16 out of range");
+  // The first number past the opcode table.
+  refused(rec(0,
+              [](Bytes& d, std::size_t r) {
+                d[r + 4] = static_cast<std::uint8_t>(neuronsim::isa::kOpcodeCount);
+              }),
+          "opcode: value " + std::to_string(neuronsim::isa::kOpcodeCount) + " out of range");
   refused(rec(0, [](Bytes& d, std::size_t r) { d[r + 4] = 0; }),
           "(matmul): opcode: not allowed on the vector engine");
   refused(rec(0, [](Bytes& d, std::size_t r) { d[r + 5] = 1; }), "reserved bytes");

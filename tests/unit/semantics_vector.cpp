@@ -307,3 +307,54 @@ TEST_CASE("semantics: tensor_reduce over the innermost axes with each op and neg
   bad.op = AluOp::divide;
   CHECK_THROWS_WITH(b.run(bad), Catch::Contains("not a reduction"));
 }
+
+TEST_CASE("semantics: tensor_tensor_scan is NKI's recurrence along the free dims", "[semantics]") {
+  // NKI nki.isa.tensor_tensor_scan: r[0] = (data0[0] op0 initial) op1 data1[0], r[i] =
+  // (data0[i] op0 r[i-1]) op1 data1[i], in fp32. The reference repeats it in float, so an
+  // fp32 dst must match bit for bit.
+  Bench b;
+  const auto d0_a = b.alloc(MemSpace::sbuf, DType::fp32, 16, 20);
+  const auto d1_a = b.alloc(MemSpace::psum, DType::fp32, 16, 20);
+  const auto init_a = b.alloc(MemSpace::sbuf, DType::fp32, 16, 1, 0, 256);
+  const auto dst_a = b.alloc(MemSpace::sbuf, DType::fp32, 16, 20, 0, 512);
+  TensorTensorScan s;
+  s.data0 = b.tile(d0_a, 16, 20);
+  s.data1 = b.tile(d1_a, 16, 20);
+  s.dst = b.tile(dst_a, 16, 20);
+  s.initial = b.tile(init_a, 16, 1);
+  s.op0 = AluOp::multiply;  // a linear recurrence: r = decay * r + x
+  s.op1 = AluOp::add;
+  const auto d0 = b.fill_random(s.data0, 600, 0.5, 1.0);
+  const auto d1 = b.fill_random(s.data1, 601, -1.0, 1.0);
+  const auto init = b.fill(std::get<AccessPattern>(s.initial),
+                           [](std::uint32_t p, std::uint64_t) { return p - 8.0; });
+  b.run(s);
+  for (std::uint32_t p = 0; p < 16; ++p) {
+    float r = static_cast<float>(init[p]);
+    for (std::uint32_t f = 0; f < 20; ++f) {
+      const std::size_t e = p * 20 + f;
+      r = static_cast<float>(d0[e]) * r + static_cast<float>(d1[e]);
+      REQUIRE(b.get(s.dst, p, f) == static_cast<double>(r));
+    }
+  }
+
+  SECTION("reverse0 and reverse1 swap the operands; in place on data0") {
+    // r = d1 - (r - d0) with an immediate initial 3: small integers, exact in fp32.
+    const auto x0 = b.fill(s.data0, [](std::uint32_t p, std::uint64_t f) { return p + f; });
+    const auto x1 = b.fill(s.data1, [](std::uint32_t, std::uint64_t f) { return 2.0 * f; });
+    s.op0 = AluOp::subtract;
+    s.op1 = AluOp::subtract;
+    s.reverse0 = s.reverse1 = true;
+    s.initial = 3.0f;
+    s.dst = s.data0;
+    b.run(s);
+    for (std::uint32_t p = 0; p < 16; ++p) {
+      double r = 3.0;
+      for (std::uint32_t f = 0; f < 20; ++f) {
+        const std::size_t e = p * 20 + f;
+        r = x1[e] - (r - x0[e]);
+        REQUIRE(b.get(s.dst, p, f) == r);
+      }
+    }
+  }
+}

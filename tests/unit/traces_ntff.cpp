@@ -271,7 +271,10 @@ TEST_CASE("traces: NTFF reader names the reason", "[traces]") {
   CHECK_THAT(record({0x20, 0x80, 0x80, 0x04}), Catch::Contains("DMA queue 65536 out of range"));
   CHECK_THAT(record({0x20, 0x00, 16}), Catch::Contains("DMA engine 16 out of range"));
   CHECK_THAT(record({0x20, 0x00, 0, 5}), Catch::Contains("DMA issuer engine 5 out of range"));
-  CHECK_THAT(record({0x10, 16}), Catch::Contains("opcode 16 out of range"));
+  // The first number past the opcode table.
+  CHECK_THAT(
+      record({0x10, static_cast<std::uint8_t>(neuronsim::isa::kOpcodeCount)}),
+      Catch::Contains("opcode " + std::to_string(neuronsim::isa::kOpcodeCount) + " out of range"));
   CHECK_THAT(record({0x15}), Catch::Contains("unknown record tag 21"));
   // tag, opcode, index, ready = 2, start = ready - 1: out of order.
   CHECK_THAT(record({0x10, 0, 0, 4, 1, 0, 0, 0}), Catch::Contains("times out of order"));

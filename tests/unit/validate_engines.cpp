@@ -46,6 +46,7 @@ TEST_CASE("engines: the engines of each opcode follow the NKI pages", "[validate
       {Opcode::dma_copy,
        {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd, Engine::sync}},
       {Opcode::nop, {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd, Engine::sync}},
+      {Opcode::tensor_tensor_scan, {Engine::vector}},
   };
   REQUIRE(cases.size() == static_cast<std::size_t>(kOpcodeCount));
   for (const auto& c : cases) {

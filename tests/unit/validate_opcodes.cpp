@@ -308,3 +308,26 @@ TEST_CASE("validate: dma_copy rules", "[validate]") {
   bad.accumulate = true;
   expect_none(with(Engine::sync, bad));
 }
+
+TEST_CASE("validate: tensor_tensor_scan operands", "[validate]") {
+  // NKI tensor_tensor_scan: data0 and data1 of one shape, not both in PSUM; initial a
+  // scalar or [P,1]; arithmetic operators only; Vector Engine only.
+  TensorTensorScan t{sbuf(kY, 128, 512), sbuf(kX, 128, 512), psum(kPs, 128, 512)};
+  t.initial = vec();
+  expect_none(with(Engine::vector, t));
+  auto bad = t;
+  bad.data1 = sbuf(kX, 128, 511);
+  expect_one(with(Engine::vector, bad), "dst [128,512] and data1 [128,511] differ in shape");
+  bad = t;
+  bad.initial = sbuf(kX, 128, 2);
+  expect_one(with(Engine::vector, bad), "initial [128,2] is not a [128,1] per-partition vector");
+  bad = t;
+  bad.data0 = psum(kPs2, 128, 512);
+  expect_one(with(Engine::vector, bad), "data0 and data1 are both in psum");
+  bad = t;
+  bad.op1 = AluOp::bitwise_xor;
+  expect_one(with(Engine::vector, bad), "op1 bitwise_xor is a bitvec operator");
+  expect_one(with(Engine::gpsimd,
+                  TensorTensorScan{sbuf(kY, 128, 512), sbuf(kX, 128, 512), sbuf(kX, 128, 512)}),
+             "opcode tensor_tensor_scan cannot run on the gpsimd engine");
+}

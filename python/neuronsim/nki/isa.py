@@ -9,6 +9,7 @@ where neuronsim allows it. DMAs are issued by the Sync engine.
 """
 from __future__ import annotations
 
+from .. import _core as _cxx
 from . import _core
 from ._core import FLOAT32, Instr, fail, to_dtype, user_location
 from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
@@ -136,7 +137,12 @@ def _scalar_arg(x, role, location, partitions):
         fail(f"{role} must be a number or a [P, 1] tile, not {type(x).__name__}", location)
 
 
-def _engine(value, default, allowed, what, location):
+# The engines that may run each opcode: the C++ opcode table (isa/instruction.hpp), not a copy.
+_OPCODE_ENGINES = _cxx.opcode_engines()
+
+
+def _engine(value, default, opcode, what, location):
+    allowed = _OPCODE_ENGINES[opcode]
     e = default if value is None else value
     if e not in allowed:
         fail(f"{what} cannot run on the {e} engine (neuronsim runs it on {', '.join(allowed)})",
@@ -206,7 +212,7 @@ def nc_transpose(*args, **kwargs):
     a = _bind(args, kwargs, ["dst", "data", "engine"] if new else ["data", "engine"], location,
               "nc_transpose")
     data = _tile(a.get("data"), "data", location)
-    eng = _engine(a.get("engine"), "tensor", ("tensor", "vector"), "nc_transpose", location)
+    eng = _engine(a.get("engine"), "tensor", "transpose", "nc_transpose", location)
     space = "psum" if eng == "tensor" else "sbuf"
     dst = _out(a.get("dst"), (data.free_size(), data.partitions()), data.dtype, location, space)
     emit(eng, "transpose", dst, [data], [], location)
@@ -241,7 +247,7 @@ def _activation(a, location):
     data = _tile(a.get("data"), "data", location)
     func = act_func(a.get("op"), location)
     check_mask(a.get("mask"), location)
-    _engine(a.get("engine"), "scalar", ("scalar",), "activation", location)
+    _engine(a.get("engine"), "scalar", "activation", "activation", location)
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
     dst = _out(a.get("dst"), data.shape, dtype, location)
     _same_shape(dst, data, "dst", "data", location)
@@ -330,7 +336,7 @@ def tensor_tensor(*args, **kwargs):
     _same_shape(d1, d2, "data1", "data2", location)
     op = alu_op(a.get("op"), location)
     check_mask(a.get("mask"), location)
-    eng = _engine(a.get("engine"), "gpsimd" if op == "pow" else "vector", ("vector", "gpsimd"),
+    eng = _engine(a.get("engine"), "gpsimd" if op == "pow" else "vector", "tensor_tensor",
                   "tensor_tensor", location)
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else _promote(d1, d2)
     dst = _out(a.get("dst"), d1.shape, dtype, location)
@@ -367,7 +373,7 @@ def tensor_scalar_reduce(*args, **kwargs):
 def _tensor_scalar(a, location):
     data = _tile(a.get("data"), "data", location)
     check_mask(a.get("mask"), location)
-    eng = _engine(a.get("engine"), "vector", ("vector", "scalar", "gpsimd"), "tensor_scalar", location)
+    eng = _engine(a.get("engine"), "vector", "tensor_scalar", "tensor_scalar", location)
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
     dst = _out(a.get("dst"), data.shape, dtype, location)
     _same_shape(dst, data, "dst", "data", location)
@@ -409,6 +415,32 @@ def scalar_tensor_tensor(*args, **kwargs):
     return dst
 
 
+def tensor_tensor_scan(*args, **kwargs):
+    """A scan along the free dims of data0 and data1 (NKI's nisa.tensor_tensor_scan): per
+    partition r = (data0[i] op0 r) op1 data1[i] from r = initial (a number or a [P,1]
+    tile), dst[i] = r; reverse0 / reverse1 swap the operands of op0 / op1. Vector engine."""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    names = ["data0", "data1", "initial", "op0", "op1", "reverse0", "reverse1"]
+    a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "tensor_tensor_scan")
+    d0 = _tile(a.get("data0"), "data0", location)
+    d1 = _tile(a.get("data1"), "data1", location)
+    _same_shape(d0, d1, "data0", "data1", location)
+    check_mask(a.get("mask"), location)
+    # NKI: without dtype, the output has the higher-precision dtype of data0 and data1.
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else _promote(d0, d1)
+    dst = _out(a.get("dst"), d0.shape, dtype, location)
+    _same_shape(dst, d0, "dst", "data0", location)
+    initial = _scalar_arg(a.get("initial"), "initial", location, d0.partitions())
+    options = [("initial", initial), ("op0", alu_op(a.get("op0"), location)),
+               ("op1", alu_op(a.get("op1"), location))]
+    for flag in ("reverse0", "reverse1"):
+        if a.get(flag):
+            options.append((flag, "true"))
+    emit("vector", "tensor_tensor_scan", dst, [d0, d1], options, location)
+    return dst
+
+
 def _reduce_axes(data, axis, location):
     if axis is None:
         axis = list(range(1, data.ndim))
@@ -445,7 +477,7 @@ def tensor_reduce(*args, **kwargs):
         options.append(("axes", str(axes)))
     if a.get("negate"):
         options.append(("negate", "true"))
-    emit(_engine(a.get("engine"), "vector", ("vector",), "tensor_reduce", location), "tensor_reduce",
+    emit(_engine(a.get("engine"), "vector", "tensor_reduce", "tensor_reduce", location), "tensor_reduce",
          dst, [data], options, location)
     return dst
 
@@ -458,7 +490,7 @@ def tensor_copy(*args, **kwargs):
               "tensor_copy")
     src = _tile(a.get("src", a.get("data")), "src", location)
     check_mask(a.get("mask"), location)
-    eng = _engine(a.get("engine"), "vector", ("vector", "scalar", "gpsimd"), "tensor_copy", location)
+    eng = _engine(a.get("engine"), "vector", "tensor_copy", "tensor_copy", location)
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else src.dtype
     dst = _out(a.get("dst"), src.shape, dtype, location)
     _same_shape(dst, src, "dst", "src", location)
@@ -472,7 +504,7 @@ def memset(*args, **kwargs):
     new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
     a = _bind(args, kwargs, ["dst", "value", "engine"] if new else ["shape", "value", "dtype", "engine"],
               location, "memset")
-    eng = _engine(a.get("engine"), "vector", ("vector", "gpsimd"), "memset", location)
+    eng = _engine(a.get("engine"), "vector", "memset", "memset", location)
     if new:
         dst = _tile(a["dst"], "dst", location)
     else:
