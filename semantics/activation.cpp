@@ -19,7 +19,7 @@ inline float sigmoid(float x) {
 }
 
 template <ActFunc>
-inline constexpr bool kNoActFunc = false;
+[[maybe_unused]] inline constexpr bool kNoActFunc = false;
 
 // One case per ActFunc, no fallback: a function added without its case does not compile.
 template <ActFunc F>
