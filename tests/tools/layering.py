@@ -14,6 +14,7 @@ anything. Usage: layering.py [REPO_ROOT]
 """
 import os
 import re
+import subprocess
 import sys
 
 # Folders that are users of the model, not layers of it.
@@ -111,47 +112,57 @@ def public_header_uses(root, table, header, seen=None):
     return uses
 
 
+def source_files(root):
+    """The C++ files of the tree: git's list where the tree is a checkout (build trees and
+    other untracked files are not the project's), else every file outside build*/ and out/."""
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True,
+                             check=True).stdout.decode("utf-8", "replace")
+        files = [f for f in out.split("\0") if f]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            rel_dir = os.path.relpath(dirpath, root)
+            dirnames[:] = [d for d in dirnames if not d.startswith((".", "build")) and d != "out"]
+            files += [os.path.normpath(os.path.join(rel_dir, n)) for n in filenames]
+    return sorted(f for f in files if f.endswith(CPP) and not outside(f) and
+                  os.path.isfile(os.path.join(root, f)))
+
+
 def check_includes(root, table, reach, problems):
     tops = {f.split("/")[0] for f in table}
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and
-                       not outside(os.path.normpath(os.path.join(rel_dir, d)))]
-        for name in sorted(filenames):
-            if not name.endswith(CPP):
-                continue
-            rel = os.path.normpath(os.path.join(rel_dir, name))
-            own = folder_of(rel, table)
-            if own is None:
-                problems.append(f"{rel}: C++ source in a folder the layer table does not list")
-                continue
-            allowed = {own} | reach[own]
-            with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
-                for n, line in enumerate(f, 1):
-                    m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-                    if not m or "/" not in m.group(1):
+    for rel in source_files(root):
+        own = folder_of(rel, table)
+        if own is None:
+            problems.append(f"{rel}: C++ source in a folder the layer table does not list")
+            continue
+        allowed = {own} | reach[own]
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                if not m or "/" not in m.group(1):
+                    continue
+                target = m.group(1)
+                if target.startswith("neuronsim/"):  # the public API
+                    if not os.path.isfile(os.path.join(root, "include", target)):
+                        problems.append(f"{rel}:{n}: includes {target}, no public header")
                         continue
-                    target = m.group(1)
-                    if target.startswith("neuronsim/"):  # the public API
-                        if not os.path.isfile(os.path.join(root, "include", target)):
-                            problems.append(f"{rel}:{n}: includes {target}, no public header")
-                            continue
-                        beyond = sorted(public_header_uses(root, table, target) - allowed)
-                        if beyond:
-                            problems.append(f"{rel}:{n}: {own}/ includes {target}, which uses "
-                                            + ", ".join(b + "/" for b in beyond) +
-                                            f", and {own}/ does not depend on them "
-                                            "(docs/architecture.md)")
-                        continue
-                    used = folder_of(target, table)
-                    if used is None:
-                        if target.split("/")[0] in tops:
-                            problems.append(f"{rel}:{n}: includes {target}, in no folder of "
-                                            "the layer table")
-                        continue
-                    if used not in allowed:
-                        problems.append(f"{rel}:{n}: {own}/ includes {target}, but {own}/ does "
-                                        f"not depend on {used}/ (docs/architecture.md)")
+                    beyond = sorted(public_header_uses(root, table, target) - allowed)
+                    if beyond:
+                        problems.append(f"{rel}:{n}: {own}/ includes {target}, which uses "
+                                        + ", ".join(b + "/" for b in beyond) +
+                                        f", and {own}/ does not depend on them "
+                                        "(docs/architecture.md)")
+                    continue
+                used = folder_of(target, table)
+                if used is None:
+                    if target.split("/")[0] in tops:
+                        problems.append(f"{rel}:{n}: includes {target}, in no folder of "
+                                        "the layer table")
+                    continue
+                if used not in allowed:
+                    problems.append(f"{rel}:{n}: {own}/ includes {target}, but {own}/ does "
+                                    f"not depend on {used}/ (docs/architecture.md)")
 
 
 def check_cmake(root, table, problems):
