@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import _core as _cxx
 from . import _core
+from . import _mask  # masks and out-of-range views (H2's module): every emit goes through it
 from ._core import FLOAT32, Instr, fail, to_dtype, user_location
 from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
 
@@ -167,7 +168,7 @@ def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None)
     for key, value in options:
         if isinstance(value, _core.View) and key != "reduce":
             instr.reads.append(value)
-    tr.emit(instr)
+    _mask.emit(tr, instr)
     dst.producer = instr
     return instr
 
