@@ -2,6 +2,8 @@
 nl.arange / nl.mgrid index expressions."""
 from __future__ import annotations
 
+import sys
+
 from . import _core
 from ._core import View, fail, user_location
 
@@ -276,7 +278,9 @@ class Tensor:
     def __setitem__(self, key, value):
         from . import language
 
-        language._assign(self[key], value, user_location())
+        # A value nothing else refers to (t[b] = nl.load(...)) may be written in place.
+        temporary = isinstance(value, Tensor) and sys.getrefcount(value) <= _TEMP_REFS
+        language._assign(self[key], value, user_location(), temporary)
 
     def __iadd__(self, value):
         from . import language
@@ -320,6 +324,18 @@ class Tensor:
 
     def _elems(self):
         return _prod(self.shape)
+
+    def all_blocks(self):
+        """The whole of a tile with block dimensions as one [P, B * F] view (a fill of
+        every block by one instruction)."""
+        if self.space == "hbm" or self.pdim == 0:
+            return self
+        p = self.pdim
+        per = self.shape[:p] + self.shape[p + 1:]
+        if self.strides[:p] + self.strides[p + 1:] != _row_major(per):
+            fail("this view of a block tensor is not contiguous; fill each block t[b]")
+        return Tensor(self.space, self.dtype, (self.shape[p], _prod(per)), (0, 1), self.offset,
+                      self.hbm, self.alloc, self.pstart, self.name)
 
     def broadcast_to(self, shape):
         """Size-1 dimensions repeat with stride 0: a view, for the free dimensions of a
@@ -430,6 +446,22 @@ class Tensor:
         return nl.multiply(self, -1.0)
 
 
+class _Probe:
+    def __setitem__(self, key, value):
+        self.refs = sys.getrefcount(value)
+
+
+def _temp_refs():
+    """References a temporary value has inside __setitem__ (measured, not assumed: the
+    count differs between Python versions)."""
+    probe = _Probe()
+    probe[0] = object()
+    return probe.refs
+
+
+_TEMP_REFS = _temp_refs()
+
+
 def _plain(k, location):
     """An index as int, slice or IndexExpr (numpy ints become ints; an expression without
     grid axes is its constant)."""
@@ -518,6 +550,7 @@ def new_tile(shape, dtype, space, location, name=None):
     what = f"tile {name or ''}{list(shape)} {dtype.nki_name}"
     alloc = allocator.allocate(size, what, location)
     alloc.row_elems = _prod(per_partition)
+    alloc.first_instr = len(tr.instrs)  # where a search for its writes may stop
     rm = _row_major(per_partition)
     strides = rm[:pdim] + (0,) + rm[pdim:]
     return Tensor(space, dtype, shape, strides, alloc.offset, alloc=alloc, name=name, pdim=pdim)

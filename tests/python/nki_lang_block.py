@@ -1,0 +1,107 @@
+"""Block dimensions (NKI pages nki.language.par_dim and nki.language.ndarray): a
+(B, nl.par_dim(P), F) tile is B tiles of P partitions, B * F elements per partition,
+indexed one block at a time; kernels written in the documented NKI API, against numpy."""
+import unittest
+
+import numpy as np
+
+from neuronsim import nki
+import neuronsim.nki.language as nl
+import neuronsim.nki.isa as nisa
+
+
+@nki.jit
+def block_scale(a):
+    # 8 blocks of [128, 4096] fp32: 128 KiB per partition, all live at once.
+    n_blocks, free = a.shape[0] // 128, a.shape[1]
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    tiles = nl.ndarray((n_blocks, nl.par_dim(128), free), dtype=a.dtype, buffer=nl.sbuf)
+    for b in nl.affine_range(n_blocks):
+        tiles[b] = nl.load(a[b * 128:(b + 1) * 128, :])  # the DMA writes the block itself
+    for b in nl.affine_range(n_blocks):
+        nl.store(out[b * 128:(b + 1) * 128, :], value=nl.multiply(tiles[b], float(b + 1)))
+    return out
+
+
+@nki.jit
+def block_grid_index(a):
+    # Blocks indexed with an index grid: t[b, i_p, i_f]; nl.zeros with a block dim.
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:a.shape[1]]
+    acc = nl.zeros((2, nl.par_dim(128), a.shape[1]), dtype=nl.float32, buffer=nl.sbuf)
+    for b in nl.affine_range(2):
+        acc[b, i_p, i_f] = nl.add(acc[b, i_p, i_f], nl.load(a[b * 128 + i_p, i_f]))
+        nl.store(out[b * 128 + i_p, i_f], value=acc[b, i_p, i_f])
+    return out
+
+
+@nki.jit
+def psum_blocks(lhsT, rhs):
+    # Four PSUM blocks of one bank each ([128, 512] fp32), one matmul group per block.
+    out = nl.ndarray((128, 4 * 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    res = nl.ndarray((4, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+    lt = nl.load(lhsT)
+    for n in nl.affine_range(4):
+        rt = nl.load(rhs[:, n * 512:(n + 1) * 512])
+        res[n] = nisa.nc_matmul(lt, rt)
+    for n in nl.affine_range(4):
+        nl.store(out[:, n * 512:(n + 1) * 512], value=nl.copy(res[n]))
+    return out
+
+
+@nki.jit
+def unmarked_block(a):
+    t = nl.ndarray((256, 128, 4), dtype=a.dtype, buffer=nl.sbuf)
+    return t
+
+
+@nki.jit
+def whole_block_operand(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.zeros((2, nl.par_dim(128), 8), dtype=nl.float32, buffer=nl.sbuf)
+    nl.store(out, value=nl.exp(t))
+    return out
+
+
+class Blocks(unittest.TestCase):
+    def test_blocks_fit_and_compute(self):
+        a = np.random.default_rng(0).random((1024, 4096), dtype=np.float32)
+        want = a * np.repeat(np.arange(1, 9, dtype=np.float32), 128)[:, None]
+        for target in ("trn1", "trn2"):
+            np.testing.assert_array_equal(nki.simulate(block_scale, a, target=target), want)
+        asm = block_scale.trace(a).asm()
+        self.assertNotIn("tensor_copy", asm)  # loads land in their blocks
+        self.assertIn("sbuf _sbuf uint8[128, ", asm)
+        pool = int(asm.split("sbuf _sbuf uint8[128, ")[1].split("]")[0])
+        self.assertGreaterEqual(pool, 8 * 4096 * 4)  # B * F * 4 bytes per partition
+        r = nki.benchmark(block_scale, a, target="trn2")
+        self.assertGreater(r.latency_ns, 0)
+
+    def test_block_grid_index(self):
+        a = np.random.default_rng(1).random((256, 64), dtype=np.float32)
+        np.testing.assert_array_equal(nki.simulate(block_grid_index, a), a)
+
+    def test_psum_blocks(self):
+        rng = np.random.default_rng(2)
+        lhsT = rng.standard_normal((128, 128), dtype=np.float32)
+        rhs = rng.standard_normal((128, 2048), dtype=np.float32)
+        for target in ("trn1", "trn2"):
+            np.testing.assert_allclose(nki.simulate(psum_blocks, lhsT, rhs, target=target),
+                                       lhsT.T @ rhs, rtol=1e-4, atol=1e-3)
+
+    def test_unmarked_partition_dim(self):
+        with self.assertRaises(nki.NkiError) as cm:
+            unmarked_block.trace(np.ones((128, 4), np.float32))
+        msg = str(cm.exception)
+        self.assertIn("nki_lang_block.py:", msg)
+        self.assertIn("nl.par_dim", msg)
+
+    def test_whole_block_operand(self):
+        with self.assertRaises(nki.NkiError) as cm:
+            whole_block_operand.trace(np.ones((128, 8), np.float32))
+        self.assertIn("t[b]", str(cm.exception))
+        self.assertIn("nki_lang_block.py:", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
