@@ -273,6 +273,53 @@ def _shift_index_options(ins, dst, box, ref):
     ins.options = [(k2, new.get(k2, v)) for k2, v in ins.options]
 
 
+def _legal_start(start, n):
+    """A compute engine's access starts at partition 0, 32, 64 or 96 for up to 32
+    partitions, 0 or 64 for up to 64, 0 beyond (the validator's rule, reference
+    section 1)."""
+    return start % 32 == 0 if n <= 32 else (start % 64 == 0 if n <= 64 else start == 0)
+
+
+def _align_partitions(ins, rects, axes, b, ref_sizes):
+    """Each box's partition range split into pieces an engine can access (each starting
+    at a legal partition for its size). A range that starts between legal starts grows
+    down to one: the partitions it adds must be true in the mask (another box writes
+    them too, later, so a reduction's partial rows are rewritten); grown pieces go
+    first."""
+    starts = [v.pstart for v in ins.operands if v.space != "hbm" and v.partitions == ref_sizes[0]]
+
+    def piece(s, hi):
+        for n in (hi - s, min(64, hi - s), min(32, hi - s)):
+            if all(_legal_start(p + s, n) for p in starts):
+                return n
+        return None
+
+    grown, exact = [], []
+    for box in rects:
+        if 0 not in box:
+            exact.append(box)
+            continue
+        lo, hi = box[0]
+        s = lo
+        if piece(s, hi) is None:
+            s = next((t for t in range(lo - 1, -1, -1) if piece(t, hi) is not None), None)
+            clobbered = tuple(slice(s, lo) if a == 0 else slice(*box.get(a, (0, b.shape[k])))
+                              for k, a in enumerate(axes)) if s is not None else None
+            if s is None or not b[clobbered].all():
+                fail(f"this mask's true part starts at partition {lo}; an engine instruction "
+                     "starts at partition 0, 32, 64 or 96 (for up to 32 partitions; 0 or 64 "
+                     "for up to 64, 0 beyond), and the partitions before it are false in the "
+                     "mask; start the mask at such a partition or slice the tile", ins.location)
+            n = piece(s, hi)
+            grown.append({**box, 0: (s, s + n)})
+            s += n
+        while s < hi:
+            n = piece(s, hi)
+            exact.append({**box, 0: (s, s + n)})
+            s += n
+    return grown + exact, len(grown)
+
+
 def _overlaps(a, b):
     return a[0] == b[0] and a[1][0] < b[1][1] and b[1][0] < a[1][1] and \
         a[2][0] < b[2][1] and b[2][0] < a[2][1]
@@ -301,6 +348,10 @@ def emit(tr, ins):
              f"({ins.opcode}); slice the operands to the part you need", ins.location)
     ref_sizes = _sizes(ref)
     rects = [{mapping[a]: r for a, r in zip(axes, rect)} for rect in boxes(b)]
+    if 0 in mapping and mapping[0] == 0:
+        rects, n_grown = _align_partitions(ins, rects, axes, b, ref_sizes)
+    else:
+        n_grown = 0
     spans = [_sizes(v) == ref_sizes for v in ins.operands]
     if ins.opcode == "dma_copy" and not all(spans):
         fail("a partial mask on a DMA needs both sides indexed by the mask's grid (the same "
@@ -323,7 +374,7 @@ def emit(tr, ins):
         if ins.opcode in _INDEX_OPTIONS:
             _shift_index_options(out, dst0, box, ref_sizes)
         for w, full in zip(out.writes, full_writes):
-            if _sizes(full) == ref_sizes:
+            if _sizes(full) == ref_sizes or n < n_grown:  # grown boxes are rewritten later
                 continue
             reg = w.region()
             if any(_overlaps(reg, o) for o in written):

@@ -560,6 +560,7 @@ def iota(*args, **kwargs):
         new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
         a = _bind(args, kwargs, ["dst", "expr"] if new else ["expr", "dtype"], location, "iota")
         expr = a.get("expr")
+        check_mask(a.get("mask"), location)  # NKI's earlier iota takes mask= (H2: masks)
         if not isinstance(expr, IndexExpr):
             fail("iota takes an index expression built from nl.arange / nl.mgrid", location)
         shape = tuple(expr.sizes.get(i, 1) for i in range(expr.ndim))

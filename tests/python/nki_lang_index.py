@@ -1,0 +1,113 @@
+"""Index expressions (NKI pages nki.language.arange, nki.language.mgrid, nki.language.ds,
+"NKI Access Patterns"): mgrid's .p / .x, an index over two grid axes in one dimension,
+arange arithmetic, nl.ds, and .ap() on SBUF tiles. Kernels in the documented API, checked
+against numpy."""
+import unittest
+
+import numpy as np
+
+from neuronsim import nki
+import neuronsim.nki.language as nl
+import neuronsim.nki.isa as nisa
+
+
+@nki.jit
+def mgrid_attributes(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    grid = nl.mgrid[0:128, 0:a.shape[1]]
+    for t in nl.affine_range(a.shape[0] // 128):
+        tile = nl.load(a[t * 128 + grid.p, grid.x])
+        nl.store(out[t * 128 + grid.p, grid.x], value=nl.add(tile, 1.0))
+    return out
+
+
+@nki.jit
+def two_axes_one_dim(a):
+    # a [128, A * B] read as a [128, A, B] tile: column i_f1 * B + i_f2.
+    A, B = 4, a.shape[1] // 4
+    out = nl.ndarray((128, B, A), dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None, None]
+    i_f1 = nl.arange(A)[None, :, None]
+    i_f2 = nl.arange(B)[None, None, :]
+    tile = nl.load(a[i_p, i_f1 * B + i_f2])  # [128, A, B]
+    j_p, j_f2, j_f1 = nl.mgrid[0:128, 0:B, 0:A]
+    # Store it transposed in the free dims: out[p, f2, f1] = tile[p, f1, f2].
+    nl.store(out[j_p, j_f2, j_f1], value=nl.copy(tile[j_p, j_f1, j_f2]))
+    return out
+
+
+@nki.jit
+def partition_from_two_axes(x):
+    # nki-samples' fused-layer load: dst[i_p, i_f0, i_f1] = x[i_f0, i_p * H1 + i_f1].
+    B, H = x.shape
+    H0, H1 = 128, H // 128
+    out = nl.ndarray((H0, B, H1), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((H0, B, H1), dtype=x.dtype, buffer=nl.sbuf)
+    i_p, i_f0, i_f1 = nl.mgrid[0:H0, 0:B, 0:H1]
+    nisa.dma_copy(dst=t[i_p, i_f0, i_f1], src=x[i_f0, i_p * H1 + i_f1])
+    nl.store(out, value=t)
+    return out
+
+
+@nki.jit
+def ds_slices(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(a.shape[1] // 128):
+        tile = nl.load(a[:, nl.ds(i * 128, 128)])
+        nl.store(out[:, nl.ds(i * 128, 128)], value=nl.multiply(tile, float(i)))
+    return out
+
+
+@nki.jit
+def sbuf_ap(a):
+    # .ap() on an SBUF tile: every other column of partitions 0..63 (pattern in elements,
+    # the partition step one row of 64 elements).
+    out = nl.ndarray((64, 32), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    half = t.ap(pattern=[[64, 64], [2, 32]], offset=1)
+    nl.store(out, value=nl.copy(half))
+    return out
+
+
+@nki.jit
+def runtime_ds(a, idx):
+    out = nl.ndarray((128, 16), dtype=a.dtype, buffer=nl.shared_hbm)
+    i = nl.load(idx)
+    nl.store(out, value=nl.load(a[:, nl.ds(i, 16)]))
+    return out
+
+
+class Indexing(unittest.TestCase):
+    def test_mgrid_attributes(self):
+        a = np.random.default_rng(0).random((256, 96), dtype=np.float32)
+        for target in ("trn1", "trn2"):
+            np.testing.assert_array_equal(nki.simulate(mgrid_attributes, a, target=target), a + 1.0)
+
+    def test_two_axes_one_dim(self):
+        a = np.random.default_rng(1).random((128, 64), dtype=np.float32)
+        want = a.reshape(128, 4, 16).transpose(0, 2, 1)
+        np.testing.assert_array_equal(nki.simulate(two_axes_one_dim, a), want)
+
+    def test_partition_from_two_axes(self):
+        x = np.random.default_rng(2).random((4, 1024), dtype=np.float32)
+        want = x.reshape(4, 128, 8).transpose(1, 0, 2)
+        np.testing.assert_array_equal(nki.simulate(partition_from_two_axes, x), want)
+
+    def test_ds(self):
+        a = np.random.default_rng(3).random((128, 512), dtype=np.float32)
+        want = a * np.repeat(np.arange(4, dtype=np.float32), 128)[None, :]
+        np.testing.assert_array_equal(nki.simulate(ds_slices, a), want)
+
+    def test_sbuf_ap(self):
+        a = np.random.default_rng(4).random((128, 64), dtype=np.float32)
+        np.testing.assert_array_equal(nki.simulate(sbuf_ap, a), a[:64, 1::2])
+
+    def test_runtime_ds_is_refused(self):
+        with self.assertRaises(nki.NkiError) as cm:
+            runtime_ds.trace(np.ones((128, 64), np.float32), np.zeros((1, 1), np.int32))
+        self.assertIn("nki_lang_index.py:", str(cm.exception))
+        self.assertIn("nl.ds", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
