@@ -50,6 +50,25 @@ def psum_blocks(lhsT, rhs):
 
 
 @nki.jit
+def block_accumulate(x, w):
+    # The Mamba tutorial's pattern: an accumulator with a block per channel tile,
+    # updated by `acc[t, 0:P, 0:L] += ...` for every state s.
+    S, C, L = x.shape
+    P = nl.tile_size.pmax
+    n_tiles = C // P
+    out = nl.ndarray((C, L), dtype=x.dtype, buffer=nl.shared_hbm)
+    acc = nl.zeros((n_tiles, nl.par_dim(P), L), dtype=x.dtype)
+    for s in nl.affine_range(S):
+        for t in nl.affine_range(n_tiles):
+            xs = nl.load(x[s, t * P:(t + 1) * P, 0:L])
+            ws = nl.load(w[t * P:(t + 1) * P, s])  # [P, 1]: a per-partition scale
+            acc[t, 0:P, 0:L] += nl.multiply(xs, ws)
+    for t in nl.affine_range(n_tiles):
+        nl.store(out[t * P:(t + 1) * P, 0:L], acc[t, 0:P, 0:L])
+    return out
+
+
+@nki.jit
 def unmarked_block(a):
     t = nl.ndarray((256, 128, 4), dtype=a.dtype, buffer=nl.sbuf)
     return t
@@ -88,6 +107,15 @@ class Blocks(unittest.TestCase):
         for target in ("trn1", "trn2"):
             np.testing.assert_allclose(nki.simulate(psum_blocks, lhsT, rhs, target=target),
                                        lhsT.T @ rhs, rtol=1e-4, atol=1e-3)
+
+    def test_block_accumulate(self):
+        rng = np.random.default_rng(3)
+        x = rng.random((4, 256, 512), dtype=np.float32)
+        w = rng.random((256, 4), dtype=np.float32)
+        want = np.einsum("scl,cs->cl", x.astype(np.float64), w)
+        for target in ("trn1", "trn2"):
+            np.testing.assert_allclose(nki.simulate(block_accumulate, x, w, target=target), want,
+                                       rtol=1e-5)
 
     def test_unmarked_partition_dim(self):
         with self.assertRaises(nki.NkiError) as cm:

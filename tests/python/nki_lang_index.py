@@ -77,7 +77,42 @@ def runtime_ds(a, idx):
     return out
 
 
+@nki.jit
+def pool_ap(x, pool):
+    # 2-D average pooling of a [C, H, W] tensor through a 5-D .ap() view of its SBUF tile
+    # ([C, H/k, W/k, k, k]) reduced over its last two axes.
+    C, H, W = x.shape
+    out = nl.ndarray((C, H // pool, W // pool), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    view = t.ap([[H * W, C], [pool * W, H // pool], [pool, W // pool], [W, pool], [1, pool]])
+    s = nl.sum(view, axis=[3, 4])
+    nl.store(out, value=nl.multiply(s, 1.0 / (pool * pool)))
+    return out
+
+
+@nki.jit
+def pool_grid(x, pool):
+    # The same pooling with an index grid: rows pool * i_1 + i_2, columns pool * i_3 + i_4,
+    # reduced over the window axes 2 and 4 (not innermost: the view's axes are reordered).
+    C, H, W = x.shape
+    out = nl.ndarray((C, H // pool, W // pool), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    i0, i1, i2, i3, i4 = nl.mgrid[0:C, 0:H // pool, 0:pool, 0:W // pool, 0:pool]
+    s = nl.sum(t[i0, pool * i1 + i2, pool * i3 + i4], axis=[2, 4])
+    nl.store(out, value=nl.multiply(s, 1.0 / (pool * pool)))
+    return out
+
+
 class Indexing(unittest.TestCase):
+    def test_pooling_views(self):
+        x = np.random.default_rng(5).random((64, 12, 16), dtype=np.float32)
+        want = x.reshape(64, 6, 2, 8, 2).mean(axis=(2, 4))
+        for kernel in (pool_ap, pool_grid):
+            for target in ("trn1", "trn2"):
+                np.testing.assert_allclose(nki.simulate(kernel, x, 2, target=target), want,
+                                           rtol=1e-6)
+
     def test_mgrid_attributes(self):
         a = np.random.default_rng(0).random((256, 96), dtype=np.float32)
         for target in ("trn1", "trn2"):

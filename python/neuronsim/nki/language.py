@@ -536,9 +536,24 @@ def where(condition, x, y, dtype=None, mask=None, **kw):
 
 
 def _reduce(opname, x, axis, dtype, keepdims, mask):
+    """One tensor_reduce. The instruction reduces the innermost free axes, so other
+    free axes (nl.sum(t, axis=[2, 4]) of a 5-D pooling view) are moved last first: a
+    reordering of the view's dimensions, no data moves."""
     location = user_location()
     x = _tile_of(x, location)
     check_mask(mask, location)
+    axes = list(range(1, x.ndim)) if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    axes = sorted(int(a) + x.ndim if int(a) < 0 else int(a) for a in axes)
+    inner = list(range(x.ndim - len(axes), x.ndim))
+    if x.pdim == 0 and 0 not in axes and axes != inner:
+        keep = [d for d in range(x.ndim) if d not in axes]
+        order = keep + axes
+        moved = x._derive([x.shape[d] for d in order], [x.strides[d] for d in order], x.offset)
+        moved.axes = tuple(x.axes[d] for d in order) if x.axes else None
+        out = _isa.tensor_reduce(op=opname, data=moved, axis=inner, keepdims=False, dtype=dtype)
+        if keepdims:
+            out = out.reshape(tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+        return out
     return _isa.tensor_reduce(op=opname, data=x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
