@@ -93,9 +93,7 @@ class Tensor:
 
     # --- operands ---
     def view(self):
-        from ._mask import BoundedView
-
-        cls = BoundedView if self.limits or self.axes else View
+        cls = _mask.BoundedView if self.limits or self.axes else View
         if self.space == "hbm":
             if not self.shape:
                 v = cls("hbm", self.hbm.name, self.dtype, 0, 1, 0, self.offset * self.dtype.size, [(1, 1)])
@@ -112,7 +110,7 @@ class Tensor:
             p = self.pdim
             dims = list(zip(self.strides[p + 1:], self.shape[p + 1:]))
             v = cls(self.space, pool, self.dtype, self.pstart, self.shape[p], 0, self.offset, dims)
-        if cls is BoundedView:
+        if cls is not View:
             v.limits, v.axes = self.limits or [], self._view_axes()
         return v
 
@@ -560,3 +558,4 @@ def new_tile(shape, dtype, space, location, name=None):
 # the modules that import them from _tensor.
 from ._index import IndexExpr, arange, mgrid, ds, Grid  # noqa: E402,F401
 from ._mask import Mask, check_mask, mask_true as _mask_true  # noqa: E402,F401
+from . import _mask  # noqa: E402

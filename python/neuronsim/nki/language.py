@@ -298,8 +298,7 @@ def _assign(dst, value, location, temporary=False):
     is redirected only when nothing else refers to `value` (t[b] = nl.load(...));
     `t[...] += x` writes t already, so assigning it back does nothing."""
     tr = _core.trace()
-    if isinstance(value, Tensor) and value.space == dst.space and \
-            value.view().asm() == dst.view().asm():
+    if isinstance(value, Tensor) and _same_view(value, dst):
         return
     if not isinstance(value, Tensor):
         if dst.space == "hbm":
@@ -314,7 +313,6 @@ def _assign(dst, value, location, temporary=False):
     last = tr.instrs[-1] if tr.instrs else None
     forwardable = (p is not None and p is last and (p.opcode != "dma_copy" or temporary)
                    and p.writes[0].region() == value.view().region()
-                   and (p.opcode != "dma_copy" or p.operands[0].asm() == value.view().asm())
                    # the Tensor engine writes PSUM only
                    and (p.engine != "tensor" or dst.space == "psum"))
     if forwardable and p.opcode == "dma_copy" and dst.partitions() != value.partitions():
@@ -327,6 +325,16 @@ def _assign(dst, value, location, temporary=False):
     if dst.space == "sbuf" and value.space == "hbm":
         fail("assigning an HBM tensor to a tile: nl.load it (t[...] = nl.load(x))", location)
     _isa.emit("vector", "tensor_copy", dst, [value], [], location)
+
+
+def _same_view(a, b):
+    """a and b address the same elements in the same order (t[...] += x assigning t's
+    view back to itself)."""
+    if a.space != b.space or a.dtype is not b.dtype or a.hbm is not b.hbm:
+        return False
+    va, vb = a.view(), b.view()
+    return (va.pstart, va.partitions, va.pstride, va.offset, va.dims) == \
+        (vb.pstart, vb.partitions, vb.pstride, vb.offset, vb.dims)
 
 
 def _inplace(t, opname, value, location):
