@@ -20,9 +20,9 @@ def broadcast_fn(v):
 
 @nki.jit
 def rounding(a, b):
-    fl = nl.ndarray(a.shape, dtype=nl.fp32, buffer=nl.shared_hbm)
-    ce = nl.ndarray(a.shape, dtype=nl.fp32, buffer=nl.shared_hbm)
-    md = nl.ndarray(a.shape, dtype=nl.fp32, buffer=nl.shared_hbm)
+    fl = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    ce = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    md = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
     ta, tb = nl.load(a), nl.load(b)
     nl.store(fl, value=nl.floor(ta))
     nl.store(ce, value=nl.ceil(ta))
@@ -67,6 +67,19 @@ def constant_scale(a):
     w = nl.shared_constant(WEIGHTS)
     nl.store(out, value=nl.multiply(nl.load(a), nl.load(w)))
     return out
+
+
+@nki.jit
+def identity_and_cos(a):
+    # nl.shared_identity_matrix as a matmul operand (a transpose through the Tensor
+    # engine), and nl.cos.
+    out_t = nl.ndarray((a.shape[1], a.shape[0]), dtype=nl.float32, buffer=nl.shared_hbm)
+    out_c = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    eye = nl.load(nl.shared_identity_matrix(n=128, dtype=nl.float32))
+    t = nl.load(a)
+    nl.store(out_t, value=nl.copy(nl.matmul(t, eye, transpose_x=True)))
+    nl.store(out_c, value=nl.cos(t))
+    return out_t, out_c
 
 
 @nki.jit
@@ -149,8 +162,7 @@ class Misc(unittest.TestCase):
         self.assertEqual(nl.finfo(nl.float8_e4m3).max, 448.0)
         self.assertEqual(nl.finfo(np.float32).tiny, float(np.finfo(np.float32).tiny))
         self.assertEqual(nl.iinfo(nl.int8).min, -128)
-        self.assertIs(nl.fp32, nl.float32)
-        self.assertIs(nl.bf16, nl.bfloat16)
+        self.assertEqual(nl.fp32.min, -float(np.finfo(np.float32).max))
         with self.assertRaises(nki.NkiError):
             nl.finfo(nl.int32)
 
@@ -171,6 +183,12 @@ class Misc(unittest.TestCase):
         a = np.random.default_rng(3).random((128, 4), dtype=np.float32)
         np.testing.assert_allclose(nki.simulate(constant_scale, a), a * WEIGHTS, rtol=1e-6)
         self.assertIn("constant = [", constant_scale.trace(a).asm())
+
+    def test_identity_and_cos(self):
+        a = np.random.default_rng(10).uniform(-3, 3, (128, 64)).astype(np.float32)
+        t, c = nki.simulate(identity_and_cos, a)
+        np.testing.assert_allclose(t, a.T, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(c, np.cos(a), atol=2e-3)
 
     def test_load_transpose2d(self):
         a = np.random.default_rng(4).random((256, 64), dtype=np.float32)

@@ -331,8 +331,10 @@ def emit(tr, ins):
     every out-of-range view is in range where the mask is true."""
     p = _pending
     mask = p[1] if p is not None and p[0] is tr and p[2] == ins.location else None
-    views = ins.operands + [v for _, v in ins.options if isinstance(v, View)]
-    bounded = [v for v in views if isinstance(v, BoundedView) and v.limits]
+    bounded = [v for v in ins.operands if type(v) is BoundedView and v.limits]
+    for _, v in ins.options:
+        if type(v) is BoundedView and v.limits:
+            bounded.append(v)
     if mask is None and not bounded:
         return tr.emit(ins)
     ref = mapping = None

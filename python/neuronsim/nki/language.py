@@ -32,9 +32,14 @@ float8_e5m2 = BY_NKI["float8_e5m2"]
 int8, int16, int32 = BY_NKI["int8"], BY_NKI["int16"], BY_NKI["int32"]
 uint8, uint16, uint32 = BY_NKI["uint8"], BY_NKI["uint16"], BY_NKI["uint32"]
 bool_ = uint8  # NKI's nl.bool_ (page "Supported Data Types"): one byte, 0 or 1
-# The short names some kernels spell (nl.fp32 in nki-samples); the same dtypes.
-fp32, tf32, bf16, fp16 = float32, tfloat32, bfloat16, float16
-fp8_e4m3, fp8_e5m2 = float8_e4m3, float8_e5m2
+
+
+class fp32:
+    """NKI's FP32 constants (page nki.language.fp32): `nl.fp32.min` is the most negative
+    finite fp32 value (bit pattern 0xff7fffff), the fill of a running maximum."""
+
+    min = -3.4028234663852886e38
+    max = 3.4028234663852886e38
 
 sbuf = "sbuf"
 psum = "psum"
@@ -227,6 +232,12 @@ def empty_like(a, dtype=None, buffer=None, name=None, **kwargs):
     location = user_location()
     shape, dtype, buffer = _like(a, dtype, buffer, location)
     return ndarray(shape, dtype, buffer, name or _core.assigned_name(location))
+
+
+def shared_identity_matrix(n, dtype=uint8, **kwargs):
+    """An n x n identity matrix in HBM (nki.language.shared_identity_matrix): a
+    shared_constant of numpy.eye(n)."""
+    return shared_constant(np.eye(int(n)), dtype=dtype)
 
 
 def shared_constant(constant, dtype=None, **kwargs):
@@ -528,6 +539,15 @@ sin = _unary("sin")
 sign = _unary("sign")
 abs = _unary("abs")  # noqa: A001 - NKI's name
 reciprocal = _unary("reciprocal")
+
+
+def cos(x, dtype=None, mask=None, **kw):
+    """cos(x) = sin(x + pi/2) (nki.language.cos): one Scalar activation, sin with a bias
+    of pi/2 (neuronsim has sin, not cos)."""
+    location = user_location()
+    x = _tile_of(x, location)
+    return _isa.activation(op="sin", data=x, bias=float(np.pi / 2), dtype=dtype, mask=mask)
+
 identity = _unary("copy")
 
 
