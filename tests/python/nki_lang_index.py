@@ -104,7 +104,52 @@ def pool_grid(x, pool):
     return out
 
 
+@nki.jit
+def bad_product(a):
+    i_p, i_f = nl.mgrid[0:128, 0:8]
+    return nl.load(a[i_p, i_p * i_f])
+
+
+@nki.jit
+def bad_truth(a):
+    i_p, i_f = nl.mgrid[0:128, 0:8]
+    if i_p < 4:
+        pass
+
+
+@nki.jit
+def bad_axis_name(a):
+    g = nl.mgrid[0:128, 0:8]
+    return nl.load(a[g.p, g.y])
+
+
+@nki.jit
+def bad_tensor_index(a, idx):
+    i = nl.load(idx)
+    return nl.load(a[i, 0:8])
+
+
+@nki.jit
+def bad_partition_step(a):
+    t = nl.load(a)
+    i_p, i_f = nl.mgrid[0:64, 0:8]
+    return nl.copy(t[2 * i_p, i_f])
+
+
 class Indexing(unittest.TestCase):
+    def test_errors_name_the_line(self):
+        a = np.ones((128, 8), np.float32)
+        for kernel, args, words in (
+                (bad_product, (a,), "not affine"),
+                (bad_truth, (a,), "truth value"),
+                (bad_axis_name, (a,), "no .y"),
+                (bad_tensor_index, (a, np.zeros((1, 1), np.int32)), "runtime index"),
+                (bad_partition_step, (a,), "partition dimension")):
+            with self.assertRaises(nki.NkiError, msg=kernel.name) as cm:
+                kernel.trace(*args)
+            self.assertIn("nki_lang_index.py:", str(cm.exception))
+            self.assertIn(words, str(cm.exception))
+
     def test_pooling_views(self):
         x = np.random.default_rng(5).random((64, 12, 16), dtype=np.float32)
         want = x.reshape(64, 6, 2, 8, 2).mean(axis=(2, 4))

@@ -298,8 +298,10 @@ def store(dst, value, mask=None, **kwargs):
     _isa._dma(dst, value, location)
 
 
-def copy(x, dtype=None, **kwargs):
+def copy(x, dtype=None, mask=None, **kwargs):
+    """A copy of the tile x (nki.language.copy): one tensor_copy."""
     location = user_location()
+    check_mask(mask, location)
     return _isa.tensor_copy(_tile_of(x, location), dtype=dtype)
 
 
@@ -602,9 +604,18 @@ def prod(x, axis, dtype=None, keepdims=False, mask=None, **kw):
 
 
 def mean(x, axis, dtype=None, keepdims=False, mask=None, **kw):
-    """Sum on Vector, then a multiply by 1/n (two instructions)."""
+    """Sum on Vector, then a multiply by 1/n (two instructions). A mask may restrict the
+    partitions (and kept axes), not the averaged ones: n is the whole count."""
     location = user_location()
     x = _tile_of(x, location)
+    if not _mask.mask_true(mask):
+        axes = [axis] if isinstance(axis, int) else list(axis)
+        axes = [a + x.ndim if a < 0 else a for a in axes]
+        used = {a for e in mask.exprs() for a in e.live_terms()}
+        if used & set(axes):
+            fail("nl.mean with a mask over the averaged axes: the count would be the "
+                 "mask's; use nl.sum with the mask and divide by the count", location)
+    check_mask(mask, location)
     total = _isa.tensor_reduce(op="add", data=x, axis=axis, keepdims=keepdims,
                                dtype=dtype if dtype is not None else FLOAT32)
     n = x.free_size() // total.free_size()
@@ -631,6 +642,7 @@ def matmul(x, y, transpose_x=False, mask=None, **kw):
 def transpose(x, dtype=None, mask=None, **kw):
     """x.T through the Tensor engine, into a new PSUM tile."""
     location = user_location()
+    check_mask(mask, location)
     return _isa.nc_transpose(_tile_of(x, location))
 
 
@@ -659,10 +671,11 @@ def expand_dims(data, axis, **kwargs):
     return data.reshape(data.shape[:axis] + (1,) + data.shape[axis:])
 
 
-def static_cast(data, dtype, **kwargs):
+def static_cast(data, dtype, mask=None, **kwargs):
     """data converted to dtype (nki.language.static_cast): one tensor_copy, rounding as
     the engines round (docs/numerics.md)."""
     location = user_location()
+    check_mask(mask, location)
     return _isa.tensor_copy(_tile_of(data, location), dtype=to_dtype(dtype, location))
 
 
