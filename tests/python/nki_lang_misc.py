@@ -139,7 +139,45 @@ def spmd_ids(a):
     return out
 
 
+@nki.jit
+def logic_and_rounding(a, b, ints):
+    outs = [nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm) for _ in range(6)]
+    inv = nl.ndarray(ints.shape, dtype=nl.int32, buffer=nl.shared_hbm)
+    ta, tb = nl.load(a), nl.load(b)
+    for out, value in zip(outs, (nl.logical_and(ta, tb), nl.logical_or(ta, tb),
+                                 nl.logical_xor(ta, tb), nl.logical_not(ta),
+                                 nl.trunc(ta), nl.tan(ta))):
+        nl.store(out, value=value)
+    nl.store(inv, value=nl.invert(nl.load(ints)))
+    return tuple(outs) + (inv,)
+
+
+@nki.jit
+def unsupported_name(a):
+    return nl.device_print("a", nl.load(a))
+
+
 class Misc(unittest.TestCase):
+    def test_logic_and_rounding(self):
+        rng = np.random.default_rng(11)
+        a = rng.choice([0.0, 1.5, -2.5, 0.3], (128, 32)).astype(np.float32)
+        b = rng.choice([0.0, 1.0], (128, 32)).astype(np.float32)
+        ints = rng.integers(-1000, 1000, (128, 8), dtype=np.int32)
+        got = nki.simulate(logic_and_rounding, a, b, ints)
+        want = [np.logical_and(a, b), np.logical_or(a, b), np.logical_xor(a, b),
+                np.logical_not(a), np.trunc(a)]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w.astype(np.float32))
+        np.testing.assert_allclose(got[5], np.tan(a), rtol=2e-3, atol=2e-3)
+        np.testing.assert_array_equal(got[6], ~ints)
+
+    def test_unsupported_name(self):
+        with self.assertRaises(nki.NkiError) as cm:
+            unsupported_name.trace(np.ones((128, 4), np.float32))
+        self.assertIn("nki_lang_misc.py:", str(cm.exception))
+        self.assertIn("nl.device_print is not supported", str(cm.exception))
+        self.assertFalse(hasattr(nl, "no_such_call"))
+
     def test_broadcast_to_function(self):
         v = np.random.default_rng(0).random((1, 48), dtype=np.float32)
         np.testing.assert_array_equal(nki.simulate(broadcast_fn, v), np.broadcast_to(v, (128, 48)))

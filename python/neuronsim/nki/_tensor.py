@@ -34,6 +34,8 @@ class ParDim(int):
     def __repr__(self):
         return f"par_dim({int(self)})"
 
+    __str__ = int.__repr__  # shapes print as numbers
+
 
 def partition_dim(shape, location):
     """The index of the partition dimension of an on-chip shape: the one marked par_dim,

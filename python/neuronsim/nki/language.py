@@ -168,6 +168,8 @@ def ndarray(shape, dtype=float32, buffer=sbuf, name=None, **kwargs):
     if buffer in HBM_BUFFERS:
         from ._tensor import _row_major
 
+        shape = tuple(int(n) for n in shape)  # an nl.par_dim marks nothing in HBM
+
         tr = _core.trace()
         site = tr.shared_site(location) if buffer == shared_hbm else None
         h = tr.shared.get(site)
@@ -884,3 +886,91 @@ def softmax(x, axis, dtype=None, compute_dtype=None, mask=None, **kwargs):
     inv = _isa.activation(op="reciprocal", data=total, dtype=FLOAT32)
     return _isa.tensor_scalar(data=e, op0="multiply", operand0=inv,
                               dtype=to_dtype(dtype, location) if dtype is not None else x.dtype)
+
+
+def logical_not(x, dtype=None, mask=None, **kw):
+    """1 where x == 0, else 0 (nki.language.logical_not): one tensor_scalar."""
+    return _binary("equal", x, 0.0, dtype, mask)
+
+
+def _logical(name, combine):
+    def fn(x, y, dtype=None, mask=None, **kw):
+        location = user_location()
+        check_mask(mask, location)
+        a = _binary("not_equal", x, 0.0, FLOAT32)
+        b = _binary("not_equal", y, 0.0, FLOAT32)
+        return _binary(combine, a, b, dtype)
+
+    fn.__name__ = name
+    fn.__doc__ = (f"nl.{name} (nki.language.{name}): x != 0 and y != 0 (two tensor_scalar), "
+                  f"then {combine} of the two 0/1 tiles: three Vector instructions.")
+    return fn
+
+
+logical_and = _logical("logical_and", "multiply")
+logical_or = _logical("logical_or", "maximum")
+logical_xor = _logical("logical_xor", "not_equal")
+
+
+def invert(x, dtype=None, mask=None, **kw):
+    """Bitwise NOT of an integer tile (nki.language.invert): xor with all ones, one
+    Vector instruction."""
+    location = user_location()
+    t = _tile_of(x, location)
+    if t.dtype.is_float:
+        fail("nl.invert takes an integer tile (it flips bits)", location)
+    ones = -1 if t.dtype.nki_name.startswith("int") else (1 << (8 * t.dtype.size)) - 1
+    return _binary("bitwise_xor", t, ones, dtype, mask)
+
+
+def trunc(x, dtype=None, mask=None, **kw):
+    """x rounded toward zero (nki.language.trunc): sign(x) * floor(|x|), seven
+    instructions (abs and sign on Scalar, floor's four and the product on Vector)."""
+    location = user_location()
+    check_mask(mask, location)
+    t = _tile_of(x, location)
+    mag = floor(_isa.activation(op="abs", data=t, dtype=FLOAT32))
+    sgn = _isa.activation(op="sign", data=t, dtype=FLOAT32)
+    return multiply(mag, sgn, dtype=dtype if dtype is not None else t.dtype)
+
+
+def tan(x, dtype=None, mask=None, **kw):
+    """tan(x) = sin(x) / cos(x) (nki.language.tan): two Scalar activations and a divide."""
+    location = user_location()
+    check_mask(mask, location)
+    t = _tile_of(x, location)
+    return divide(sin(t, dtype=FLOAT32), cos(t, dtype=FLOAT32), dtype=dtype if dtype is not None else t.dtype)
+
+
+class _Unsupported(_core.NkiError, AttributeError):
+    """An nl name neuronsim.nki does not provide (an AttributeError too, so hasattr
+    works)."""
+
+
+_NOT_PROVIDED = {
+    "rand": "neuronsim has no random number instruction",
+    "random_seed": "neuronsim has no random number instruction",
+    "dropout": "neuronsim has no random number instruction",
+    "gather_flattened": "indirect (gather) indexing is not supported: every access pattern "
+                        "is built at trace time",
+    "all_reduce": "collectives between programs are not supported",
+    "device_print": "device values exist only in the simulation: store the tile to an output "
+                    "and print it after nki.simulate",
+    "arctan": "neuronsim has no arctan activation",
+    "gelu_dx": "neuronsim has no gelu derivative activation",
+    "silu_dx": "neuronsim has no silu derivative activation",
+    "erf_dx": "neuronsim has no erf derivative activation",
+    "mish": "neuronsim has no mish activation",
+    "rms_norm": "write it with nl.square, nl.mean and nl.rsqrt (examples/python/rmsnorm.py)",
+    "fori_loop": "neuronsim.nki unrolls loops at trace time: use a Python for loop",
+    "while_loop": "neuronsim.nki unrolls loops at trace time: use a Python while loop",
+}
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    file, line = user_location()
+    why = _NOT_PROVIDED.get(name, "it is not part of neuronsim.nki (docs/python.md, "
+                                  "\"neuronsim.nki\", lists what is)")
+    raise _Unsupported(f"{file}:{line}: nl.{name} is not supported: {why}")
