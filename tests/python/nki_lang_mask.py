@@ -103,7 +103,22 @@ def affine_reduce_mask(a):
     return out
 
 
+@nki.jit
+def mismatched_mask(a):
+    out = nl.ndarray((64, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:8]
+    t = nl.load(a[0:64, :])
+    nl.store(out, value=nl.exp(t, mask=(i_p < 50)))
+    return out
+
+
 class Masks(unittest.TestCase):
+    def test_mask_off_the_tile(self):
+        with self.assertRaises(nki.NkiError) as cm:
+            mismatched_mask.trace(np.ones((128, 8), np.float32))
+        self.assertIn("does not match", str(cm.exception))
+        self.assertIn("nki_lang_mask.py:", str(cm.exception))
+
     def test_partial_rows(self):
         a = np.random.default_rng(0).standard_normal((300, 64), dtype=np.float32)
         for target in ("trn1", "trn2"):

@@ -341,7 +341,12 @@ def emit(tr, ins):
     if mask is not None:
         axes, sizes, ndim, b = mask.grid()
         ref, mapping = _axis_map(ins, sizes, ndim)
-    if ref is None:  # no mask, or a helper of the call (a constant tile) off its grid
+    if ref is None and mask is not None and ins.opcode != "memset" and \
+            any(v.free_elems() > 1 for v in ins.operands):
+        fail(f"the mask's index grid (axes {dict(sorted(sizes.items()))}) does not match "
+             f"this call's tile {_sizes(ins.operands[0])} (partitions first); build the "
+             "mask from the grid that indexes the tile", ins.location)
+    if ref is None:  # no mask, or a helper of the call (a constant, a [P, 1] value)
         for v in bounded:
             _check_limits(v, {}, None, ins.location, False)
         return tr.emit(ins)
