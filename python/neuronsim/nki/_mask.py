@@ -325,12 +325,24 @@ def _overlaps(a, b):
         a[2][0] < b[2][1] and b[2][0] < a[2][1]
 
 
+def _any_bounded(ins):
+    for v in ins.operands:
+        if type(v) is BoundedView and v.limits:
+            return True
+    for _, v in ins.options:
+        if type(v) is BoundedView and v.limits:
+            return True
+    return False
+
+
 def emit(tr, ins):
     """Appends `ins` to the trace, shrunk to the true part of the current call's mask
     (one instruction per rectangle, none where it is all false), after checking that
     every out-of-range view is in range where the mask is true."""
     p = _pending
     mask = p[1] if p is not None and p[0] is tr and p[2] == ins.location else None
+    if mask is None and not _any_bounded(ins):
+        return tr.emit(ins)  # the common case: nothing to check, nothing allocated
     bounded = [v for v in ins.operands if type(v) is BoundedView and v.limits]
     for _, v in ins.options:
         if type(v) is BoundedView and v.limits:

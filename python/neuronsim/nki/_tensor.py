@@ -40,6 +40,11 @@ class ParDim(int):
 def partition_dim(shape, location):
     """The index of the partition dimension of an on-chip shape: the one marked par_dim,
     else the first (NKI's default)."""
+    for s in shape:
+        if type(s) is ParDim:
+            break
+    else:
+        return 0
     marked = [i for i, s in enumerate(shape) if isinstance(s, ParDim)]
     if len(marked) > 1:
         fail(f"shape {list(shape)} marks {len(marked)} dimensions with nl.par_dim; mark one", location)
@@ -104,7 +109,7 @@ class Tensor:
                 v = cls("hbm", self.hbm.name, self.dtype, 0, self.shape[0], self.strides[0],
                         self.offset * self.dtype.size, dims, self.hbm.shape[-1] if self.hbm.shape else 1)
         else:
-            if any(n != 1 for n in self.shape[:self.pdim]):
+            if self.pdim and any(n != 1 for n in self.shape[:self.pdim]):
                 fail(f"{self.name or 'this tensor'} {list(self.shape)} has block dimensions "
                      f"{list(self.shape[:self.pdim])}: an instruction takes one block, "
                      f"t[b] (or t[b, i_p, i_f])")
@@ -150,8 +155,13 @@ class Tensor:
         if len(key) > len(self.shape):
             fail(f"too many indices ({len(key)}) for a tensor of shape {list(self.shape)}", location)
         key = key + (slice(None),) * (len(self.shape) - len(key))
-        key = tuple(_plain(k, location) for k in key)
-        if any(isinstance(k, IndexExpr) for k in key) and not _simple(key):
+        exprs = False
+        for k in key:
+            if type(k) is not slice and type(k) is not int:
+                key = tuple(_plain(k, location) for k in key)
+                exprs = any(isinstance(k, IndexExpr) for k in key)
+                break
+        if exprs and not _simple(key):
             return self._grid_index(key, location)
         shape, strides, axes, limits = [], [], [], []
         offset = self.offset
