@@ -69,6 +69,55 @@ def block_accumulate(x, w):
 
 
 @nki.jit
+def matmul_blocked(lhsT, rhs, TILES_M=2, TILES_N=2, TILES_K=4):
+    # The blocked-matmul pattern of NKI's matmul tutorial (neuronxcc era): operand blocks
+    # with a block dimension, an index grid per tile, `res[...] += nl.matmul(...)` into a
+    # zeroed PSUM tile, and an SBUF accumulator with three block dimensions.
+    K, M = lhsT.shape
+    N = rhs.shape[1]
+    TM, TK, TN = 128, 128, 512
+    BM, BN, BK = TM * TILES_M, TN * TILES_N, TK * TILES_K
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    for n in nl.affine_range(N // BN):
+        acc = nl.zeros((M // BM, TILES_M, TILES_N, nl.par_dim(TM), TN), dtype=nl.float32,
+                       buffer=nl.sbuf)
+        for k in nl.sequential_range(K // BK):
+            i_rhs = nl.mgrid[0:TK, 0:BN]
+            rhs_tiles = nl.ndarray((TILES_K, nl.par_dim(TK), BN), dtype="bfloat16", buffer=nl.sbuf)
+            for bk in nl.affine_range(TILES_K):
+                rhs_tiles[bk, i_rhs.p, i_rhs.x] = nl.load(
+                    rhs[(TILES_K * k + bk) * TK + i_rhs.p, BN * n + i_rhs.x], dtype="bfloat16")
+            for m in nl.affine_range(M // BM):
+                i_lhsT = nl.mgrid[0:TK, 0:BM]
+                lhsT_tiles = nl.ndarray((TILES_K, nl.par_dim(TK), BM), dtype="bfloat16",
+                                        buffer=nl.sbuf)
+                for bk in nl.affine_range(TILES_K):
+                    lhsT_tiles[bk, i_lhsT.p, i_lhsT.x] = nl.load(
+                        lhsT[(TILES_K * k + bk) * TK + i_lhsT.p, BM * m + i_lhsT.x],
+                        dtype="bfloat16")
+                i_l = nl.mgrid[0:TK, 0:TM]
+                i_r = nl.mgrid[0:TK, 0:TN]
+                i_o = nl.mgrid[0:TM, 0:TN]
+                for bn in nl.affine_range(TILES_N):
+                    for bm in nl.affine_range(TILES_M):
+                        res = nl.zeros((TM, TN), dtype=nl.float32, buffer=nl.psum)
+                        for bk in nl.affine_range(TILES_K):
+                            res[...] += nl.matmul(lhsT_tiles[bk, i_l.p, bm * TM + i_l.x],
+                                                  rhs_tiles[bk, i_r.p, bn * TN + i_r.x],
+                                                  transpose_x=True)
+                        acc[m, bm, bn, i_o.p, i_o.x] += res[i_o.p, i_o.x]
+        for m in nl.affine_range(M // BM):
+            for bm in nl.affine_range(TILES_M):
+                i_res = nl.mgrid[0:TM, 0:TN]
+                packed = nl.ndarray((TM, BN), dtype=nl.float32, buffer=nl.sbuf)
+                for bn in nl.affine_range(TILES_N):
+                    packed[i_res.p, bn * TN + i_res.x] = nl.copy(acc[m, bm, bn, i_res.p, i_res.x])
+                nl.store(out[(TILES_M * m + bm) * TM + i_res.p, BN * n + nl.arange(BN)[None, :]],
+                         value=packed)
+    return out
+
+
+@nki.jit
 def unmarked_block(a):
     t = nl.ndarray((256, 128, 4), dtype=a.dtype, buffer=nl.sbuf)
     return t
@@ -116,6 +165,23 @@ class Blocks(unittest.TestCase):
         for target in ("trn1", "trn2"):
             np.testing.assert_allclose(nki.simulate(block_accumulate, x, w, target=target), want,
                                        rtol=1e-5)
+
+    def test_matmul_blocked(self):
+        rng = np.random.default_rng(4)
+        lhsT = rng.standard_normal((1024, 512), dtype=np.float32)
+        rhs = rng.standard_normal((1024, 2048), dtype=np.float32)
+        def bf(x):  # fp32 -> bf16 (round to nearest even) -> fp32
+            u = x.view(np.uint32).astype(np.uint64)
+            return ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+
+        want = bf(lhsT).T.astype(np.float64) @ bf(rhs)
+        for target in ("trn1", "trn2"):
+            got = nki.simulate(matmul_blocked, lhsT, rhs, target=target)
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+        asm = matmul_blocked.trace(lhsT, rhs).asm()
+        self.assertEqual(asm.count("    matmul "), (512 // 128) * (2048 // 512) * (1024 // 128))
+        r = nki.benchmark(matmul_blocked, lhsT, rhs, target="trn2")
+        self.assertGreater(r.latency_ns, 0)
 
     def test_unmarked_partition_dim(self):
         with self.assertRaises(nki.NkiError) as cm:
