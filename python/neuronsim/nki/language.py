@@ -942,6 +942,16 @@ def tan(x, dtype=None, mask=None, **kw):
     return divide(sin(t, dtype=FLOAT32), cos(t, dtype=FLOAT32), dtype=dtype if dtype is not None else t.dtype)
 
 
+def dropout(x, rate, dtype=None, mask=None, **kw):
+    """Zeroes elements of x with probability `rate` (nki.language.dropout): nki.isa's
+    dropout instruction where neuronsim.nki.isa provides one."""
+    location = user_location()
+    if not hasattr(_isa, "dropout"):
+        fail("nl.dropout is not supported: neuronsim has no random number instruction", location)
+    check_mask(mask, location)
+    return _isa.dropout(data=_tile_of(x, location), prob=rate, dtype=dtype)
+
+
 class _Unsupported(_core.NkiError, AttributeError):
     """An nl name neuronsim.nki does not provide (an AttributeError too, so hasattr
     works)."""
@@ -950,7 +960,6 @@ class _Unsupported(_core.NkiError, AttributeError):
 _NOT_PROVIDED = {
     "rand": "neuronsim has no random number instruction",
     "random_seed": "neuronsim has no random number instruction",
-    "dropout": "neuronsim has no random number instruction",
     "gather_flattened": "indirect (gather) indexing is not supported: every access pattern "
                         "is built at trace time",
     "all_reduce": "collectives between programs are not supported",
