@@ -326,7 +326,8 @@ def _assign(dst, value, location, temporary=False):
         fail(f"cannot assign a {list(value.shape)} tile to a {list(dst.shape)} view", location)
     p = value.producer
     last = tr.instrs[-1] if tr.instrs else None
-    forwardable = (p is not None and p is last and (p.opcode != "dma_copy" or temporary)
+    forwardable = (p is not None and p is last and
+                   (p.opcode != "dma_copy" or (temporary and dst.space == "sbuf"))
                    and p.writes[0].region() == value.view().region()
                    # the Tensor engine writes PSUM only
                    and (p.engine != "tensor" or dst.space == "psum"))
