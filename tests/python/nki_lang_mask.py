@@ -3,6 +3,8 @@ of every nl / nisa call): the partial last tile of a shape that does not divide 
 free-dimension masks, `&` of masks, an affine mask (i_p * F + i_f < n) and masked
 index-dependent instructions. Kernels in the documented API, against numpy."""
 import math
+import os
+import sys
 import unittest
 
 import numpy as np
@@ -10,6 +12,11 @@ import numpy as np
 from neuronsim import nki
 import neuronsim.nki.language as nl
 import neuronsim.nki.isa as nisa
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+import layernorm  # noqa: E402
+import rmsnorm  # noqa: E402
 
 
 @nki.jit
@@ -113,6 +120,18 @@ def mismatched_mask(a):
 
 
 class Masks(unittest.TestCase):
+    def test_tutorials_on_partial_tiles(self):
+        # The tutorials' bounds masks at a row count that is not a multiple of 128.
+        rng = np.random.default_rng(12)
+        x = rng.standard_normal((300, 512), dtype=np.float32)
+        g, b = rng.random(512, dtype=np.float32), rng.random(512, dtype=np.float32)
+        for target in ("trn1", "trn2"):
+            np.testing.assert_allclose(nki.simulate(rmsnorm.rmsnorm_tutorial, x, g, target=target),
+                                       rmsnorm.reference(x, g), rtol=1e-3, atol=1e-3)
+        for kernel in (layernorm.layernorm_v1, layernorm.layernorm_v2):
+            np.testing.assert_allclose(nki.simulate(kernel, x, 1e-5, g, b),
+                                       layernorm.reference(x, 1e-5, g, b), rtol=1e-3, atol=1e-3)
+
     def test_mask_off_the_tile(self):
         with self.assertRaises(nki.NkiError) as cm:
             mismatched_mask.trace(np.ones((128, 8), np.float32))
