@@ -73,7 +73,28 @@ def sbuf_inplace(a, b):
     return out
 
 
+@nki.jit
+def psum_plus_psum(a, b):
+    # The matmul is not the last instruction before `+=`: a Vector add, the PSUM value
+    # copied to SBUF first (an instruction reads at most one PSUM input).
+    out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    res = nl.zeros((128, 128), nl.float32, buffer=nl.psum)
+    ta, tb = nl.load(a), nl.load(b)
+    tmp = nl.matmul(ta, tb, transpose_x=True)
+    e = nl.exp(ta)
+    res += tmp
+    res += e
+    nl.store(out, value=nl.copy(res))
+    return out
+
+
 class PsumAccumulation(unittest.TestCase):
+    def test_psum_plus_psum(self):
+        rng = np.random.default_rng(5)
+        a, b = rng.random((128, 128), dtype=np.float32), rng.random((128, 128), dtype=np.float32)
+        np.testing.assert_allclose(nki.simulate(psum_plus_psum, a, b), a.T @ b + np.exp(a),
+                                   rtol=1e-4)
+
     def setUp(self):
         rng = np.random.default_rng(3)
         self.lhsT = rng.standard_normal((512, 128), dtype=np.float32)

@@ -380,6 +380,9 @@ def _inplace(t, opname, value, location):
     location_value = value
     if isinstance(value, Tensor):
         value = _tile_of(value, location)
+        if t.space == "psum" and value.space == "psum":
+            # A Vector instruction reads at most one PSUM input: bring value to SBUF.
+            value = _isa.tensor_copy(value)
         if value.partitions() == t.partitions() and value.free_size() == 1 and t.free_size() > 1:
             _isa.tensor_scalar(dst=t, data=t, op0=opname, operand0=value)
         else:
