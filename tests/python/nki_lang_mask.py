@@ -119,7 +119,37 @@ def mismatched_mask(a):
     return out
 
 
+@nki.jit
+def masked_scale(x, lo, hi, flo, fhi, affine):
+    # nisa's output-first form: only the mask's elements of t are written.
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.zeros(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    tx = nl.load(x)
+    i_p, i_f = nl.mgrid[0:128, 0:x.shape[1]]
+    if affine:
+        m = (i_p * x.shape[1] + i_f < hi * x.shape[1] + fhi) & (i_p >= lo)
+    else:
+        m = (i_p >= lo) & (i_p < hi) & (i_f >= flo) & (i_f < fhi)
+    nisa.tensor_scalar(dst=t, data=tx, op0=nl.multiply, operand0=2.0, mask=m)
+    nl.store(out, value=t)
+    return out
+
+
 class Masks(unittest.TestCase):
+    def test_mask_cases(self):
+        x = np.random.default_rng(13).random((128, 16), dtype=np.float32) + 1
+        p, f = np.meshgrid(np.arange(128), np.arange(16), indexing="ij")
+        for affine in (False, True):
+            for lo, hi, flo, fhi in ((0, 100, 3, 9), (32, 128, 0, 16), (64, 70, 5, 6),
+                                     (96, 127, 0, 1), (0, 1, 0, 16), (32, 50, 2, 14)):
+                if affine:
+                    m = (p * 16 + f < hi * 16 + fhi) & (p >= lo)
+                else:
+                    m = (p >= lo) & (p < hi) & (f >= flo) & (f < fhi)
+                got = nki.simulate(masked_scale, x, lo, hi, flo, fhi, affine)
+                np.testing.assert_array_equal(got, np.where(m, 2 * x, 0),
+                                              err_msg=f"affine={affine} {lo}:{hi} {flo}:{fhi}")
+
     def test_tutorials_on_partial_tiles(self):
         # The tutorials' bounds masks at a row count that is not a multiple of 128.
         rng = np.random.default_rng(12)
