@@ -135,7 +135,23 @@ def masked_scale(x, lo, hi, flo, fhi, affine):
     return out
 
 
+@nki.jit
+def all_false(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.zeros(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    i_p, i_f = nl.mgrid[0:128, 0:x.shape[1]]
+    nisa.tensor_scalar(dst=t, data=nl.load(x), op0=nl.add, operand0=1.0, mask=(i_p < 0))
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.add, operand0=5.0, mask=False)
+    nl.store(out, value=t)
+    return out
+
+
 class Masks(unittest.TestCase):
+    def test_all_false_masks_emit_nothing(self):
+        x = np.ones((128, 8), np.float32)
+        np.testing.assert_array_equal(nki.simulate(all_false, x), np.zeros_like(x))
+        self.assertNotIn("tensor_scalar", all_false.trace(x).asm())
+
     def test_mask_cases(self):
         x = np.random.default_rng(13).random((128, 16), dtype=np.float32) + 1
         p, f = np.meshgrid(np.arange(128), np.arange(16), indexing="ij")

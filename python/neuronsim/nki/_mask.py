@@ -55,6 +55,8 @@ class Mask:
     def exprs(self):
         if self.op == "cmp":
             return [self.expr]
+        if self.op == "const":
+            return []
         return [e for p in self.parts for e in p.exprs()]
 
     def grid(self):
@@ -223,6 +225,8 @@ def _check_limits(v, box, ref, location, masked):
 
 def boxes(b):
     """Disjoint boxes [((lo, hi), ...) per axis] whose union is the true part of b."""
+    if b.ndim == 0:  # a mask over no grid axis: everything or nothing
+        return [()] if bool(b) else []
     if b.ndim == 1:
         out, i, n = [], 0, len(b)
         while i < n:
