@@ -37,7 +37,9 @@ def cast_and_like(a):
     t = nl.load(a)
     nl.store(out, value=nl.static_cast(t, nl.int32))  # rounds half to even
     zeros = nl.zeros_like(t)
-    nl.store(z, value=nl.add(zeros, nl.full_like(t, 2.0)))
+    blank = nl.empty_like(t)
+    blank[...] = nl.ones_like(t)
+    nl.store(z, value=nl.add(nl.add(zeros, nl.full_like(t, 2.0)), blank))
     return out, z
 
 
@@ -208,7 +210,7 @@ class Misc(unittest.TestCase):
         a = np.array([[0.5, 1.5, 2.5, -0.5, 3.7, -3.7, 100.2, 7.0]] * 128, np.float32)
         out, z = nki.simulate(cast_and_like, a)
         np.testing.assert_array_equal(out, np.rint(a).astype(np.int32))
-        np.testing.assert_array_equal(z, np.full_like(a, 2.0))
+        np.testing.assert_array_equal(z, np.full_like(a, 3.0))
 
     def test_loop_reduce(self):
         a = np.random.default_rng(2).standard_normal((512, 32), dtype=np.float32)
