@@ -219,7 +219,7 @@ class Masks(unittest.TestCase):
 
     def test_out_of_range_needs_mask(self):
         with self.assertRaises(nki.NkiError) as cm:
-            unmarked = unmasked_out_of_range.trace(np.ones((128, 8), np.float32))  # noqa: F841
+            unmasked_out_of_range.trace(np.ones((128, 8), np.float32))
         msg = str(cm.exception)
         self.assertIn("nki_lang_mask.py:", msg)
         self.assertIn("out of range", msg)

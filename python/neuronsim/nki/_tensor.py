@@ -47,7 +47,8 @@ def partition_dim(shape, location):
         return 0
     marked = [i for i, s in enumerate(shape) if isinstance(s, ParDim)]
     if len(marked) > 1:
-        fail(f"shape {list(shape)} marks {len(marked)} dimensions with nl.par_dim; mark one", location)
+        fail(f"shape {list(shape)} marks {len(marked)} dimensions with nl.par_dim; mark one",
+             location)
     return marked[0] if marked else 0
 
 
@@ -325,7 +326,8 @@ class Tensor:
                 fail("reshape needs a contiguous HBM tensor", location)
             return self._derive(shape, _row_major(shape), self.offset)
         if self.pdim != 0:
-            fail("reshape of a tensor with block dimensions: index one block first (t[b])", location)
+            fail("reshape of a tensor with block dimensions: index one block first (t[b])",
+                 location)
         if shape[0] != self.shape[0]:
             fail("reshape of an on-chip tile keeps its partition dimension", location)
         if self.strides[1:] != _row_major(self.shape[1:]):
@@ -568,6 +570,6 @@ def new_tile(shape, dtype, space, location, name=None):
 
 # The index expressions and masks live in their own modules; these names stay here for
 # the modules that import them from _tensor.
-from ._index import IndexExpr, arange, mgrid, ds, Grid  # noqa: E402,F401
-from ._mask import Mask, check_mask, mask_true as _mask_true  # noqa: E402,F401
+from ._index import IndexExpr  # noqa: E402
+from ._mask import check_mask  # noqa: E402,F401 - isa.py imports it from here
 from . import _mask  # noqa: E402

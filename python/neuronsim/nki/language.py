@@ -16,7 +16,7 @@ from . import _core
 from . import isa as _isa
 from ._core import BY_NKI, FLOAT32, fail, to_dtype, user_location
 from ._tensor import HBM_BUFFERS, HbmTensor, ParDim, Tensor, check_mask, new_tile
-from . import _index, _mask, _tensor
+from . import _index, _mask
 
 arange = _index.arange  # nl.arange(n)[:, None]: an index expression (nki.language.arange)
 mgrid = _index.mgrid  # nl.mgrid[0:128, 0:D]: index expressions, .p / .x (nki.language.mgrid)
@@ -195,7 +195,8 @@ def full(shape, fill_value, dtype=float32, buffer=sbuf, name=None, **kwargs):
     if t.space == "hbm":
         fail("nl.full/nl.zeros in HBM is not supported (fill an SBUF tile and store it)", location)
     # A tile with block dimensions is filled whole, by one memset over all its blocks.
-    _isa.emit("vector", "memset", t.all_blocks(), [], [("value", repr(float(fill_value)))], location)
+    _isa.emit("vector", "memset", t.all_blocks(), [], [("value", repr(float(fill_value)))],
+              location)
     return t
 
 
@@ -248,8 +249,9 @@ def shared_constant(constant, dtype=None, **kwargs):
     neuronsim kernel, its values in the NEFF."""
     location = user_location()
     arr = np.asarray(constant)
-    dt = to_dtype(dtype if dtype is not None else (arr.dtype if arr.dtype != np.float64 else float32),
-                  location)
+    if dtype is None:
+        dtype = arr.dtype if arr.dtype != np.float64 else float32
+    dt = to_dtype(dtype, location)
     tr = _core.trace()
     site = tr.shared_site(location)
     h = tr.shared.get(site)
@@ -407,7 +409,8 @@ def _zero_or_unwritten(tr, t, view):
                     r[2][0] < key[2][1] and key[2][0] < r[2][1]:
                 covers = r[1][0] <= key[1][0] and key[1][1] <= r[1][1] and \
                     r[2][0] <= key[2][0] and key[2][1] <= r[2][1]
-                return ins.opcode == "memset" and covers and float(dict(ins.options)["value"]) == 0.0
+                return (ins.opcode == "memset" and covers and
+                        float(dict(ins.options)["value"]) == 0.0)
     return True
 
 
@@ -421,7 +424,8 @@ def _tile_of(x, location):
         fail("this operand is in HBM; nl.load it into SBUF first", location)
     if any(n != 1 for n in x.shape[:x.pdim]):
         fail(f"{x.name or 'this tile'} {list(x.shape)} has block dimensions "
-             f"{list(x.shape[:x.pdim])}: a call takes one block, t[b] (or t[b, i_p, i_f])", location)
+             f"{list(x.shape[:x.pdim])}: a call takes one block, t[b] (or t[b, i_p, i_f])",
+             location)
     return x
 
 
@@ -578,7 +582,10 @@ def _reduce(opname, x, axis, dtype, keepdims, mask):
     location = user_location()
     x = _tile_of(x, location)
     check_mask(mask, location)
-    axes = list(range(1, x.ndim)) if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    if axis is None:
+        axes = list(range(1, x.ndim))
+    else:
+        axes = [axis] if isinstance(axis, int) else list(axis)
     axes = sorted(int(a) + x.ndim if int(a) < 0 else int(a) for a in axes)
     inner = list(range(x.ndim - len(axes), x.ndim))
     if x.pdim == 0 and 0 not in axes and axes != inner:
@@ -773,7 +780,8 @@ def _bitwise(name):
         return _binary(name, x, y, dtype, mask)
 
     fn.__name__ = name
-    fn.__doc__ = f"nl.{name}, elementwise on integer tiles (nki.language.{name}): one Vector ALU op."
+    fn.__doc__ = (f"nl.{name}, elementwise on integer tiles (nki.language.{name}): one Vector "
+                  "ALU op.")
     return fn
 
 
@@ -943,7 +951,8 @@ def tan(x, dtype=None, mask=None, **kw):
     location = user_location()
     check_mask(mask, location)
     t = _tile_of(x, location)
-    return divide(sin(t, dtype=FLOAT32), cos(t, dtype=FLOAT32), dtype=dtype if dtype is not None else t.dtype)
+    return divide(sin(t, dtype=FLOAT32), cos(t, dtype=FLOAT32),
+                  dtype=dtype if dtype is not None else t.dtype)
 
 
 def dropout(x, rate, dtype=None, mask=None, **kw):
