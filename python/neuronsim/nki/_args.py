@@ -123,6 +123,8 @@ def classify(value, where, location):
 
     if isinstance(value, typed):
         return TensorArg(value.array, value.dtype, value.array.shape, value.array)
+    if isinstance(value, type) and issubclass(value, TensorSpec):
+        value = value()  # the bare type nt.tensor: no shape
     if isinstance(value, TensorSpec):
         if value.shape is None:
             fail(f"{where}: nt.tensor without a shape describes no input; give one, "

@@ -9,6 +9,7 @@ end implements is simply found; the lists never hide one.
 """
 from __future__ import annotations
 
+import dis
 import os
 import sys
 
@@ -81,6 +82,19 @@ class UnsupportedApi(NkiError, AttributeError):
     hasattr() and getattr(module, name, default) keep working."""
 
 
+class UnsupportedImportName(NkiError, ImportError):
+    """The same, reached by `from module import name`: an ImportError, since the import
+    statement turns an AttributeError into its own "cannot import name" message."""
+
+
+_IMPORT_FROM = dis.opmap["IMPORT_FROM"]
+
+
+def _in_import_from(frame):
+    code = frame.f_code.co_code
+    return 0 <= frame.f_lasti < len(code) and code[frame.f_lasti] == _IMPORT_FROM
+
+
 def _caller():
     """The innermost frame outside neuronsim.nki and importlib: the user's line."""
     here = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -102,8 +116,9 @@ def module_getattr(module_name, table, nki_name):
             raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
         file, line = _caller()
         hint = table[name] or _DEFAULT_HINT
-        raise UnsupportedApi(f"{file}:{line}: {nki_name}.{name} (NKI API page "
-                             f"{nki_name}.{name}) is not supported by neuronsim.nki; {hint}")
+        kind = UnsupportedImportName if _in_import_from(sys._getframe(1)) else UnsupportedApi
+        raise kind(f"{file}:{line}: {nki_name}.{name} (NKI API page {nki_name}.{name}) is not "
+                   f"supported by neuronsim.nki; {hint}")
 
     return __getattr__
 
