@@ -15,7 +15,12 @@ FILES = os.path.join(HERE, "nki_files")
 
 
 def run(args, cwd, target=None, expect=0):
+    import neuronsim
+
     env = dict(os.environ)
+    # The scripts run in a temporary directory: the package by absolute path.
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(neuronsim.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env.pop("NEURON_PLATFORM_TARGET_OVERRIDE", None)
     if target:
         env["NEURON_PLATFORM_TARGET_OVERRIDE"] = target  # nki.jit page: selects the platform

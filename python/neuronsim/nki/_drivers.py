@@ -59,17 +59,27 @@ def _outputs(traced, call, result, write_back=True):
         user = tensors[by_name[name].param].user
         if user is not None and isinstance(user, np.ndarray) and user.flags.writeable:
             np.copyto(user, result.outputs[name].astype(user.dtype, copy=False), casting="unsafe")
-    outs = [result.outputs[n] if n in result.outputs else _placeholder(by_name[n])
-            for n in traced.returned]
+    outs = [_as_output_dtype(result.outputs[n], by_name[n]) if n in result.outputs
+            else _placeholder(by_name[n]) for n in traced.returned]
     if not outs:
         return None
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+def _as_output_dtype(array, h):
+    """An output in its tensor's dtype where numpy has one (float16 exactly: neuronsim
+    returns float tensors as float32 holding values of the dtype); bfloat16, tfloat32 and
+    the fp8 types stay float32, numpy having no such dtype."""
+    if h.dtype.nki_name == "float16" and array.dtype == np.float32:
+        return array.astype(np.float16)
+    return array
+
+
 def _placeholder(h):
     """A timing-only run computes nothing: its outputs are zeros of the right shape (NKI's
     benchmark outputs are "undefined")."""
-    return np.zeros(h.shape, np.float32 if h.dtype.is_float else np.dtype(h.dtype.nki_name))
+    return _as_output_dtype(np.zeros(h.shape, np.float32 if h.dtype.is_float else
+                                    np.dtype(h.dtype.nki_name)), h)
 
 
 def run_outputs(kernel, args, kwargs, target, location):
