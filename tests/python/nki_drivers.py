@@ -104,6 +104,23 @@ class Simulate(unittest.TestCase):
         with quiet():
             k(A, B)
         self.assertGreater(k.benchmark_result.nc_latency.get_latency_percentile(50), 0)
+        np.testing.assert_allclose(nki.jit()(add)(A, B), A + B)  # @nki.jit()
+
+    def test_grid_through_the_drivers(self):
+        @nki.jit
+        def rows(a, b):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            i = nl.program_id(0)
+            sl = slice(i * 32, (i + 1) * 32)
+            nl.store(out[sl, :], nl.load(a[sl, :]) + nl.load(b[sl, :]))
+            return out
+
+        np.testing.assert_allclose(nki.simulate(rows[4])(A, B), A + B)
+        np.testing.assert_allclose(nki.baremetal(rows)[4](A, B), A + B)
+        with quiet():
+            bench = nki.benchmark(warmup=0, iters=1)(rows)[4]
+            bench(A, B)
+        self.assertGreater(bench.benchmark_result.latency_ns, 0)
 
     def test_mutable_output_argument(self):
         @nki.jit
