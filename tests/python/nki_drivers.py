@@ -122,6 +122,19 @@ class Simulate(unittest.TestCase):
             bench(A, B)
         self.assertGreater(bench.benchmark_result.latency_ns, 0)
 
+    def test_plain_function_writing_its_output_argument(self):
+        # neuronxcc-era tutorials: no @nki.jit, no return, the output passed in and
+        # filled in place by nki.baremetal(kernel)[grid](a, b, c).
+        def add_tile(a_input, b_input, c_output):
+            ix = nl.program_id(0) * 64 + nl.arange(64)[:, None]
+            iy = nl.program_id(1) * 256 + nl.arange(256)[None, :]
+            nl.store(c_output[ix, iy], value=nl.load(a_input[ix, iy]) + nl.load(b_input[ix, iy]))
+
+        a16, b16 = A.astype(np.float16), B.astype(np.float16)
+        c = np.zeros_like(a16)
+        self.assertIsNone(nki.baremetal(add_tile)[2, 2](a16, b16, c))
+        np.testing.assert_allclose(c, a16 + b16, rtol=1e-3)
+
     def test_mutable_output_argument(self):
         @nki.jit
         def add_into(a, b, out: nt.mutable_tensor):

@@ -29,7 +29,7 @@ y = np.random.random_sample([512, 256]).astype(np.float32)
 assert np.allclose(nki.baremetal(tiled_add)(x, y), x + y)
 
 # Shape-only inputs, as nki-samples drivers pass them to nki.benchmark.
-bench_func = nki.benchmark(warmup=1, iters=3)(matmul_t)
+bench_func = benchmark(warmup=1, iters=3)(matmul_t)
 bench_func(nt.tensor[[128, 128], nl.bfloat16], nt.tensor[[128, 512], nl.bfloat16])
 p50 = bench_func.benchmark_result.nc_latency.get_latency_percentile(50)
 print(f"matmul p50 {p50}")
