@@ -38,8 +38,7 @@ COMPILER_OPTIONS = {
     "kernel_return": "the kernel's returned tensors are its outputs",
     "compile_config": "nki.compiler.CompileConfig: neuronx-cc passes",
     "specialization_config": "nki.compiler.SpecializationConfig",
-    "artifacts_dir": "baremetal: gets the assembly and the NEFF",
-    "lnc": "logical NeuronCore degree (the SPMD grid decides the programs here)",
+    "artifacts_dir": "neuronx-cc's artifacts (nki.baremetal writes the assembly and NEFF there)",
 }
 
 
