@@ -328,14 +328,26 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(nki.NkiError, r"nt.tensor without a shape"):
             nki.simulate(add_kernel)(nt.tensor, B)
 
-    def test_in_place_update_is_refused(self):
+    def test_in_place_update(self):
+        # nt.mutable_tensor read and written (a KV-cache update, say): the kernel runs on a
+        # copy of the argument, copied back into the caller's array.
         @nki.jit
-        def inplace(a: nt.mutable_tensor):
-            nl.store(a, value=nl.load(a) + 1.0)
+        def bump(a: nt.mutable_tensor, rows):
+            for r in rows:
+                nl.store(a[r * 32:(r + 1) * 32, :], value=nl.load(a[r * 32:(r + 1) * 32, :]) + 1.0)
             return a
 
-        with self.assertRaisesRegex(nki.NkiError, r"argument 'a' is read and written"):
-            nki.simulate(inplace)(A.copy())
+        x = A.copy()
+        out = nki.simulate(bump)(x, (0, 2))
+        want = A.copy()
+        want[0:32] += 1.0
+        want[64:96] += 1.0
+        np.testing.assert_allclose(x, want)
+        np.testing.assert_allclose(out, want)
+        traced = bump.trace(A, (0, 2))
+        self.assertEqual([h.name for h in traced.inputs], ["a_in"])
+        self.assertEqual(traced.mutable, ("a",))
+        self.assertIn("dma_copy a{ap=[[512, 128], [1, 512]], offset=0}, a_in{", traced.asm())  # one DMA
 
     def test_unsupported_names(self):
         with self.assertRaisesRegex(nki.NkiError, rf"{THIS}:\d+: nki.language.device_print"):

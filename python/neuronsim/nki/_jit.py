@@ -199,34 +199,51 @@ class JitKernel:
         call = Call(self, args, kwargs, location)
         key = (target, self.grid, call.key)
         if key not in self._cache:
-            self._cache[key] = self._trace(call, target)
+            try:
+                self._cache[key] = self._trace(call, target)
+            except _InPlace as again:
+                self._cache[key] = self._trace(call, target, again.params)
         return self._cache[key], call
 
-    def _trace(self, call, target):
+    def _trace(self, call, target, in_place=()):
+        """Traces the kernel. `in_place`: parameters the kernel reads and writes (found by
+        a first trace): each becomes an output tensor that a DMA fills from an input
+        copy of the argument before the kernel's first instruction, since a neuronsim
+        tensor is an input or an output, not both."""
         if Trace.active is not None:
             fail("a kernel cannot be traced inside another kernel's trace")
         tr = Trace(target, self.reuse_delay)
-        inputs, replace = [], {}
+        inputs, replace, copies = [], {}, []
         location = (inspect.getsourcefile(self.fn) or "<kernel>", self.fn.__code__.co_firstlineno)
         Trace.active = tr
         try:
             for pname, a in call.tensors:
-                name = tr.unique_name(pname)
-                h = HbmTensor(name, a.shape, a.dtype, "input")
+                h = HbmTensor(tr.unique_name(pname), a.shape, a.dtype,
+                              "output" if pname in in_place else "input")
                 h.param = pname
-                tr.hbm[name] = h
-                inputs.append(h)
+                tr.hbm[h.name] = h
                 replace[pname] = Tensor("hbm", a.dtype, a.shape, _row_major(a.shape), 0, hbm=h,
-                                        name=name)
+                                        name=h.name)
+                if pname in in_place:
+                    src = HbmTensor(tr.unique_name(pname + "_in"), a.shape, a.dtype, "input")
+                    src.param = pname
+                    tr.hbm[src.name] = src
+                    inputs.append(src)
+                    copies.append((h, src))
+                else:
+                    inputs.append(h)
+            for dst, src in copies:
+                _copy_hbm(dst, src)
             args, kwargs = call.call_values(replace)
             result = None
             for program in (itertools.product(*(range(g) for g in self.grid)) if self.grid else [()]):
                 tr.start_program(program, self.grid)
                 r = self.fn(*args, **kwargs)
                 result = r if result is None else result
-            del args, kwargs, replace
+            del args, kwargs
             results = result if isinstance(result, (tuple, list)) else ([] if result is None else [result])
-            mutable = _written_inputs(tr, inputs, location)
+            mutable = _written_inputs(tr, inputs)
+            mutable += [dst for dst, _ in copies]
             outputs = []
             for r in results:
                 if not isinstance(r, Tensor) or r.space != "hbm" or (
@@ -244,7 +261,7 @@ class JitKernel:
             if not outputs:
                 fail("the kernel returns no output tensor", location)
             inputs = [h for h in inputs if h not in mutable]
-            del call, result, results, r
+            del call, result, results, r, replace, copies
             text, line_map = lower(tr, self.name, inputs, outputs, self.schedule)
         finally:
             Trace.active = None
@@ -271,10 +288,43 @@ class JitKernel:
         return f"<nki.jit kernel {self.name}{list(self.grid) if self.grid else ''}>"
 
 
-def _written_inputs(tr, inputs, location):
+# One DMA of an in-place argument's copy: 128 rows of 16 Ki elements (a row's stride
+# must fit the access pattern's int16 stride, reference section 2: at most 32767).
+_COPY_ROW = 16384
+
+
+def _copy_hbm(dst, src):
+    """dst = src, whole HBM tensors, by dma_copy's of at most 128 x _COPY_ROW elements
+    (DMA access patterns take at most 128 partitions)."""
+    from . import isa
+
+    n = 1
+    for d in dst.shape:
+        n *= d
+    row = min(_COPY_ROW, max(1, n // 128))  # 128 rows where the size allows: DMAs split by row
+    pos = 0
+    while pos < n:
+        rows = min(128, (n - pos) // row)
+        shape = (rows, row) if rows else (1, n - pos)
+        views = [Tensor("hbm", h.dtype, shape, (shape[1], 1), pos, hbm=h, name=h.name)
+                 for h in (dst, src)]
+        isa.dma_copy(dst=views[0], src=views[1])
+        pos += shape[0] * shape[1]
+
+
+class _InPlace(Exception):
+    """A first trace found arguments the kernel reads and writes: trace again with them
+    in place (JitKernel._trace)."""
+
+    def __init__(self, params):
+        super().__init__(params)
+        self.params = frozenset(params)
+
+
+def _written_inputs(tr, inputs):
     """Arguments the kernel stores into (nt.mutable_tensor outputs passed in, as current
-    NKI allows). One that is also read is an in-place update, which neuronsim's kernels
-    cannot express (a tensor is an input or an output)."""
+    NKI allows, or the tutorials' output arguments). Ones that are also read are in-place
+    updates: _InPlace asks for a trace that copies them first."""
     by_name = {h.name: h for h in inputs}
     written, read = set(), set()
     for ins in tr.instrs:
@@ -284,13 +334,9 @@ def _written_inputs(tr, inputs, location):
         for v in getattr(ins, "reads", ()):
             if v.space == "hbm" and v.buffer in by_name:
                 read.add(v.buffer)
-    both = sorted(written & read)
+    both = written & read
     if both:
-        h = by_name[both[0]]
-        fail(f"argument '{getattr(h, 'param', h.name)}' is read and written by the kernel: an "
-             f"in-place update of an input is not supported by neuronsim (a kernel tensor is "
-             f"an input or an output); write the result to a new nl.ndarray(..., "
-             f"buffer=nl.shared_hbm) and return it", location)
+        raise _InPlace(by_name[n].param for n in both)
     return [h for h in inputs if h.name in written]
 
 
