@@ -121,6 +121,13 @@ class Simulate(unittest.TestCase):
             bench = nki.benchmark(warmup=0, iters=1)(rows)[4]
             bench(A, B)
         self.assertGreater(bench.benchmark_result.latency_ns, 0)
+        # A subset of the grid's programs (one physical core's share of an SPMD launch).
+        part = rows[4]
+        part.programs = [(1,), (3,)]
+        out = nki.simulate(part)(A, B)
+        np.testing.assert_allclose(out[32:64], (A + B)[32:64])
+        np.testing.assert_allclose(out[96:128], (A + B)[96:128])
+        self.assertEqual(part.trace(A, B).asm().count("queue=_store"), 2)
 
     def test_plain_function_writing_its_output_argument(self):
         # neuronxcc-era tutorials: no @nki.jit, no return, the output passed in and

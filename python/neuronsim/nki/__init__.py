@@ -25,7 +25,7 @@ difference from NKI.
 from __future__ import annotations
 
 from . import compiler, isa, language, typing  # noqa: F401
-from . import _unsupported
+from . import _drivers, _unsupported
 from ._args import typed
 from ._core import NkiError
 from ._dropin import install_import_hook, uninstall_import_hook
@@ -38,6 +38,18 @@ __all__ = ["jit", "simulate", "simulate_kernel", "benchmark", "baremetal", "prof
            "tensor", "NkiError", "TracedKernel", "JitKernel", "BenchmarkResult", "LatencyStats",
            "BenchmarkKernel", "BaremetalKernel", "ProfileKernel", "install_import_hook",
            "uninstall_import_hook", "language", "isa", "typing", "compiler"]
+
+
+
+def _run(kernel, args, target, kwargs, **run_options):
+    """(TracedKernel, neuronsim.RunResult): the earlier internal entry point, kept for
+    callers written against it; new code uses _drivers._run."""
+    from ._core import user_location
+
+    traced, _, result = _drivers._run(kernel, args, kwargs, target, user_location(),
+                                      **run_options)
+    return traced, result
+
 
 # Documented names nobody implemented raise an NkiError naming the API (_unsupported.py).
 __getattr__ = _unsupported.module_getattr(__name__, _unsupported.NKI, "nki")

@@ -149,12 +149,16 @@ class JitKernel:
         self.platform_target = platform_target
         self.options = dict(options or {})
         self.benchmark_result = None  # set by a call in mode="benchmark"
+        # The grid's programs this kernel traces (None: all, in order): a subset makes one
+        # physical core's kernel of an SPMD launch.
+        self.programs = None
         self._cache = {}
         functools.update_wrapper(self, fn)
 
     def _copy(self, **changes):
         k = JitKernel(self.fn, self.name, self.reuse_delay, self.grid, self.schedule, self.mode,
                       self.platform_target, self.options)
+        k.programs = self.programs
         for attr, value in changes.items():
             setattr(k, attr, value)
         return k
@@ -170,7 +174,7 @@ class JitKernel:
             fail(f"a launch grid is a tuple of ints, e.g. kernel[4, 2](...), got {grid!r}")
         if not grid or any(g < 1 for g in grid):
             fail(f"a launch grid needs positive sizes, got {list(grid)}")
-        return self._copy(grid=grid)
+        return self._copy(grid=grid, programs=None)
 
     def resolve_target(self, target=None):
         """An explicit target=, else @nki.jit(platform_target=), else `--target` in
@@ -197,7 +201,8 @@ class JitKernel:
         location = location or user_location()
         target = self.resolve_target(target)
         call = Call(self, args, kwargs, location)
-        key = (target, self.grid, call.key)
+        key = (target, self.grid, None if self.programs is None else tuple(self.programs),
+               call.key)
         if key not in self._cache:
             try:
                 self._cache[key] = self._trace(call, target)
@@ -236,7 +241,7 @@ class JitKernel:
                 _copy_hbm(dst, src)
             args, kwargs = call.call_values(replace)
             result = None
-            for program in (itertools.product(*(range(g) for g in self.grid)) if self.grid else [()]):
+            for program in self._programs():
                 tr.start_program(program, self.grid)
                 r = self.fn(*args, **kwargs)
                 result = r if result is None else result
@@ -269,6 +274,11 @@ class JitKernel:
                               [h.name for h in mutable])
         traced.returned = returned
         return traced
+
+    def _programs(self):
+        if self.programs is not None:
+            return [tuple(p) for p in self.programs]
+        return list(itertools.product(*(range(g) for g in self.grid))) if self.grid else [()]
 
     def __call__(self, *args, **kwargs):
         """Calling the kernel runs it as its mode says: "benchmark" benchmarks it (the
