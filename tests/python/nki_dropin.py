@@ -98,6 +98,9 @@ class DropIn(unittest.TestCase):
         self.assertIn("bad2.py:1: import neuronxcc.nki.kernels: the nki.kernels library", p.stderr)
         p = run(["-m", "neuronsim.nki", "missing.py"], self.dir, expect=2)
         self.assertIn("can't open file", p.stderr)
+        self.assertIn("usage: python3 -m neuronsim.nki", run(["-m", "neuronsim.nki"], self.dir,
+                                                               expect=2).stdout)
+        self.assertIn("usage:", run(["-m", "neuronsim.nki", "--help"], self.dir).stdout)
 
     def test_install_refuses_after_a_real_import(self):
         with open(os.path.join(self.dir, "nki.py"), "w") as f:
