@@ -265,6 +265,7 @@ class TypingAndCompiler(unittest.TestCase):
         self.assertTrue(nt.tensor[nt.mutable].is_mutable)
         self.assertTrue(nt.mutable_tensor.__getitem__((2, 2)).is_mutable)
         self.assertIs(nki.tensor, nt.tensor)
+        self.assertIs(nl.NkiTensor, nt.tensor)
         with self.assertRaisesRegex(nki.NkiError, rf"{THIS}:\d+: nt.tensor"):
             nt.tensor["x", "y", "z"]
 

@@ -54,4 +54,8 @@ def _run(kernel, args, target, kwargs, **run_options):
 # Documented names nobody implemented raise an NkiError naming the API (_unsupported.py).
 __getattr__ = _unsupported.module_getattr(__name__, _unsupported.NKI, "nki")
 _unsupported.install(language, _unsupported.LANGUAGE, "nki.language")
+# Current NKI's tensor class, which kernels name in annotations (nki.language page
+# "Tensor class": NkiTensor), is nki.typing's tensor type here.
+if "NkiTensor" not in vars(language):
+    language.NkiTensor = typing.tensor
 _unsupported.install(isa, _unsupported.ISA, "nki.isa")

@@ -46,7 +46,7 @@ LANGUAGE = {
     "bool_": None, "float8_e4m3fn": None, "abs_max": None, "abs_min": None, "fmod": None,
     "mod": None, "finfo": None, "broadcast_to": "use the tensor method t.broadcast_to(shape)",
     "fp32": "use nl.float32", "bf16": "use nl.bfloat16", "fp16": "use nl.float16",
-    "NkiTensor": None, "select_reduce": None, "range_select": None,
+    "select_reduce": None, "range_select": None,
 }
 
 ISA = {
