@@ -143,7 +143,7 @@ class JitKernel:
             fail(f"nki.jit: unknown mode {mode!r} (NKI's modes: {', '.join(MODES)})")
         self.schedule, self.mode = schedule, mode
         self.fn = fn
-        self.name = name or fn.__name__
+        self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
         self.reuse_delay = int(reuse_delay)
         self.grid = grid
         self.platform_target = platform_target
@@ -219,7 +219,7 @@ class JitKernel:
             fail("a kernel cannot be traced inside another kernel's trace")
         tr = Trace(target, self.reuse_delay)
         inputs, replace, copies = [], {}, []
-        location = (inspect.getsourcefile(self.fn) or "<kernel>", self.fn.__code__.co_firstlineno)
+        location = _definition(self.fn)
         Trace.active = tr
         try:
             for pname, a in call.tensors:
@@ -320,6 +320,14 @@ def _copy_hbm(dst, src):
                  for h in (dst, src)]
         isa.dma_copy(dst=views[0], src=views[1])
         pos += shape[0] * shape[1]
+
+
+def _definition(fn):
+    """(file, line) of the kernel function's def, for errors about the kernel as a whole."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is None:
+        return ("<kernel>", 0)
+    return (code.co_filename, code.co_firstlineno)
 
 
 class _InPlace(Exception):
