@@ -101,6 +101,15 @@ class DropIn(unittest.TestCase):
         self.assertIn("usage: python3 -m neuronsim.nki", run(["-m", "neuronsim.nki"], self.dir,
                                                                expect=2).stdout)
         self.assertIn("usage:", run(["-m", "neuronsim.nki", "--help"], self.dir).stdout)
+        p = run(["-m", "neuronsim.nki", "--target", "trn9", "x.py"], self.dir, expect=2)
+        self.assertIn("--target 'trn9': expected one of", p.stderr)
+
+    def test_target_option(self):
+        code = "import neuronxcc.nki as nki, os; print(os.environ['NEURON_PLATFORM_TARGET_OVERRIDE'])"
+        self.assertEqual(run(["-m", "neuronsim.nki", "--target", "inf2", "-c", code], self.dir,
+                             "trn2").stdout.strip(), "inf2")
+        out = run(["-m", "neuronsim.nki", "--target=trn1", "add_kernels.py"], self.dir).stdout
+        self.assertIn("tiled_add on trn1", out)
 
     def test_install_refuses_after_a_real_import(self):
         with open(os.path.join(self.dir, "nki.py"), "w") as f:

@@ -14,14 +14,15 @@ import runpy
 import sys
 import types
 
-USAGE = """usage: python3 -m neuronsim.nki SCRIPT.py [ARGS...]
-       python3 -m neuronsim.nki -m MODULE [ARGS...]
-       python3 -m neuronsim.nki -c CODE [ARGS...]
+USAGE = """usage: python3 -m neuronsim.nki [--target T] SCRIPT.py [ARGS...]
+       python3 -m neuronsim.nki [--target T] -m MODULE [ARGS...]
+       python3 -m neuronsim.nki [--target T] -c CODE [ARGS...]
 
 Runs SCRIPT (or MODULE, or CODE) with `import neuronxcc.nki`, `neuronxcc.nki.language`,
 `.isa`, `.typing`, `.compiler` and `import nki`, `nki.language`, ... resolving to
 neuronsim.nki, so an NKI kernel file and its driver run on neuronsim unedited.
-The target is trn2 unless NEURON_PLATFORM_TARGET_OVERRIDE or the kernel says otherwise
+The target is trn2 unless the kernel (platform_target=) or NEURON_PLATFORM_TARGET_OVERRIDE
+says otherwise; --target T (trn1, inf2, trn2, trn3) sets that variable for the run
 (docs/python.md, "Drop-in imports")."""
 
 
@@ -30,7 +31,19 @@ def main(argv):
         print(USAGE)
         return 0 if argv else 2
     from . import NkiError, install_import_hook
+    from ._jit import PLATFORMS
 
+    if argv[0] == "--target" or argv[0].startswith("--target="):
+        value, argv = (argv[0].split("=", 1)[1], argv[1:]) if "=" in argv[0] else \
+            (argv[1] if len(argv) > 1 else "", argv[2:])
+        if value.lower() not in PLATFORMS:
+            print(f"python3 -m neuronsim.nki: --target {value!r}: expected one of "
+                  f"{', '.join(sorted(PLATFORMS))}", file=sys.stderr)
+            return 2
+        os.environ["NEURON_PLATFORM_TARGET_OVERRIDE"] = value  # the nki.jit page's variable
+        if not argv:
+            print(USAGE, file=sys.stderr)
+            return 2
     install_import_hook()
     try:
         if argv[0] == "-m":
