@@ -215,7 +215,7 @@ class Masks(unittest.TestCase):
     def test_masked_iota(self):
         p, f = np.meshgrid(np.arange(128), np.arange(64), indexing="ij")
         want = np.where((p >= 32) & (f >= 20), p * 64 + f, 0)
-        np.testing.assert_array_equal(nki.simulate(masked_iota), want)
+        np.testing.assert_array_equal(nki.simulate(masked_iota)(), want)  # no arguments
 
     def test_out_of_range_needs_mask(self):
         with self.assertRaises(nki.NkiError) as cm:

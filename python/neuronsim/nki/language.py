@@ -963,36 +963,3 @@ def dropout(x, rate, dtype=None, mask=None, **kw):
         fail("nl.dropout is not supported: neuronsim has no random number instruction", location)
     check_mask(mask, location)
     return _isa.dropout(data=_tile_of(x, location), prob=rate, dtype=dtype)
-
-
-class _Unsupported(_core.NkiError, AttributeError):
-    """An nl name neuronsim.nki does not provide (an AttributeError too, so hasattr
-    works)."""
-
-
-_NOT_PROVIDED = {
-    "rand": "neuronsim has no random number instruction",
-    "random_seed": "neuronsim has no random number instruction",
-    "gather_flattened": "indirect (gather) indexing is not supported: every access pattern "
-                        "is built at trace time",
-    "all_reduce": "collectives between programs are not supported",
-    "device_print": "device values exist only in the simulation: store the tile to an output "
-                    "and print it after nki.simulate",
-    "arctan": "neuronsim has no arctan activation",
-    "gelu_dx": "neuronsim has no gelu derivative activation",
-    "silu_dx": "neuronsim has no silu derivative activation",
-    "erf_dx": "neuronsim has no erf derivative activation",
-    "mish": "neuronsim has no mish activation",
-    "rms_norm": "write it with nl.square, nl.mean and nl.rsqrt (examples/python/rmsnorm.py)",
-    "fori_loop": "neuronsim.nki unrolls loops at trace time: use a Python for loop",
-    "while_loop": "neuronsim.nki unrolls loops at trace time: use a Python while loop",
-}
-
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    file, line = user_location()
-    why = _NOT_PROVIDED.get(name, "it is not part of neuronsim.nki (docs/python.md, "
-                                  "\"neuronsim.nki\", lists what is)")
-    raise _Unsupported(f"{file}:{line}: nl.{name} is not supported: {why}")
