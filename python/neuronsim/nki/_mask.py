@@ -13,6 +13,7 @@ that call to `emit` below, which applies it.
 from __future__ import annotations
 
 import copy
+import weakref
 
 import numpy as np
 
@@ -108,7 +109,9 @@ def mask_true(m):
 
 # --- the mask of the call being traced ------------------------------------------------------
 
-_pending = None  # (trace, Mask, location): the mask of the call on that Python line
+# (weak reference to the trace, Mask, location): the mask of the call on that Python
+# line. Weak, so a finished trace is not kept alive by the last mask it used.
+_pending = None
 
 
 def check_mask(mask, location):
@@ -124,10 +127,10 @@ def check_mask(mask, location):
             fail(f"mask= takes a comparison of index expressions (e.g. mask=(i_p < n) with i_p "
                  f"from nl.arange / nl.mgrid), not {type(mask).__name__}", location)
     if mask_true(mask):
-        if _pending is not None and (_pending[0] is not tr or _pending[2] != location):
+        if _pending is not None and (_pending[0]() is not tr or _pending[2] != location):
             _pending = None
         return
-    _pending = (tr, mask, location)
+    _pending = (weakref.ref(tr), mask, location)
 
 
 class BoundedView(View):
@@ -344,7 +347,7 @@ def emit(tr, ins):
     (one instruction per rectangle, none where it is all false), after checking that
     every out-of-range view is in range where the mask is true."""
     p = _pending
-    mask = p[1] if p is not None and p[0] is tr and p[2] == ins.location else None
+    mask = p[1] if p is not None and p[0]() is tr and p[2] == ins.location else None
     if mask is None and not _any_bounded(ins):
         return tr.emit(ins)  # the common case: nothing to check, nothing allocated
     bounded = [v for v in ins.operands if type(v) is BoundedView and v.limits]
