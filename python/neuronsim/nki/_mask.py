@@ -130,6 +130,8 @@ def check_mask(mask, location):
         if _pending is not None and (_pending[0]() is not tr or _pending[2] != location):
             _pending = None
         return
+    if tr is None:
+        tr = _core.trace()  # raises: nki calls work only inside a kernel being traced
     _pending = (weakref.ref(tr), mask, location)
 
 
