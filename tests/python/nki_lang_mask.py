@@ -146,7 +146,37 @@ def all_false(x):
     return out
 
 
+@nki.jit
+def masked_bias(x):
+    # The constant bias tile of a masked activation is shared with a later unmasked one:
+    # it is filled whole.
+    o1 = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    i_p, i_f = nl.mgrid[0:128, 0:x.shape[1]]
+    z = nl.zeros(x.shape, dtype=x.dtype)
+    nisa.activation(dst=z, op=nl.copy, data=t, bias=0.5, mask=(i_p < 100))
+    nl.store(o1, value=z)
+    nl.store(o2, value=nisa.activation(op=nl.copy, data=t, bias=0.5))
+    o3 = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    s = nisa.scalar_tensor_tensor(data=t, op0=nl.multiply, operand0=2.0, op1=nl.add,
+                                  operand1=t, mask=(i_f < 2))
+    nl.store(o3[i_p, i_f], value=s, mask=(i_f < 2))
+    return o1, o2, o3
+
+
 class Masks(unittest.TestCase):
+    def test_masked_bias_constant_is_whole(self):
+        x = np.ones((128, 4), np.float32)
+        o1, o2, o3 = nki.simulate(masked_bias, x)
+        np.testing.assert_array_equal(o3[:, :2], np.full((128, 2), 3.0, np.float32))
+        asm = masked_bias.trace(x).asm()
+        self.assertEqual(asm.count("scalar_tensor_tensor _sbuf.fp32{ap=[[0, 128], [1, 2]]"), 1)
+        want = np.zeros_like(x)
+        want[:100] = 1.5
+        np.testing.assert_array_equal(o1, want)
+        np.testing.assert_array_equal(o2, np.full_like(x, 1.5))
+
     def test_all_false_masks_emit_nothing(self):
         x = np.ones((128, 8), np.float32)
         np.testing.assert_array_equal(nki.simulate(all_false, x), np.zeros_like(x))

@@ -13,6 +13,7 @@ that call to `emit` below, which applies it.
 from __future__ import annotations
 
 import copy
+import sys
 import weakref
 
 import numpy as np
@@ -334,6 +335,22 @@ def _overlaps(a, b):
         a[2][0] < b[2][1] and b[2][0] < a[2][1]
 
 
+# isa.py's helpers whose tiles the trace keeps and reuses across calls (a constant bias,
+# the ones row of a partition broadcast): never shrunk to one call's mask.
+_SHARED_HELPERS = ("constant_tile", "partition_broadcast")
+
+
+def _in_shared_helper():
+    frame = sys._getframe(2)
+    for _ in range(6):
+        if frame is None:
+            return False
+        if frame.f_code.co_name in _SHARED_HELPERS:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _any_bounded(ins):
     for v in ins.operands:
         if type(v) is BoundedView and v.limits:
@@ -359,6 +376,8 @@ def emit(tr, ins):
     if mask is None and not bounded:
         return tr.emit(ins)
     ref = mapping = None
+    if mask is not None and _in_shared_helper():
+        mask = None
     if mask is not None:
         axes, sizes, ndim, b = mask.grid()
         ref, mapping = _axis_map(ins, sizes, ndim)

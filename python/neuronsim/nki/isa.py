@@ -213,6 +213,7 @@ def nc_transpose(*args, **kwargs):
     a = _bind(args, kwargs, ["dst", "data", "engine"] if new else ["data", "engine"], location,
               "nc_transpose")
     data = _tile(a.get("data"), "data", location)
+    check_mask(a.get("mask"), location)  # H2: masks
     eng = _engine(a.get("engine"), "tensor", "transpose", "nc_transpose", location)
     space = "psum" if eng == "tensor" else "sbuf"
     dst = _out(a.get("dst"), (data.free_size(), data.partitions()), data.dtype, location, space)
@@ -405,6 +406,7 @@ def scalar_tensor_tensor(*args, **kwargs):
     names = ["data", "op0", "operand0", "op1", "operand1"]
     a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "scalar_tensor_tensor")
     data = _tile(a.get("data"), "data", location)
+    check_mask(a.get("mask"), location)  # H2: masks
     other = _tile(a.get("operand1"), "operand1", location)
     _same_shape(data, other, "data", "operand1", location)
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
@@ -506,6 +508,7 @@ def memset(*args, **kwargs):
     a = _bind(args, kwargs, ["dst", "value", "engine"] if new else ["shape", "value", "dtype", "engine"],
               location, "memset")
     eng = _engine(a.get("engine"), "vector", "memset", "memset", location)
+    check_mask(a.get("mask"), location)  # H2: masks
     if new:
         dst = _tile(a["dst"], "dst", location)
     else:
@@ -615,6 +618,7 @@ def select(*args, **kwargs):
 
 
 def _select(a, location):
+    check_mask(a.get("mask"), location)  # H2: masks
     pred = _tile(a.get("predicate"), "predicate", location)
     on_true = a.get("on_true")
     on_false = a.get("on_false")
