@@ -59,6 +59,21 @@ def matmul_read_between(lhsT, rhs):
 
 
 @nki.jit
+def zeros_read_first(lhsT, rhs):
+    K, M = lhsT.shape
+    N = rhs.shape[1]
+    before = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    after = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    res = nl.zeros((M, N), nl.float32, buffer=nl.psum)
+    nl.store(before, value=nl.copy(res))
+    for k in nl.affine_range(K // 128):
+        res += nl.matmul(nl.load(lhsT[k * 128:(k + 1) * 128, :]),
+                         nl.load(rhs[k * 128:(k + 1) * 128, :]), transpose_x=True)
+    nl.store(after, value=nl.copy(res))
+    return before, after
+
+
+@nki.jit
 def sbuf_inplace(a, b):
     out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
     acc = nl.zeros(a.shape, dtype=nl.float32, buffer=nl.sbuf)
@@ -113,13 +128,20 @@ class PsumAccumulation(unittest.TestCase):
 
     def test_zeros_then_plus_equals(self):
         asm = self.check(matmul_zeros_acc)
-        # The zeroed tile lets the first matmul start the group.
+        # The zeroed tile lets the first matmul start the group; its fill is not traced.
+        self.assertNotIn("memset", asm)
         self.assertIn("acc=first", asm)
         self.assertIn("acc=last", asm)
 
     def test_isa_plus_equals(self):
         asm = self.check(matmul_isa_acc)
         self.assertIn("acc=first", asm)
+
+    def test_zeros_read_before_accumulating(self):
+        # A zeroed PSUM tile read before any `+=`: the fill is traced where it is needed.
+        out = nki.simulate(zeros_read_first, self.lhsT, self.rhs)
+        np.testing.assert_allclose(out[0], np.zeros((128, 512)), atol=0)
+        np.testing.assert_allclose(out[1], self.want, rtol=1e-4, atol=1e-3)
 
     def test_read_between_keeps_adding(self):
         half, full = nki.simulate(matmul_read_between, self.lhsT, self.rhs)

@@ -361,10 +361,59 @@ def _any_bounded(ins):
     return False
 
 
+# --- zeroed PSUM tiles ------------------------------------------------------------------------
+# nl.zeros(..., buffer=nl.psum) followed by `+=` of matmuls is NKI's accumulation idiom;
+# the first matmul of the group overwrites the tile, so the zero fill is only traced when
+# something else touches the tile first (deferred until then, dropped by `+=`).
+
+
+def defer_zero(tr, ins):
+    zeros = tr.__dict__.setdefault("_nki_deferred_zeros", [])
+    zeros.append((ins.writes[0].region(), ins))
+
+
+def _overlap(a, b):
+    return a[0] == b[0] and a[1][0] < b[1][1] and b[1][0] < a[1][1] and \
+        a[2][0] < b[2][1] and b[2][0] < a[2][1]
+
+
+def take_zero(tr, region):
+    """Drops the deferred zero fill of exactly `region`; True if there was one."""
+    zeros = tr.__dict__.get("_nki_deferred_zeros")
+    for k, (r, _) in enumerate(zeros or ()):
+        if r == region:
+            del zeros[k]
+            return True
+    return False
+
+
+def flush_zeros(tr, views, before_last=False):
+    """Traces the deferred zero fills that `views` touch: next, or just before the last
+    instruction (which is about to be redirected to write them)."""
+    zeros = tr.__dict__.get("_nki_deferred_zeros")
+    if not zeros:
+        return
+    regions = [v.region() for v in views]
+    keep = []
+    for r, ins in zeros:
+        if any(_overlap(r, q) for q in regions):
+            if before_last and tr.instrs:
+                last = tr.instrs.pop()
+                tr.emit(ins)
+                tr.emit(last)
+            else:
+                tr.emit(ins)
+        else:
+            keep.append((r, ins))
+    zeros[:] = keep
+
+
 def emit(tr, ins):
     """Appends `ins` to the trace, shrunk to the true part of the current call's mask
     (one instruction per rectangle, none where it is all false), after checking that
     every out-of-range view is in range where the mask is true."""
+    if tr.__dict__.get("_nki_deferred_zeros"):
+        flush_zeros(tr, ins.reads + ins.writes + [v for _, v in ins.options if isinstance(v, View)])
     p = _pending
     mask = p[1] if p is not None and p[0]() is tr and p[2] == ins.location else None
     if mask is None and not _any_bounded(ins):

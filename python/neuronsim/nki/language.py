@@ -195,8 +195,14 @@ def full(shape, fill_value, dtype=float32, buffer=sbuf, name=None, **kwargs):
     if t.space == "hbm":
         fail("nl.full/nl.zeros in HBM is not supported (fill an SBUF tile and store it)", location)
     # A tile with block dimensions is filled whole, by one memset over all its blocks.
-    _isa.emit("vector", "memset", t.all_blocks(), [], [("value", repr(float(fill_value)))],
-              location)
+    whole = t.all_blocks()
+    if t.space == "psum" and float(fill_value) == 0.0:
+        # Traced only if something other than `+=` of a matmul touches it first.
+        view = whole.view()
+        ins = _core.Instr("vector", "memset", [view], [("value", "0.0")], location, [view], [])
+        _mask.defer_zero(_core.trace(), ins)
+        return t
+    _isa.emit("vector", "memset", whole, [], [("value", repr(float(fill_value)))], location)
     return t
 
 
@@ -336,6 +342,7 @@ def _assign(dst, value, location, temporary=False):
     if forwardable and p.opcode == "dma_copy" and dst.partitions() != value.partitions():
         forwardable = False  # a DMA's two sides must agree on the partitions
     if forwardable:
+        _mask.flush_zeros(tr, [dst.view()], before_last=True)
         p.operands[0] = dst.view()
         p.writes[0] = dst.view()
         dst.producer = p
@@ -373,10 +380,12 @@ def _inplace(t, opname, value, location):
             fail(f"cannot accumulate a {list(value.shape)} matmul result into a "
                  f"{list(t.shape)} PSUM tile", location)
         view = t.view()
+        zeroed = _mask.take_zero(tr, view.region())  # nl.zeros: its fill is not needed
+        _mask.flush_zeros(tr, [view], before_last=True)  # a zeroed tile t is part of
         p.operands[0], p.writes[0] = view, t.view()
         # Zero (nl.zeros) or never written: the first matmul may start the group;
         # holding data: it adds to it.
-        p.acc = "auto" if _zero_or_unwritten(tr, t, view) else True
+        p.acc = "auto" if zeroed or _zero_or_unwritten(tr, t, view) else True
         t.producer = None
         return t
     location_value = value
