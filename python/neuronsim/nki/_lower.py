@@ -250,7 +250,8 @@ def lower(tr, name, inputs, outputs, schedule="list"):
     lines = ["# Traced by neuronsim.nki from Python; each instruction names its source line.",
              f"kernel {name} target={tr.target}", ""]
     line_map = {}
-    roles = {h.name: "scratch" for h in tr.hbm.values()}
+    roles = {h.name: "scratch" if h.role != "constant" else f"constant = {h.value}"
+             for h in tr.hbm.values()}  # nl.shared_constant: its values in the kernel
     for h in inputs:
         roles[h.name] = "input"
     for h in outputs:

@@ -2,6 +2,8 @@
 nl.arange / nl.mgrid index expressions."""
 from __future__ import annotations
 
+import sys
+
 from . import _core
 from ._core import View, fail, user_location
 
@@ -24,19 +26,56 @@ def _row_major(shape):
     return tuple(reversed(strides))
 
 
+class ParDim(int):
+    """nl.par_dim(n) in a shape: this dimension is the partition dimension; the ones before
+    it are block dimensions (NKI page nki.language.par_dim; programming guide, "Block
+    dimension": a (B, par_dim(P), F) tensor is B tiles of P partitions and F elements)."""
+
+    def __repr__(self):
+        return f"par_dim({int(self)})"
+
+    __str__ = int.__repr__  # shapes print as numbers
+
+
+def partition_dim(shape, location):
+    """The index of the partition dimension of an on-chip shape: the one marked par_dim,
+    else the first (NKI's default)."""
+    for s in shape:
+        if type(s) is ParDim:
+            break
+    else:
+        return 0
+    marked = [i for i, s in enumerate(shape) if isinstance(s, ParDim)]
+    if len(marked) > 1:
+        fail(f"shape {list(shape)} marks {len(marked)} dimensions with nl.par_dim; mark one",
+             location)
+    return marked[0] if marked else 0
+
+
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
 class Tensor:
-    """A view of an HBM tensor or of an on-chip tile. `shape[0]` of an SBUF/PSUM tile is
-    its partition dimension; the rest are free dimensions."""
+    """A view of an HBM tensor or of an on-chip tile. An on-chip tensor's dimension `pdim`
+    is its partition dimension (lanes), the ones before it block dimensions (B tiles side
+    by side in every partition) and the ones after it free dimensions."""
 
     def __init__(self, space, dtype, shape, strides, offset, hbm=None, alloc=None, pstart=0,
-                 name=None):
+                 name=None, pdim=0, limits=None):
         self.space = space  # "hbm", "sbuf", "psum"
         self.dtype = dtype
         self.shape = tuple(int(n) for n in shape)
-        self.strides = tuple(strides)  # elements; on-chip: strides[0] unused (lanes)
+        self.strides = tuple(strides)  # elements; on-chip: strides[pdim] unused (lanes)
         self.offset = offset  # HBM: elements from the tensor's start; on-chip: bytes in the pool
         self.hbm, self.alloc, self.pstart = hbm, alloc, pstart
         self.name = name
+        self.pdim = pdim
+        self.limits = limits  # out-of-range indices a mask must exclude (_mask.BoundedView)
+        self.axes = None  # indexed by index expressions: the grid axis of each dimension
         self.producer = None  # the Instr that wrote this whole, fresh tensor
 
     # --- NKI attributes ---
@@ -62,29 +101,48 @@ class Tensor:
 
     # --- operands ---
     def view(self):
+        cls = _mask.BoundedView if self.limits or self.axes else View
         if self.space == "hbm":
             if not self.shape:
-                return View("hbm", self.hbm.name, self.dtype, 0, 1, 0, self.offset * self.dtype.size, [(1, 1)])  # noqa: E501
-            dims = list(zip(self.strides[1:], self.shape[1:]))
-            return View("hbm", self.hbm.name, self.dtype, 0, self.shape[0], self.strides[0],
+                v = cls("hbm", self.hbm.name, self.dtype, 0, 1, 0, self.offset * self.dtype.size, [(1, 1)])
+            else:
+                dims = list(zip(self.strides[1:], self.shape[1:]))
+                v = cls("hbm", self.hbm.name, self.dtype, 0, self.shape[0], self.strides[0],
                         self.offset * self.dtype.size, dims, self.hbm.shape[-1] if self.hbm.shape else 1)
-        pool = "_sbuf" if self.space == "sbuf" else "_psum"
-        dims = list(zip(self.strides[1:], self.shape[1:]))
-        return View(self.space, pool, self.dtype, self.pstart, self.shape[0], 0, self.offset, dims)
+        else:
+            if self.pdim and any(n != 1 for n in self.shape[:self.pdim]):
+                fail(f"{self.name or 'this tensor'} {list(self.shape)} has block dimensions "
+                     f"{list(self.shape[:self.pdim])}: an instruction takes one block, "
+                     f"t[b] (or t[b, i_p, i_f])")
+            pool = "_sbuf" if self.space == "sbuf" else "_psum"
+            p = self.pdim
+            dims = list(zip(self.strides[p + 1:], self.shape[p + 1:]))
+            v = cls(self.space, pool, self.dtype, self.pstart, self.shape[p], 0, self.offset, dims)
+        if cls is not View:
+            v.limits, v.axes = self.limits or [], self._view_axes()
+        return v
+
+    def _view_axes(self):
+        """The grid axis of each view axis (partition first), or None."""
+        if not self.axes:
+            return None
+        if self.space == "hbm":
+            return tuple(self.axes) if self.shape else None
+        return tuple(self.axes[self.pdim:])
 
     def partitions(self):
-        return self.shape[0] if self.shape else 1
+        return self.shape[self.pdim] if self.shape else 1
 
     def free_size(self):
-        n = 1
-        for s in self.shape[1:]:
-            n *= s
-        return n
+        return _prod(self.shape[self.pdim + 1:])
 
-    def _derive(self, shape, strides, offset, pstart=None):
-        t = Tensor(self.space, self.dtype, shape, strides, offset, self.hbm, self.alloc,
-                   self.pstart if pstart is None else pstart, self.name)
-        return t
+    def _derive(self, shape, strides, offset, pstart=None, pdim=None, limits=None):
+        if self.limits:
+            fail("this view indexes outside its tensor (only legal under a mask); index the "
+                 "tensor once, with the whole index")
+        return Tensor(self.space, self.dtype, shape, strides, offset, self.hbm, self.alloc,
+                      self.pstart if pstart is None else pstart, self.name,
+                      self.pdim if pdim is None else pdim, limits)
 
     # --- indexing ---
     def __getitem__(self, key):
@@ -98,62 +156,162 @@ class Tensor:
         if len(key) > len(self.shape):
             fail(f"too many indices ({len(key)}) for a tensor of shape {list(self.shape)}", location)
         key = key + (slice(None),) * (len(self.shape) - len(key))
-        shape, strides = [], []
+        exprs = False
+        for k in key:
+            if type(k) is not slice and type(k) is not int:
+                key = tuple(_plain(k, location) for k in key)
+                exprs = any(isinstance(k, IndexExpr) for k in key)
+                break
+        if exprs and not _simple(key):
+            return self._grid_index(key, location)
+        shape, strides, axes, limits = [], [], [], []
         offset = self.offset
         pstart = self.pstart
-        last_axis = -1
+        pdim = 0
         onchip = self.space != "hbm"
+        scale = self.dtype.size if onchip else 1
         for dim, (k, n) in enumerate(zip(key, self.shape)):
             stride = self.strides[dim]
+            is_p = onchip and dim == self.pdim
+            if is_p:
+                pdim = len(shape)
             if isinstance(k, IndexExpr):
-                k, axis = k.as_index(location)
-                if axis is not None and k.stop - k.start > 1:  # size-1 axes do not order
-                    if axis <= last_axis:
-                        fail("index expressions must follow the tensor's dimension order "
-                             "(a transposing index needs nc_transpose)", location)
-                    last_axis = axis
-            if isinstance(k, bool) or not isinstance(k, (int, slice)):
-                try:
-                    k = int(k)
-                except (TypeError, ValueError):
-                    fail(f"unsupported index {k!r} (use ints, slices, nl.arange or nl.mgrid)", location)
+                # One grid axis, increasing: this dimension of the view is that axis. Out
+                # of range is legal where the call's mask is false (a partial tile).
+                (axis, coef), = k.live_terms().items()
+                size = k.sizes[axis]
+                if onchip and dim < self.pdim:
+                    fail(f"block dimension {dim} takes an int (t[b, i_p, i_f])", location)
+                if is_p and coef != 1:
+                    fail("the partition dimension cannot be indexed with a step", location)
+                lo, hi = k.range()
+                if lo < 0 or hi >= n:
+                    limits.append((k.const, {len(shape): coef}, n, f"dimension {dim}"))
+                if is_p:
+                    pstart += k.const
+                    strides.append(0)
+                else:
+                    offset += k.const * stride * scale
+                    strides.append(stride * coef)
+                shape.append(size)
+                axes.append(axis)
+                continue
             if isinstance(k, int):
                 if k < 0:
                     k += n
                 if not 0 <= k < n:
                     fail(f"index {k} out of range for dimension {dim} of size {n}", location)
-                if onchip and dim == 0:
+                if is_p:
                     pstart += k
                     shape.append(1)
                     strides.append(0)
+                    axes.append(None)
                     continue
-                offset += k * stride * (self.dtype.size if onchip else 1)
+                offset += k * stride * scale
                 continue
-            start, stop, step = k.start, k.stop, k.step
-            step = 1 if step is None else step
-            if step <= 0:
-                fail(f"slice step {step} must be positive", location)
-            start = 0 if start is None else (start + n if start < 0 else start)
-            stop = n if stop is None else (stop + n if stop < 0 else stop)
-            if not (0 <= start < n and start < stop <= n):
-                fail(f"slice {start}:{stop} out of range for dimension {dim} of size {n}", location)
+            start, stop, step = _slice_bounds(k, n, dim, location)
             size = (stop - start + step - 1) // step
-            if onchip and dim == 0:
+            axes.append(None)
+            if is_p:
                 if step != 1:
                     fail("the partition dimension cannot be sliced with a step", location)
                 pstart += start
                 shape.append(size)
                 strides.append(0)
                 continue
-            offset += start * stride * (self.dtype.size if onchip else 1)
+            offset += start * stride * scale
             shape.append(size)
             strides.append(stride * step)
-        return self._derive(shape, strides, offset, pstart)
+        t = self._derive(shape, strides, offset, pstart, pdim if onchip else 0, limits or None)
+        if any(a is not None for a in axes):
+            t.axes = tuple(axes)
+        return t
+
+    def _grid_index(self, key, location):
+        """Indexing by index expressions: the view's dimensions are the grid's axes (axis 0
+        the partitions), each with the stride the expressions give it; one tensor
+        dimension may combine several axes (`i_f1 * sz + i_f2`) and one axis may step
+        through several dimensions. A slice takes the next axis no expression uses."""
+        exprs, sizes, ndim = [], {}, 1
+        for k in key:
+            if isinstance(k, IndexExpr):
+                ndim = max(ndim, k.ndim)
+                for a in k.live_terms():
+                    if sizes.setdefault(a, k.sizes[a]) != k.sizes[a]:
+                        fail(f"grid axis {a} has {sizes[a]} values in one index and "
+                             f"{k.sizes[a]} in another", location)
+        free_axes = iter([a for a in range(ndim) if a not in sizes] +
+                         list(range(max([ndim] + [a + 1 for a in sizes]), 64)))
+        for dim, (k, n) in enumerate(zip(key, self.shape)):
+            if isinstance(k, IndexExpr):
+                exprs.append((k.const, k.live_terms()))
+            elif isinstance(k, int):
+                exprs.append((k + n if k < 0 else k, {}))
+            else:
+                start, stop, step = _slice_bounds(k, n, dim, location)
+                a = next(free_axes)
+                sizes[a] = (stop - start + step - 1) // step
+                exprs.append((start, {a: step}))
+        ndim = max([ndim] + [a + 1 for a in sizes])
+        shape = [sizes.get(a, 1) for a in range(ndim)]
+        strides = [0] * ndim
+        onchip = self.space != "hbm"
+        offset, pstart = self.offset, self.pstart
+        scale = self.dtype.size if onchip else 1
+        limits = []
+        for dim, ((const, terms), n) in enumerate(zip(exprs, self.shape)):
+            lo = hi = const
+            for a, c in terms.items():
+                lo += min(0, c * (sizes[a] - 1))
+                hi += max(0, c * (sizes[a] - 1))
+            if lo < 0 or hi >= n:
+                limits.append((const, dict(terms), n, f"dimension {dim}"))
+            if onchip and dim == self.pdim:
+                if terms and terms != {0: 1}:
+                    fail("the partition dimension of an on-chip tile takes the grid's first "
+                         "axis with step 1 (i_p), plus a constant", location)
+                pstart += const
+                continue
+            if onchip and dim < self.pdim and terms:
+                fail(f"block dimension {dim} takes an int (t[b, i_p, i_f])", location)
+            if onchip and sizes.get(0, 1) > 1 and terms.get(0):
+                fail("the grid's first axis (the partitions) cannot index a free dimension of "
+                     "an on-chip tile; move data across partitions with nc_transpose", location)
+            offset += const * self.strides[dim] * scale
+            for a, c in terms.items():
+                strides[a] += c * self.strides[dim]
+        if onchip:
+            strides[0] = 0
+        t = self._derive(shape, strides, offset, pstart, 0, limits or None)
+        t.axes = tuple(range(ndim))
+        return t
 
     def __setitem__(self, key, value):
         from . import language
 
-        language._assign(self[key], value, user_location())
+        # A value nothing else refers to (t[b] = nl.load(...)) may be written in place.
+        temporary = isinstance(value, Tensor) and sys.getrefcount(value) <= _TEMP_REFS
+        language._assign(self[key], value, user_location(), temporary)
+
+    def __iadd__(self, value):
+        from . import language
+
+        return language._inplace(self, "add", value, user_location())
+
+    def __isub__(self, value):
+        from . import language
+
+        return language._inplace(self, "subtract", value, user_location())
+
+    def __imul__(self, value):
+        from . import language
+
+        return language._inplace(self, "multiply", value, user_location())
+
+    def __itruediv__(self, value):
+        from . import language
+
+        return language._inplace(self, "divide", value, user_location())
 
     def reshape(self, shape):
         location = user_location()
@@ -167,6 +325,9 @@ class Tensor:
             if self.strides != _row_major(self.shape):
                 fail("reshape needs a contiguous HBM tensor", location)
             return self._derive(shape, _row_major(shape), self.offset)
+        if self.pdim != 0:
+            fail("reshape of a tensor with block dimensions: index one block first (t[b])",
+                 location)
         if shape[0] != self.shape[0]:
             fail("reshape of an on-chip tile keeps its partition dimension", location)
         if self.strides[1:] != _row_major(self.shape[1:]):
@@ -174,10 +335,19 @@ class Tensor:
         return self._derive(shape, (0,) + _row_major(shape[1:]), self.offset)
 
     def _elems(self):
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return _prod(self.shape)
+
+    def all_blocks(self):
+        """The whole of a tile with block dimensions as one [P, B * F] view (a fill of
+        every block by one instruction)."""
+        if self.space == "hbm" or self.pdim == 0:
+            return self
+        p = self.pdim
+        per = self.shape[:p] + self.shape[p + 1:]
+        if self.strides[:p] + self.strides[p + 1:] != _row_major(per):
+            fail("this view of a block tensor is not contiguous; fill each block t[b]")
+        return Tensor(self.space, self.dtype, (self.shape[p], _prod(per)), (0, 1), self.offset,
+                      self.hbm, self.alloc, self.pstart, self.name)
 
     def broadcast_to(self, shape):
         """Size-1 dimensions repeat with stride 0: a view, for the free dimensions of a
@@ -185,11 +355,14 @@ class Tensor:
         partition). A lane reads only its own partition, so a one-partition SBUF tile
         broadcast over partitions becomes a new tile, made by the Tensor engine as NKI's
         compiler does: ones[1, P].T @ tile (one matmul and one PSUM-to-SBUF copy per 512
-        elements)."""
+        elements). NKI page nki.language.broadcast_to."""
         location = user_location()
         shape = tuple(int(s) for s in shape)
         if len(shape) != len(self.shape):
             fail(f"broadcast_to {list(shape)} needs {len(self.shape)} dimensions", location)
+        if self.space != "hbm" and self.pdim != 0:
+            fail("broadcast_to of a tensor with block dimensions: index one block first (t[b])",
+                 location)
         strides = list(self.strides)
         for d, (have, want) in enumerate(zip(self.shape, shape)):
             if have == want:
@@ -208,15 +381,44 @@ class Tensor:
             return isa.partition_broadcast(view, shape[0], location)
         return view
 
-    def ap(self, pattern, offset=0):
-        """An explicit access pattern on an HBM tensor, NKI's `tensor.ap(pattern, offset)`:
-        pattern = [[partition_stride, partitions], [stride, size], ...] in elements."""
+    def ap(self, pattern, offset=0, **kwargs):
+        """An explicit access pattern (NKI's `tensor.ap(pattern, offset)`, page "NKI Access
+        Patterns"): pattern = [[partition_step, partitions], [step, num], ...] in elements,
+        offset in elements from the tensor's start. On SBUF/PSUM the tensor is its
+        partitions' rows side by side (row = the elements one partition holds), so the
+        partition step must be one row and the offset counts whole rows plus elements."""
         location = user_location()
-        if self.space != "hbm":
-            fail(".ap() is supported on HBM tensors only", location)
-        shape = [int(n) for _, n in pattern]
-        strides = [int(s) for s, _ in pattern]
-        return self._derive(shape, strides, self.offset + int(offset))
+        for k, v in kwargs.items():
+            if v not in (None, 0):
+                fail(f".ap(): {k}= (a runtime offset) is not supported by neuronsim.nki", location)
+        try:
+            pattern = [(int(s), int(n)) for s, n in pattern]
+        except (TypeError, ValueError):
+            fail(".ap() takes pattern=[[step, num], ...] of ints", location)
+        if not pattern:
+            fail(".ap() needs at least the partition entry [step, num]", location)
+        shape = [n for _, n in pattern]
+        strides = [s for s, _ in pattern]
+        if self.space == "hbm":
+            return self._derive(shape, strides, self.offset + int(offset))
+        if self.pdim != 0:
+            fail(".ap() on a tensor with block dimensions: index one block first (t[b])", location)
+        row = self.alloc_row()
+        pstep, parts = pattern[0]
+        offset = int(offset)
+        if parts > 1 and pstep != row:
+            fail(f".ap(): on an on-chip tile the partition step is one partition's row "
+                 f"({row} elements), not {pstep}", location)
+        p0, f0 = divmod(offset, row)
+        if self.pstart + p0 + parts > _core.PARTITIONS:
+            fail(f".ap(): partitions {self.pstart + p0}..{self.pstart + p0 + parts - 1} are "
+                 f"beyond {_core.PARTITIONS}", location)
+        return self._derive(shape, [0] + strides[1:], self.offset + f0 * self.dtype.size,
+                            self.pstart + p0, 0)
+
+    def alloc_row(self):
+        """Elements one partition of this tile's allocation holds (for .ap offsets)."""
+        return getattr(self.alloc, "row_elems", None) or self.free_size()
 
     # --- arithmetic: nl functions ---
     def __add__(self, o):
@@ -256,168 +458,118 @@ class Tensor:
         return nl.multiply(self, -1.0)
 
 
+class _Probe:
+    def __setitem__(self, key, value):
+        self.refs = sys.getrefcount(value)
+
+
+def _temp_refs():
+    """References a temporary value has inside __setitem__ (measured, not assumed: the
+    count differs between Python versions)."""
+    probe = _Probe()
+    probe[0] = object()
+    return probe.refs
+
+
+_TEMP_REFS = _temp_refs()
+
+
+def _plain(k, location):
+    """An index as int, slice or IndexExpr (numpy ints become ints; an expression without
+    grid axes is its constant)."""
+    if isinstance(k, IndexExpr):
+        return k if k.live_terms() else k.const
+    if isinstance(k, slice):
+        return k
+    if isinstance(k, Tensor):
+        fail("indexing by a tensor (a runtime index) is not supported: neuronsim.nki builds "
+             "every access pattern at trace time", location)
+    if isinstance(k, bool) or k is None:
+        fail(f"unsupported index {k!r} (use ints, slices, nl.ds, nl.arange or nl.mgrid)", location)
+    try:
+        return int(k)
+    except (TypeError, ValueError):
+        fail(f"unsupported index {k!r} (use ints, slices, nl.ds, nl.arange or nl.mgrid)", location)
+
+
+def _simple(key):
+    """Every index expression uses one grid axis, increasing, and the axes follow the
+    tensor's dimensions: the view keeps the tensor's dimensions (NKI's t[i_p, i_f])."""
+    last = -1
+    for k in key:
+        if not isinstance(k, IndexExpr):
+            continue
+        terms = k.live_terms()
+        if len(terms) != 1:
+            return False
+        (axis, coef), = terms.items()
+        if coef <= 0:
+            return False
+        if k.sizes[axis] > 1:
+            if axis <= last:
+                return False
+            last = axis
+    return True
+
+
+def _slice_bounds(k, n, dim, location):
+    def num(x, default):
+        if x is None:
+            return default
+        if isinstance(x, IndexExpr):
+            if x.live_terms():
+                fail("a slice bound cannot be an index expression over a grid axis", location)
+            return x.const
+        try:
+            return int(x)
+        except (TypeError, ValueError):
+            fail(f"slice bound {x!r} must be an int", location)
+
+    step = num(k.step, 1)
+    if step <= 0:
+        fail(f"slice step {step} must be positive", location)
+    start = num(k.start, 0)
+    stop = num(k.stop, n)
+    start = start + n if start < 0 else start
+    stop = stop + n if stop < 0 else stop
+    if not (0 <= start < n and start < stop <= n):
+        fail(f"slice {start}:{stop} out of range for dimension {dim} of size {n}", location)
+    return start, stop, step
+
+
 def new_tile(shape, dtype, space, location, name=None):
-    """A fresh SBUF/PSUM tile: [partitions, free...], allocated on partitions 0.."""
+    """A fresh SBUF/PSUM tile on partitions 0..P-1: [partitions, free...], or with block
+    dimensions before a par_dim, (B..., par_dim(P), free...): per partition it holds
+    B * free elements, block b at b * free."""
     tr = _core.trace()
+    if isinstance(shape, int):
+        shape = (shape,)
+    pdim = partition_dim(shape, location)
     shape = tuple(int(s) for s in shape)
     if not shape:
         fail("an on-chip tile needs a partition dimension", location)
-    if shape[0] > _core.PARTITIONS or shape[0] < 1:
-        fail(f"partition dimension {shape[0]} must be 1..{_core.PARTITIONS}", location)
-    free = 1
-    for s in shape[1:]:
-        free *= s
-    nbytes = max(free * dtype.size, 1)
+    if not 1 <= shape[pdim] <= _core.PARTITIONS:
+        hint = (" (mark the partition dimension with nl.par_dim: (B, nl.par_dim(P), F) is B "
+                "tiles of P partitions)" if pdim == 0 and len(shape) > 1 else "")
+        fail(f"partition dimension {shape[pdim]} of {list(shape)} must be 1..{_core.PARTITIONS}"
+             + hint, location)
+    if any(s < 1 for s in shape):
+        fail(f"tile shape {list(shape)} has an empty dimension", location)
+    per_partition = shape[:pdim] + shape[pdim + 1:]
+    nbytes = max(_prod(per_partition) * dtype.size, 1)
     size = (nbytes + _core.ALIGN - 1) // _core.ALIGN * _core.ALIGN
     allocator = tr.sbuf if space == "sbuf" else tr.psum
-    what = f"tile {name or ''}{list(shape)} {dtype.nki_name}".replace("tile [", "tile [", 1)
+    what = f"tile {name or ''}{list(shape)} {dtype.nki_name}"
     alloc = allocator.allocate(size, what, location)
-    strides = (0,) + _row_major(shape[1:])
-    return Tensor(space, dtype, shape, strides, alloc.offset, alloc=alloc, name=name)
+    alloc.row_elems = _prod(per_partition)
+    alloc.first_instr = len(tr.instrs)  # where a search for its writes may stop
+    rm = _row_major(per_partition)
+    strides = rm[:pdim] + (0,) + rm[pdim:]
+    return Tensor(space, dtype, shape, strides, alloc.offset, alloc=alloc, name=name, pdim=pdim)
 
 
-# --- index expressions -------------------------------------------------------------------
-
-
-class Mask:
-    """A comparison of an index expression with 0 over an index grid (`expr cmp 0`). As a
-    `mask=` neuronsim.nki supports masks that are all true (the tutorials' bounds masks
-    on shapes that tile exactly); as affine_select's predicate any one comparison."""
-
-    def __init__(self, all_true, expr=None, cmp=None):
-        self.all_true, self.expr, self.cmp = all_true, expr, cmp
-
-    def __and__(self, o):
-        return Mask(self.all_true and _mask_true(o))
-
-    __rand__ = __and__
-
-
-def _mask_true(m):
-    if m is None or m is True:
-        return True
-    if isinstance(m, Mask):
-        return m.all_true
-    return False
-
-
-def check_mask(mask, location):
-    if mask is not None and not _mask_true(mask):
-        fail("a mask that is false somewhere is not supported: neuronsim.nki traces whole "
-             "tiles (pad the tensor to a multiple of the tile size)", location)
-
-
-class IndexExpr:
-    """const + sum coef_a * i_a over the axes of an index grid (nl.arange / nl.mgrid)."""
-
-    def __init__(self, const, terms, sizes, ndim):
-        self.const, self.terms, self.sizes, self.ndim = const, dict(terms), dict(sizes), ndim
-
-    def __getitem__(self, key):
-        # arange(n)[:, None] / [None, :]: place the (single) grid axis.
-        if not isinstance(key, tuple):
-            key = (key,)
-        if len(self.terms) != 1 or self.ndim != 1:
-            fail("only a 1-D nl.arange can be reshaped with [:, None] / [None, :]")
-        (axis, coef), = self.terms.items()
-        pos = [i for i, k in enumerate(key) if k is not None]
-        if len(pos) != 1:
-            fail("index an nl.arange with exactly one ':' and None elsewhere")
-        return IndexExpr(self.const, {pos[0]: coef}, {pos[0]: self.sizes[axis]}, len(key))
-
-    def _combine(self, o, sign):
-        if isinstance(o, IndexExpr):
-            terms = dict(self.terms)
-            sizes = dict(self.sizes)
-            for a, c in o.terms.items():
-                terms[a] = terms.get(a, 0) + sign * c
-                sizes[a] = o.sizes[a]
-            return IndexExpr(self.const + sign * o.const, terms, sizes, max(self.ndim, o.ndim))
-        return IndexExpr(self.const + sign * int(o), self.terms, self.sizes, self.ndim)
-
-    def __add__(self, o):
-        return self._combine(o, 1)
-
-    __radd__ = __add__
-
-    def __sub__(self, o):
-        return self._combine(o, -1)
-
-    def __rsub__(self, o):
-        neg = IndexExpr(-self.const, {a: -c for a, c in self.terms.items()}, self.sizes, self.ndim)
-        return neg + o
-
-    def __mul__(self, k):
-        k = int(k)
-        return IndexExpr(self.const * k, {a: c * k for a, c in self.terms.items()}, self.sizes, self.ndim)
-
-    __rmul__ = __mul__
-
-    def _range(self):
-        lo = hi = self.const
-        for a, c in self.terms.items():
-            span = c * (self.sizes[a] - 1)
-            lo += min(0, span)
-            hi += max(0, span)
-        return lo, hi
-
-    def _compare(self, o, cmp):
-        diff = self - o
-        lo, hi = diff._range()
-        all_true = {"is_lt": hi < 0, "is_le": hi <= 0, "is_gt": lo > 0, "is_ge": lo >= 0,
-                    "is_equal": lo == hi == 0, "not_equal": lo > 0 or hi < 0}[cmp]
-        return Mask(all_true, diff, cmp)
-
-    def __lt__(self, o):
-        return self._compare(o, "is_lt")
-
-    def __le__(self, o):
-        return self._compare(o, "is_le")
-
-    def __gt__(self, o):
-        return self._compare(o, "is_gt")
-
-    def __ge__(self, o):
-        return self._compare(o, "is_ge")
-
-    def __eq__(self, o):
-        return self._compare(o, "is_equal")
-
-    def __ne__(self, o):
-        return self._compare(o, "not_equal")
-
-    __hash__ = object.__hash__
-
-    def as_index(self, location):
-        """(int or slice, grid axis or None) for indexing one tensor dimension."""
-        terms = {a: c for a, c in self.terms.items() if c != 0}
-        if not terms:
-            return self.const, None
-        if len(terms) != 1:
-            fail("an index expression over two grid axes cannot index one dimension", location)
-        (axis, coef), = terms.items()
-        if coef <= 0:
-            fail("index expressions must increase along their axis", location)
-        size = self.sizes[axis]
-        return slice(self.const, self.const + coef * (size - 1) + 1, coef), axis
-
-
-def arange(*args):
-    r = range(*args)
-    if r.step <= 0:
-        fail("nl.arange needs a positive step")
-    return IndexExpr(r.start, {0: r.step}, {0: len(r)}, 1)
-
-
-class _MGrid:
-    def __getitem__(self, key):
-        if not isinstance(key, tuple):
-            key = (key,)
-        out = []
-        for i, s in enumerate(key):
-            r = range(s.start or 0, s.stop, s.step or 1)
-            out.append(IndexExpr(r.start, {i: r.step}, {i: len(r)}, len(key)))
-        return tuple(out) if len(out) > 1 else out[0]
-
-
-mgrid = _MGrid()
+# The index expressions and masks live in their own modules; these names stay here for
+# the modules that import them from _tensor.
+from ._index import IndexExpr  # noqa: E402
+from ._mask import check_mask  # noqa: E402,F401 - isa.py imports it from here
+from . import _mask  # noqa: E402

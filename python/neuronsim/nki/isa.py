@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import _core as _cxx
 from . import _core
+from . import _mask  # masks and out-of-range views (H2's module): every emit goes through it
 from ._core import FLOAT32, Instr, fail, to_dtype, user_location
 from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
 
@@ -167,7 +168,7 @@ def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None)
     for key, value in options:
         if isinstance(value, _core.View) and key != "reduce":
             instr.reads.append(value)
-    tr.emit(instr)
+    _mask.emit(tr, instr)
     dst.producer = instr
     return instr
 
@@ -212,6 +213,7 @@ def nc_transpose(*args, **kwargs):
     a = _bind(args, kwargs, ["dst", "data", "engine"] if new else ["data", "engine"], location,
               "nc_transpose")
     data = _tile(a.get("data"), "data", location)
+    check_mask(a.get("mask"), location)  # H2: masks
     eng = _engine(a.get("engine"), "tensor", "transpose", "nc_transpose", location)
     space = "psum" if eng == "tensor" else "sbuf"
     dst = _out(a.get("dst"), (data.free_size(), data.partitions()), data.dtype, location, space)
@@ -404,6 +406,7 @@ def scalar_tensor_tensor(*args, **kwargs):
     names = ["data", "op0", "operand0", "op1", "operand1"]
     a = _bind(args, kwargs, (["dst"] + names) if new else names, location, "scalar_tensor_tensor")
     data = _tile(a.get("data"), "data", location)
+    check_mask(a.get("mask"), location)  # H2: masks
     other = _tile(a.get("operand1"), "operand1", location)
     _same_shape(data, other, "data", "operand1", location)
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
@@ -505,6 +508,7 @@ def memset(*args, **kwargs):
     a = _bind(args, kwargs, ["dst", "value", "engine"] if new else ["shape", "value", "dtype", "engine"],
               location, "memset")
     eng = _engine(a.get("engine"), "vector", "memset", "memset", location)
+    check_mask(a.get("mask"), location)  # H2: masks
     if new:
         dst = _tile(a["dst"], "dst", location)
     else:
@@ -559,6 +563,7 @@ def iota(*args, **kwargs):
         new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
         a = _bind(args, kwargs, ["dst", "expr"] if new else ["expr", "dtype"], location, "iota")
         expr = a.get("expr")
+        check_mask(a.get("mask"), location)  # NKI's earlier iota takes mask= (H2: masks)
         if not isinstance(expr, IndexExpr):
             fail("iota takes an index expression built from nl.arange / nl.mgrid", location)
         shape = tuple(expr.sizes.get(i, 1) for i in range(expr.ndim))
@@ -613,6 +618,7 @@ def select(*args, **kwargs):
 
 
 def _select(a, location):
+    check_mask(a.get("mask"), location)  # H2: masks
     pred = _tile(a.get("predicate"), "predicate", location)
     on_true = a.get("on_true")
     on_false = a.get("on_false")

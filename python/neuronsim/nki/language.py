@@ -15,11 +15,12 @@ import numpy as np
 from . import _core
 from . import isa as _isa
 from ._core import BY_NKI, FLOAT32, fail, to_dtype, user_location
-from ._tensor import HBM_BUFFERS, HbmTensor, Tensor, check_mask, new_tile
-from . import _tensor
+from ._tensor import HBM_BUFFERS, HbmTensor, ParDim, Tensor, check_mask, new_tile
+from . import _index, _mask
 
-arange = _tensor.arange  # nl.arange(n)[:, None]: an index expression
-mgrid = _tensor.mgrid  # nl.mgrid[0:128, 0:D]: index expressions
+arange = _index.arange  # nl.arange(n)[:, None]: an index expression (nki.language.arange)
+mgrid = _index.mgrid  # nl.mgrid[0:128, 0:D]: index expressions, .p / .x (nki.language.mgrid)
+ds = _index.ds  # nl.ds(start, size): the slice start:start+size (nki.language.ds)
 
 # --- dtypes and buffers -------------------------------------------------------------------
 float32 = BY_NKI["float32"]
@@ -30,6 +31,15 @@ float8_e4m3 = BY_NKI["float8_e4m3"]
 float8_e5m2 = BY_NKI["float8_e5m2"]
 int8, int16, int32 = BY_NKI["int8"], BY_NKI["int16"], BY_NKI["int32"]
 uint8, uint16, uint32 = BY_NKI["uint8"], BY_NKI["uint16"], BY_NKI["uint32"]
+bool_ = uint8  # NKI's nl.bool_ (page "Supported Data Types"): one byte, 0 or 1
+
+
+class fp32:
+    """NKI's FP32 constants (page nki.language.fp32): `nl.fp32.min` is the most negative
+    finite fp32 value (bit pattern 0xff7fffff), the fill of a running maximum."""
+
+    min = -3.4028234663852886e38
+    max = 3.4028234663852886e38
 
 sbuf = "sbuf"
 psum = "psum"
@@ -51,9 +61,59 @@ class tile_size:
 
 
 def par_dim(n):
-    """NKI's partition-dimension marker: neuronsim.nki takes the first dimension as the
-    partition dimension, so this is n itself."""
-    return int(n)
+    """Marks the partition dimension in a shape (NKI page nki.language.par_dim): in
+    (B, nl.par_dim(P), F) the dimensions before it are block dimensions, B tiles of P
+    partitions each. An int, so shapes stay tuples of ints."""
+    return ParDim(int(n))
+
+
+class nc(int):
+    """nl.nc(n) in a launch grid: a dimension of n programs, one per physical NeuronCore
+    of the logical core (NKI page nki.language.nc). An int (the dimension's size);
+    `cores` says how many cores it spreads over."""
+
+    def __new__(cls, n):
+        self = super().__new__(cls, int(n))
+        self.cores = int(n)
+        return self
+
+    def core_of(self, index):
+        return int(index)
+
+
+class spmd_dim(int):
+    """nl.spmd_dim(a, b, ...) in a launch grid: one dimension of a * b * ... programs,
+    its index split over the factors, outermost first; a factor nl.nc(n) spreads its
+    part over n physical cores (NKI page nki.language.spmd_dim: spmd_dim(nl.nc(2), 2)
+    runs programs 0, 1 on core 0 and 2, 3 on core 1)."""
+
+    def __new__(cls, *factors):
+        if not factors:
+            fail("nl.spmd_dim needs at least one size")
+        size = 1
+        for f in factors:
+            if int(f) < 1:
+                fail(f"nl.spmd_dim sizes must be positive, not {f!r}")
+            size *= int(f)
+        self = super().__new__(cls, size)
+        self.factors = tuple(factors)
+        self.cores = 1
+        for f in factors:
+            self.cores *= getattr(f, "cores", 1)
+        return self
+
+    def core_of(self, index):
+        """The physical core (0 .. cores-1) of program `index` along this dimension."""
+        core, rest = 0, int(index)
+        sizes = [int(f) for f in self.factors]
+        for k, f in enumerate(self.factors):
+            inner = 1
+            for s in sizes[k + 1:]:
+                inner *= s
+            digit, rest = divmod(rest, inner)
+            if isinstance(f, (nc, spmd_dim)):
+                core = core * f.cores + f.core_of(digit)
+        return core
 
 
 def program_id(axis):
@@ -108,6 +168,8 @@ def ndarray(shape, dtype=float32, buffer=sbuf, name=None, **kwargs):
     if buffer in HBM_BUFFERS:
         from ._tensor import _row_major
 
+        shape = tuple(int(n) for n in shape)  # an nl.par_dim marks nothing in HBM
+
         tr = _core.trace()
         site = tr.shared_site(location) if buffer == shared_hbm else None
         h = tr.shared.get(site)
@@ -132,12 +194,86 @@ def full(shape, fill_value, dtype=float32, buffer=sbuf, name=None, **kwargs):
     t = ndarray(shape, dtype, buffer, name or _core.assigned_name(location))
     if t.space == "hbm":
         fail("nl.full/nl.zeros in HBM is not supported (fill an SBUF tile and store it)", location)
-    _isa.emit("vector", "memset", t, [], [("value", repr(float(fill_value)))], location)
+    # A tile with block dimensions is filled whole, by one memset over all its blocks.
+    whole = t.all_blocks()
+    if t.space == "psum" and float(fill_value) == 0.0:
+        # Traced only if something other than `+=` of a matmul touches it first.
+        view = whole.view()
+        ins = _core.Instr("vector", "memset", [view], [("value", "0.0")], location, [view], [])
+        _mask.defer_zero(_core.trace(), ins)
+        return t
+    _isa.emit("vector", "memset", whole, [], [("value", repr(float(fill_value)))], location)
     return t
 
 
 def ones(shape, dtype=float32, buffer=sbuf, name=None, **kwargs):
     return full(shape, 1.0, dtype, buffer, name)
+
+
+def _like(a, dtype, buffer, location):
+    if not isinstance(a, Tensor):
+        fail(f"expected a tensor, got {type(a).__name__}", location)
+    shape = a.shape
+    if a.space != "hbm" and a.pdim:
+        shape = a.shape[:a.pdim] + (ParDim(a.shape[a.pdim]),) + a.shape[a.pdim + 1:]
+    return shape, (a.dtype if dtype is None else dtype), (a.space if buffer is None else buffer)
+
+
+def zeros_like(a, dtype=None, buffer=None, name=None, **kwargs):
+    """A new tensor of a's shape (and dtype/buffer unless given), zero-filled
+    (nki.language.zeros_like)."""
+    shape, dtype, buffer = _like(a, dtype, buffer, user_location())
+    return full(shape, 0.0, dtype, buffer, name)
+
+
+def ones_like(a, dtype=None, buffer=None, name=None, **kwargs):
+    shape, dtype, buffer = _like(a, dtype, buffer, user_location())
+    return full(shape, 1.0, dtype, buffer, name)
+
+
+def full_like(a, fill_value, dtype=None, buffer=None, name=None, **kwargs):
+    shape, dtype, buffer = _like(a, dtype, buffer, user_location())
+    return full(shape, fill_value, dtype, buffer, name)
+
+
+def empty_like(a, dtype=None, buffer=None, name=None, **kwargs):
+    """A new, uninitialised tensor of a's shape (nki.language.empty_like)."""
+    location = user_location()
+    shape, dtype, buffer = _like(a, dtype, buffer, location)
+    return ndarray(shape, dtype, buffer, name or _core.assigned_name(location))
+
+
+def shared_identity_matrix(n, dtype=uint8, **kwargs):
+    """An n x n identity matrix in HBM (nki.language.shared_identity_matrix): a
+    shared_constant of numpy.eye(n)."""
+    return shared_constant(np.eye(int(n)), dtype=dtype)
+
+
+def shared_constant(constant, dtype=None, **kwargs):
+    """An HBM tensor holding `constant` (a numpy array), made once and shared by the
+    programs of a launch grid (nki.language.shared_constant): a `constant` tensor of the
+    neuronsim kernel, its values in the NEFF."""
+    location = user_location()
+    arr = np.asarray(constant)
+    if dtype is None:
+        dtype = arr.dtype if arr.dtype != np.float64 else float32
+    dt = to_dtype(dtype, location)
+    tr = _core.trace()
+    site = tr.shared_site(location)
+    h = tr.shared.get(site)
+    if h is None:
+        h = HbmTensor(tr.unique_name(_core.assigned_name(location) or "const"), arr.shape, dt,
+                      "constant")
+        if dt.is_float:
+            vals = [repr(float(v)) for v in arr.astype(np.float64).ravel()]
+        else:
+            vals = [str(int(v)) for v in arr.ravel()]
+        h.value = vals[0] if len(set(vals)) == 1 else "[" + ", ".join(vals) + "]"
+        tr.hbm[h.name] = h
+        tr.shared[site] = h
+    from ._tensor import _row_major
+
+    return Tensor("hbm", dt, arr.shape, _row_major(arr.shape), 0, hbm=h, name=h.name)
 
 
 # --- movement -----------------------------------------------------------------------------
@@ -172,15 +308,21 @@ def store(dst, value, mask=None, **kwargs):
     _isa._dma(dst, value, location)
 
 
-def copy(x, dtype=None, **kwargs):
+def copy(x, dtype=None, mask=None, **kwargs):
+    """A copy of the tile x (nki.language.copy): one tensor_copy."""
     location = user_location()
+    check_mask(mask, location)
     return _isa.tensor_copy(_tile_of(x, location), dtype=dtype)
 
 
-def _assign(dst, value, location):
+def _assign(dst, value, location, temporary=False):
     """dst[...] = value: the instruction that made `value` writes dst instead when it is
-    the last one traced (no copy), else a tensor_copy (or a memset for a number)."""
+    the last one traced (no copy), else a tensor_copy (or a memset for a number). A DMA
+    is redirected only when nothing else refers to `value` (t[b] = nl.load(...));
+    `t[...] += x` writes t already, so assigning it back does nothing."""
     tr = _core.trace()
+    if isinstance(value, Tensor) and _same_view(value, dst):
+        return
     if not isinstance(value, Tensor):
         if dst.space == "hbm":
             fail("assigning a number to an HBM tensor is not supported", location)
@@ -192,16 +334,93 @@ def _assign(dst, value, location):
         fail(f"cannot assign a {list(value.shape)} tile to a {list(dst.shape)} view", location)
     p = value.producer
     last = tr.instrs[-1] if tr.instrs else None
-    forwardable = (p is not None and p is last and p.opcode != "dma_copy"
+    forwardable = (p is not None and p is last and
+                   (p.opcode != "dma_copy" or (temporary and dst.space == "sbuf"))
                    and p.writes[0].region() == value.view().region()
                    # the Tensor engine writes PSUM only
                    and (p.engine != "tensor" or dst.space == "psum"))
+    if forwardable and p.opcode == "dma_copy" and dst.partitions() != value.partitions():
+        forwardable = False  # a DMA's two sides must agree on the partitions
     if forwardable:
+        _mask.flush_zeros(tr, [dst.view()], before_last=True)
         p.operands[0] = dst.view()
         p.writes[0] = dst.view()
         dst.producer = p
         return
+    if dst.space == "sbuf" and value.space == "hbm":
+        fail("assigning an HBM tensor to a tile: nl.load it (t[...] = nl.load(x))", location)
     _isa.emit("vector", "tensor_copy", dst, [value], [], location)
+
+
+def _same_view(a, b):
+    """a and b address the same elements in the same order (t[...] += x assigning t's
+    view back to itself)."""
+    if a.space != b.space or a.dtype is not b.dtype or a.hbm is not b.hbm:
+        return False
+    va, vb = a.view(), b.view()
+    return (va.pstart, va.partitions, va.pstride, va.offset, va.dims) == \
+        (vb.pstart, vb.partitions, vb.pstride, vb.offset, vb.dims)
+
+
+def _inplace(t, opname, value, location):
+    """t += value (and -=, *=, /=), in place. On a PSUM tile, `+=` of a fresh matmul
+    result is NKI's accumulation idiom (res_psum += nl.matmul(...)): the matmul
+    accumulates into t. Otherwise one Vector instruction t = t op value."""
+    tr = _core.trace()
+    if t.space == "hbm":
+        fail(f"{opname} in place on an HBM tensor: compute in SBUF and nl.store the result "
+             "(or accumulate with nisa.dma_copy(dst_rmw_op=nl.add))", location)
+    if not isinstance(value, Tensor) and not _is_number(value):
+        fail(f"cannot {opname} a {type(value).__name__} into a tile", location)
+    p = value.producer if isinstance(value, Tensor) else None
+    if (opname == "add" and t.space == "psum" and p is not None and tr.instrs and
+            p is tr.instrs[-1] and p.opcode == "matmul" and
+            p.writes[0].region() == value.view().region()):
+        if t.partitions() != value.partitions() or t.free_size() != value.free_size():
+            fail(f"cannot accumulate a {list(value.shape)} matmul result into a "
+                 f"{list(t.shape)} PSUM tile", location)
+        view = t.view()
+        zeroed = _mask.take_zero(tr, view.region())  # nl.zeros: its fill is not needed
+        _mask.flush_zeros(tr, [view], before_last=True)  # a zeroed tile t is part of
+        p.operands[0], p.writes[0] = view, t.view()
+        # Zero (nl.zeros) or never written: the first matmul may start the group;
+        # holding data: it adds to it.
+        p.acc = "auto" if zeroed or _zero_or_unwritten(tr, t, view) else True
+        t.producer = None
+        return t
+    location_value = value
+    if isinstance(value, Tensor):
+        value = _tile_of(value, location)
+        if t.space == "psum" and value.space == "psum":
+            # A Vector instruction reads at most one PSUM input: bring value to SBUF.
+            value = _isa.tensor_copy(value)
+        if value.partitions() == t.partitions() and value.free_size() == 1 and t.free_size() > 1:
+            _isa.tensor_scalar(dst=t, data=t, op0=opname, operand0=value)
+        else:
+            if value.shape != t.shape and value.free_size() != t.free_size():
+                value = value.broadcast_to(t.shape)
+            _isa.tensor_tensor(dst=t, data1=t, data2=value, op=opname)
+    else:
+        _isa.tensor_scalar(dst=t, data=t, op0=opname, operand0=float(location_value))
+    t.producer = None
+    return t
+
+
+def _zero_or_unwritten(tr, t, view):
+    """Whether the last write to t's region (before the matmul just traced) is a memset
+    of 0 covering it, or there is none since t was allocated."""
+    key = view.region()
+    start = getattr(t.alloc, "first_instr", 0)
+    for ins in reversed(tr.instrs[start:-1]):
+        for w in ins.writes:
+            r = w.region()
+            if r[0] == key[0] and r[1][0] < key[1][1] and key[1][0] < r[1][1] and \
+                    r[2][0] < key[2][1] and key[2][0] < r[2][1]:
+                covers = r[1][0] <= key[1][0] and key[1][1] <= r[1][1] and \
+                    r[2][0] <= key[2][0] and key[2][1] <= r[2][1]
+                return (ins.opcode == "memset" and covers and
+                        float(dict(ins.options)["value"]) == 0.0)
+    return True
 
 
 # --- elementwise --------------------------------------------------------------------------
@@ -212,6 +431,10 @@ def _tile_of(x, location):
         fail(f"expected a tile, got {type(x).__name__}", location)
     if x.space == "hbm":
         fail("this operand is in HBM; nl.load it into SBUF first", location)
+    if any(n != 1 for n in x.shape[:x.pdim]):
+        fail(f"{x.name or 'this tile'} {list(x.shape)} has block dimensions "
+             f"{list(x.shape[:x.pdim])}: a call takes one block, t[b] (or t[b, i_p, i_f])",
+             location)
     return x
 
 
@@ -337,6 +560,15 @@ sin = _unary("sin")
 sign = _unary("sign")
 abs = _unary("abs")  # noqa: A001 - NKI's name
 reciprocal = _unary("reciprocal")
+
+
+def cos(x, dtype=None, mask=None, **kw):
+    """cos(x) = sin(x + pi/2) (nki.language.cos): one Scalar activation, sin with a bias
+    of pi/2 (neuronsim has sin, not cos)."""
+    location = user_location()
+    x = _tile_of(x, location)
+    return _isa.activation(op="sin", data=x, bias=float(np.pi / 2), dtype=dtype, mask=mask)
+
 identity = _unary("copy")
 
 
@@ -353,9 +585,27 @@ def where(condition, x, y, dtype=None, mask=None, **kw):
 
 
 def _reduce(opname, x, axis, dtype, keepdims, mask):
+    """One tensor_reduce. The instruction reduces the innermost free axes, so other
+    free axes (nl.sum(t, axis=[2, 4]) of a 5-D pooling view) are moved last first: a
+    reordering of the view's dimensions, no data moves."""
     location = user_location()
     x = _tile_of(x, location)
     check_mask(mask, location)
+    if axis is None:
+        axes = list(range(1, x.ndim))
+    else:
+        axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = sorted(int(a) + x.ndim if int(a) < 0 else int(a) for a in axes)
+    inner = list(range(x.ndim - len(axes), x.ndim))
+    if x.pdim == 0 and 0 not in axes and axes != inner:
+        keep = [d for d in range(x.ndim) if d not in axes]
+        order = keep + axes
+        moved = x._derive([x.shape[d] for d in order], [x.strides[d] for d in order], x.offset)
+        moved.axes = tuple(x.axes[d] for d in order) if x.axes else None
+        out = _isa.tensor_reduce(op=opname, data=moved, axis=inner, keepdims=False, dtype=dtype)
+        if keepdims:
+            out = out.reshape(tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+        return out
     return _isa.tensor_reduce(op=opname, data=x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
@@ -376,9 +626,18 @@ def prod(x, axis, dtype=None, keepdims=False, mask=None, **kw):
 
 
 def mean(x, axis, dtype=None, keepdims=False, mask=None, **kw):
-    """Sum on Vector, then a multiply by 1/n (two instructions)."""
+    """Sum on Vector, then a multiply by 1/n (two instructions). A mask may restrict the
+    partitions (and kept axes), not the averaged ones: n is the whole count."""
     location = user_location()
     x = _tile_of(x, location)
+    if not _mask.mask_true(mask):
+        axes = [axis] if isinstance(axis, int) else list(axis)
+        axes = [a + x.ndim if a < 0 else a for a in axes]
+        used = {a for e in mask.exprs() for a in e.live_terms()}
+        if used & set(axes):
+            fail("nl.mean with a mask over the averaged axes: the count would be the "
+                 "mask's; use nl.sum with the mask and divide by the count", location)
+    check_mask(mask, location)
     total = _isa.tensor_reduce(op="add", data=x, axis=axis, keepdims=keepdims,
                                dtype=dtype if dtype is not None else FLOAT32)
     n = x.free_size() // total.free_size()
@@ -405,4 +664,311 @@ def matmul(x, y, transpose_x=False, mask=None, **kw):
 def transpose(x, dtype=None, mask=None, **kw):
     """x.T through the Tensor engine, into a new PSUM tile."""
     location = user_location()
+    check_mask(mask, location)
     return _isa.nc_transpose(_tile_of(x, location))
+
+
+# --- more of nki.language -------------------------------------------------------------------
+
+
+def broadcast_to(src, shape, **kwargs):
+    """src broadcast to `shape` (nki.language.broadcast_to): Tensor.broadcast_to."""
+    location = user_location()
+    if not isinstance(src, Tensor):
+        fail(f"nl.broadcast_to takes a tensor, not {type(src).__name__}", location)
+    return src.broadcast_to(shape)
+
+
+def expand_dims(data, axis, **kwargs):
+    """data with a new size-1 dimension at `axis` (nki.language.expand_dims): a view."""
+    location = user_location()
+    if not isinstance(data, Tensor):
+        fail(f"nl.expand_dims takes a tensor, not {type(data).__name__}", location)
+    axis = int(axis)
+    if axis < 0:
+        axis += data.ndim + 1
+    if not (1 if data.space != "hbm" else 0) <= axis <= data.ndim:
+        fail(f"nl.expand_dims: axis {axis} is not a free dimension of a {data.ndim}-D tensor "
+             "(the partition dimension stays first)", location)
+    return data.reshape(data.shape[:axis] + (1,) + data.shape[axis:])
+
+
+def static_cast(data, dtype, mask=None, **kwargs):
+    """data converted to dtype (nki.language.static_cast): one tensor_copy, rounding as
+    the engines round (docs/numerics.md)."""
+    location = user_location()
+    check_mask(mask, location)
+    return _isa.tensor_copy(_tile_of(data, location), dtype=to_dtype(dtype, location))
+
+
+class _Info:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __repr__(self):
+        return "nl." + self.__class__.__name__ + "(" + ", ".join(
+            f"{k}={v!r}" for k, v in self.__dict__.items()) + ")"
+
+
+class finfo(_Info):
+    """Machine limits of an nl float dtype, like numpy.finfo (nki.language.finfo): bits,
+    eps, max, min, tiny (smallest normal), dtype."""
+
+    # eps = 2^-mantissa bits, tiny = 2^(1 - bias), max from the format (OCP FP8 e4m3:
+    # 448, no infinities; e5m2: 57344).
+    _TABLE = {"float32": (32, 2.0 ** -23, 3.4028234663852886e38, 2.0 ** -126),
+              "tfloat32": (32, 2.0 ** -10, 3.4011621342146535e38, 2.0 ** -126),
+              "bfloat16": (16, 2.0 ** -7, 3.3895313892515355e38, 2.0 ** -126),
+              "float16": (16, 2.0 ** -10, 65504.0, 2.0 ** -14),
+              "float8_e4m3": (8, 2.0 ** -3, 448.0, 2.0 ** -6),
+              "float8_e5m2": (8, 2.0 ** -2, 57344.0, 2.0 ** -14)}
+
+    def __init__(self, dtype):
+        d = to_dtype(dtype, user_location())
+        if d.nki_name not in self._TABLE:
+            fail(f"nl.finfo takes a float dtype, not {d!r} (nl.iinfo is for integers)")
+        bits, eps, mx, tiny = self._TABLE[d.nki_name]
+        super().__init__(bits=bits, eps=eps, max=mx, min=-mx, tiny=tiny, smallest_normal=tiny,
+                         resolution=10.0 ** -int(np.floor(-np.log10(eps))), dtype=d)
+
+
+class iinfo(_Info):
+    """Limits of an nl integer dtype, like numpy.iinfo: bits, min, max, dtype."""
+
+    def __init__(self, dtype):
+        d = to_dtype(dtype, user_location())
+        if d.is_float:
+            fail(f"nl.iinfo takes an integer dtype, not {d!r} (nl.finfo is for floats)")
+        info = np.iinfo(np.dtype(d.nki_name))
+        super().__init__(bits=info.bits, min=int(info.min), max=int(info.max), dtype=d)
+
+
+def floor(x, dtype=None, mask=None, **kw):
+    """The largest integer <= x, elementwise (nki.language.floor). neuronsim has no floor
+    function, so it is four Vector instructions: r = round-to-nearest(x) (a copy to
+    int32, which rounds half to even), r back to fp32, then r - (r > x). Exact for
+    |x| < 2^31."""
+    location = user_location()
+    check_mask(mask, location)
+    x = _tile_of(x, location)
+    r = _isa.tensor_copy(x, dtype=int32)
+    rf = _isa.tensor_copy(r, dtype=FLOAT32)
+    above = _isa.tensor_tensor(data1=rf, data2=x, op="greater", dtype=FLOAT32)
+    return _isa.tensor_tensor(data1=rf, data2=above, op="subtract",
+                              dtype=to_dtype(dtype, location) if dtype is not None else x.dtype)
+
+
+def ceil(x, dtype=None, mask=None, **kw):
+    """The smallest integer >= x (nki.language.ceil): -floor(-x), six instructions."""
+    location = user_location()
+    check_mask(mask, location)
+    x = _tile_of(x, location)
+    neg = _isa.tensor_scalar(data=x, op0="multiply", operand0=-1.0, dtype=FLOAT32)
+    f = floor(neg)
+    return _isa.tensor_scalar(data=f, op0="multiply", operand0=-1.0,
+                              dtype=to_dtype(dtype, location) if dtype is not None else x.dtype)
+
+
+def mod(x, y, dtype=None, mask=None, **kw):
+    """x mod y with the sign of y, like numpy.mod (nki.language.mod): x - y * floor(x / y),
+    seven Vector instructions (no modulo ALU op in neuronsim); y a number, a [P,1] tile
+    or a tile of x's shape."""
+    location = user_location()
+    check_mask(mask, location)
+    if _is_number(x) and _is_number(y):
+        return np.mod(x, y)
+    x = _tile_of(x, location)
+    q = divide(x, y, dtype=FLOAT32)
+    fq = floor(q)
+    prod = multiply(fq, y, dtype=FLOAT32)
+    return subtract(x, prod, dtype=to_dtype(dtype, location) if dtype is not None else x.dtype)
+
+
+def _bitwise(name):
+    def fn(x, y, dtype=None, mask=None, **kw):
+        return _binary(name, x, y, dtype, mask)
+
+    fn.__name__ = name
+    fn.__doc__ = (f"nl.{name}, elementwise on integer tiles (nki.language.{name}): one Vector "
+                  "ALU op.")
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+left_shift = _bitwise("left_shift")
+right_shift = _bitwise("right_shift")
+
+
+def var(x, axis, dtype=None, mask=None, **kw):
+    """Variance along the free axes (nki.language.var): mean(x^2) - mean(x)^2 in fp32,
+    by bn_stats + bn_aggr when the reduction is over the whole free size of a 2-D tile
+    (two Vector instructions), else by the two means."""
+    location = user_location()
+    check_mask(mask, location)
+    x = _tile_of(x, location)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    if x.ndim == 2 and axes in ([1], [-1]) and x.free_size() <= tile_size.bn_stats_fmax:
+        stats = _isa.bn_stats(x)
+        mv = _isa.bn_aggr(stats)
+        out = new_tile((x.partitions(), 1), to_dtype(dtype, location) if dtype else FLOAT32,
+                       "sbuf", location, _core.assigned_name(location))
+        _isa.tensor_copy(dst=out, src=mv[:, 1:2])
+        return out
+    m = mean(x, axis=axis, dtype=FLOAT32, keepdims=True)
+    m2 = mean(square(x, dtype=FLOAT32), axis=axis, dtype=FLOAT32, keepdims=True)
+    return subtract(m2, multiply(m, m), dtype=dtype)
+
+
+def load_transpose2d(src, dtype=None, mask=None, **kwargs):
+    """A new SBUF tile holding src.T for a 2-D HBM src [A, B] (nki.language.
+    load_transpose2d): one DMA whose source pattern walks src by columns (element-wise
+    descriptors, the slow DMA pattern a transposing load is on hardware)."""
+    location = user_location()
+    check_mask(mask, location)
+    if not isinstance(src, Tensor) or src.space != "hbm" or src.ndim != 2:
+        fail("nl.load_transpose2d takes a 2-D HBM tensor (a kernel argument or a view of one)",
+             location)
+    a, b = src.shape
+    if b > _core.PARTITIONS:
+        fail(f"nl.load_transpose2d: the transposed tile has {b} partitions (at most "
+             f"{_core.PARTITIONS}); load a slice of at most {_core.PARTITIONS} columns", location)
+    view = src._derive((b, a), (src.strides[1], src.strides[0]), src.offset)
+    dt = to_dtype(dtype, location) if dtype is not None else src.dtype
+    tile = new_tile((b, a), dt, "sbuf", location, _core.assigned_name(location))
+    _isa._dma(tile, view, location)
+    return tile
+
+
+def atomic_rmw(dst, value, op, mask=None, **kwargs):
+    """dst = op(dst, value) on HBM (nki.language.atomic_rmw): one accumulating DMA;
+    neuronsim's DMA accumulates by adding, so op must be nl.add."""
+    location = user_location()
+    check_mask(mask, location)
+    if not isinstance(dst, Tensor) or dst.space != "hbm":
+        fail("nl.atomic_rmw writes an HBM tensor (dst)", location)
+    value = _tile_of(value, location)
+    if value.space == "psum":
+        value = _isa.tensor_copy(value)
+    _isa._dma(dst, value, location, op)
+
+
+def _user_variable(name):
+    """The value of variable `name` in the kernel's frame (the innermost one outside
+    neuronsim.nki), or None."""
+    import os
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not os.path.abspath(frame.f_code.co_filename).startswith(_core._PACKAGE_DIR + os.sep):
+            return frame.f_locals.get(name)
+        frame = frame.f_back
+    return None
+
+
+def loop_reduce(x, op, loop_indices, dtype=None, mask=None, **kwargs):
+    """Reduces x over the iterations of a loop (nki.language.loop_reduce). The NKI page
+    defines `b = nl.loop_reduce(a, op, ...)` as `b = op(b, a)`: the tile assigned to is
+    also op's other input. So the variable the result is assigned to is read from the
+    kernel (a tile of x's shape, e.g. made by nl.zeros before the loop) and updated in
+    place by one Vector instruction; without such a tile the result is a copy of x (the
+    first iteration)."""
+    location = user_location()
+    check_mask(mask, location)
+    x = _tile_of(x, location)
+    opname = _isa.alu_op(op, location)
+    name = _core.assigned_name(location)
+    b = _user_variable(name) if name else None
+    if isinstance(b, Tensor) and b.space != "hbm" and b.partitions() == x.partitions() and \
+            b.free_size() == x.free_size():
+        _isa.tensor_tensor(dst=b, data1=b, data2=x, op=opname)
+        return b
+    dt = to_dtype(dtype, location) if dtype is not None else x.dtype
+    return _isa.tensor_copy(x, dtype=dt)
+
+
+def softmax(x, axis, dtype=None, compute_dtype=None, mask=None, **kwargs):
+    """softmax along the last free axis of a 2-D tile (nki.language.softmax): max (Vector,
+    negated), exp(x - max) with its row sum (one Scalar activation), 1/sum and the
+    scale (Vector): four instructions."""
+    location = user_location()
+    check_mask(mask, location)
+    x = _tile_of(x, location)
+    if x.ndim != 2 or axis not in (1, -1, [1], (1,), [-1], (-1,)):
+        fail("nl.softmax: neuronsim.nki supports the last free axis of a 2-D tile (axis=1)",
+             location)
+    neg_max = _isa.tensor_reduce(op="max", data=x, axis=[1], keepdims=True, negate=True,
+                                 dtype=FLOAT32)
+    total = new_tile((x.partitions(), 1), FLOAT32, "sbuf", location, "softmax_sum")
+    e = _isa.activation(op="exp", data=x, bias=neg_max, reduce_op="add", reduce_res=total,
+                        dtype=FLOAT32)
+    inv = _isa.activation(op="reciprocal", data=total, dtype=FLOAT32)
+    return _isa.tensor_scalar(data=e, op0="multiply", operand0=inv,
+                              dtype=to_dtype(dtype, location) if dtype is not None else x.dtype)
+
+
+def logical_not(x, dtype=None, mask=None, **kw):
+    """1 where x == 0, else 0 (nki.language.logical_not): one tensor_scalar."""
+    return _binary("equal", x, 0.0, dtype, mask)
+
+
+def _logical(name, combine):
+    def fn(x, y, dtype=None, mask=None, **kw):
+        location = user_location()
+        check_mask(mask, location)
+        a = _binary("not_equal", x, 0.0, FLOAT32)
+        b = _binary("not_equal", y, 0.0, FLOAT32)
+        return _binary(combine, a, b, dtype)
+
+    fn.__name__ = name
+    fn.__doc__ = (f"nl.{name} (nki.language.{name}): x != 0 and y != 0 (two tensor_scalar), "
+                  f"then {combine} of the two 0/1 tiles: three Vector instructions.")
+    return fn
+
+
+logical_and = _logical("logical_and", "multiply")
+logical_or = _logical("logical_or", "maximum")
+logical_xor = _logical("logical_xor", "not_equal")
+
+
+def invert(x, dtype=None, mask=None, **kw):
+    """Bitwise NOT of an integer tile (nki.language.invert): xor with all ones, one
+    Vector instruction."""
+    location = user_location()
+    t = _tile_of(x, location)
+    if t.dtype.is_float:
+        fail("nl.invert takes an integer tile (it flips bits)", location)
+    ones = -1 if t.dtype.nki_name.startswith("int") else (1 << (8 * t.dtype.size)) - 1
+    return _binary("bitwise_xor", t, ones, dtype, mask)
+
+
+def trunc(x, dtype=None, mask=None, **kw):
+    """x rounded toward zero (nki.language.trunc): sign(x) * floor(|x|), seven
+    instructions (abs and sign on Scalar, floor's four and the product on Vector)."""
+    location = user_location()
+    check_mask(mask, location)
+    t = _tile_of(x, location)
+    mag = floor(_isa.activation(op="abs", data=t, dtype=FLOAT32))
+    sgn = _isa.activation(op="sign", data=t, dtype=FLOAT32)
+    return multiply(mag, sgn, dtype=dtype if dtype is not None else t.dtype)
+
+
+def tan(x, dtype=None, mask=None, **kw):
+    """tan(x) = sin(x) / cos(x) (nki.language.tan): two Scalar activations and a divide."""
+    location = user_location()
+    check_mask(mask, location)
+    t = _tile_of(x, location)
+    return divide(sin(t, dtype=FLOAT32), cos(t, dtype=FLOAT32),
+                  dtype=dtype if dtype is not None else t.dtype)
+
+
+def dropout(x, rate, dtype=None, mask=None, **kw):
+    """Zeroes elements of x with probability `rate` (nki.language.dropout): nki.isa's
+    dropout instruction where neuronsim.nki.isa provides one."""
+    location = user_location()
+    if not hasattr(_isa, "dropout"):
+        fail("nl.dropout is not supported: neuronsim has no random number instruction", location)
+    check_mask(mask, location)
+    return _isa.dropout(data=_tile_of(x, location), prob=rate, dtype=dtype)
