@@ -79,31 +79,132 @@ def assign_matmul_groups(instrs):
                 ins.reads.append(ins.writes[0])
 
 
+class _Access:
+    """One recorded read or write: instruction index, partition (HBM: row) range, byte
+    (HBM: column) range; `alive` until a later write covers it."""
+
+    __slots__ = ("index", "pr", "br", "alive")
+
+    def __init__(self, index, pr, br):
+        self.index, self.pr, self.br, self.alive = index, pr, br, True
+
+
+class _AccessIndex:
+    """The reads or the writes of one memory that can still order later accesses, in
+    buckets by position so that a lookup visits the accesses near it, not all of them
+    (tracing time linear in the instruction count). On-chip memories bucket by byte
+    range; HBM tensors by row and column blocks. An access spanning more than WIDE
+    buckets lives in one list that every lookup visits."""
+
+    WIDE = 256
+
+    def __init__(self, key):
+        if key[0] == "hbm":
+            self.rows, self.cols = 64, 512  # elements of one HBM tensor
+        else:
+            self.rows, self.cols = 1 << 30, 512  # bytes per partition: partitions not split
+        self.buckets = {}
+        self.wide = []
+
+    def _span(self, pr, br):
+        r0, r1 = pr[0] // self.rows, (pr[1] - 1) // self.rows
+        c0, c1 = br[0] // self.cols, (br[1] - 1) // self.cols
+        if (r1 - r0 + 1) * (c1 - c0 + 1) > self.WIDE:
+            return None
+        return [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+
+    def add(self, access):
+        span = self._span(access.pr, access.br)
+        if span is None:
+            self.wide.append(access)
+            return
+        for b in span:
+            lst = self.buckets.get(b)
+            if lst is None:
+                self.buckets[b] = [access]
+            else:
+                lst.append(access)
+
+    def _candidates(self, pr, br):
+        span = self._span(pr, br)
+        if span is None:
+            lists = list(self.buckets.values())
+        else:
+            lists = [self.buckets[b] for b in span if b in self.buckets]
+        if self.wide:
+            lists.append(self.wide)
+        return lists
+
+    def overlapping(self, pr, br, out):
+        """Adds to `out` the instruction index of every live access overlapping the box."""
+        p0, p1 = pr
+        b0, b1 = br
+        for lst in self._candidates(pr, br):
+            for a in lst:
+                if a.alive and a.pr[0] < p1 and p0 < a.pr[1] and a.br[0] < b1 and b0 < a.br[1]:
+                    out.add(a.index)
+
+    def prune(self, pr, br):
+        """Retires every access inside the box (a write covering it orders everything
+        after it) and drops it from the buckets it lies in."""
+        p0, p1 = pr
+        b0, b1 = br
+        span = self._span(pr, br)
+        keys = list(self.buckets) if span is None else [b for b in span if b in self.buckets]
+        for b in keys:
+            lst = self.buckets[b]
+            kept = []
+            for a in lst:
+                if a.alive and p0 <= a.pr[0] and a.pr[1] <= p1 and b0 <= a.br[0] and a.br[1] <= b1:
+                    a.alive = False
+                if a.alive:
+                    kept.append(a)
+            if kept:
+                if len(kept) != len(lst):
+                    self.buckets[b] = kept
+            else:
+                del self.buckets[b]
+        if self.wide:
+            for a in self.wide:
+                if a.alive and p0 <= a.pr[0] and a.pr[1] <= p1 and b0 <= a.br[0] and a.br[1] <= b1:
+                    a.alive = False
+            self.wide = [a for a in self.wide if a.alive]
+
+
 def find_dependencies(instrs):
-    """deps[i] = set of instruction indices i must wait for."""
-    records = {}  # memory key -> list of (index, prange, brange, is_write)
+    """deps[i] = set of instruction indices i must wait for: every read on the live
+    overlapping writes (RAW), every write on the live overlapping reads and writes (WAR,
+    WAW); a write retires the accesses it covers."""
+    reads_of, writes_of = {}, {}  # memory key -> _AccessIndex
     deps = []
     for ins in instrs:
         d = set()
         reads = [v.region() for v in ins.reads]
         writes = [v.region() for v in ins.writes]
         for key, pr, br in reads:
-            for j, p2, b2, w in records.get(key, ()):
-                if w and _overlap(pr, p2) and _overlap(br, b2):
-                    d.add(j)
+            w = writes_of.get(key)
+            if w is not None:
+                w.overlapping(pr, br, d)
         for key, pr, br in writes:
-            for j, p2, b2, w in records.get(key, ()):
-                if _overlap(pr, p2) and _overlap(br, b2):
-                    d.add(j)
+            for index in (reads_of.get(key), writes_of.get(key)):
+                if index is not None:
+                    index.overlapping(pr, br, d)
         d.discard(ins.index)
         deps.append(d)
         for key, pr, br in writes:
-            lst = records.setdefault(key, [])
-            lst[:] = [r for r in lst if not (_contains(pr, r[1]) and _contains(br, r[2]))]
+            for index in (reads_of.get(key), writes_of.get(key)):
+                if index is not None:
+                    index.prune(pr, br)
         for key, pr, br in reads:
-            records.setdefault(key, []).append((ins.index, pr, br, False))
+            index = reads_of.get(key)
+            if index is None:
+                index = reads_of[key] = _AccessIndex(key)
+            index.add(_Access(ins.index, pr, br))
         for key, pr, br in writes:
-            records.setdefault(key, []).append((ins.index, pr, br, True))
+            index = writes_of.get(key)
+            if index is None:
+                index = writes_of[key] = _AccessIndex(key)
+            index.add(_Access(ins.index, pr, br))
     return deps
 
 
