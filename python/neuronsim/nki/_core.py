@@ -28,13 +28,27 @@ class NkiError(_BaseError):
     file:line of the kernel code that caused it."""
 
 
+_INTERNAL = {}  # code file name -> whether it lies inside neuronsim.nki
+
+
+def _internal(filename):
+    inside = _INTERNAL.get(filename)
+    if inside is None:
+        inside = _INTERNAL[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+    return inside
+
+
 def user_location():
-    """(file, line) of the innermost stack frame outside neuronsim.nki: the kernel's call."""
+    """(file, line) of the innermost stack frame outside neuronsim.nki: the kernel's call.
+    Called for every traced instruction, so each file's verdict is computed once."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR + os.sep):
-            return frame.f_code.co_filename, frame.f_lineno
+        filename = frame.f_code.co_filename
+        inside = _INTERNAL.get(filename)
+        if inside is None:
+            inside = _internal(filename)
+        if not inside:
+            return filename, frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0
 
@@ -129,7 +143,7 @@ class View:
     start/count (+ stride for HBM), byte offset, free dims [(stride, size)] in elements."""
 
     __slots__ = ("space", "buffer", "dtype", "pstart", "partitions", "pstride", "offset", "dims",
-                 "row", "exact")
+                 "row", "exact", "_region")
 
     def __init__(self, space, buffer, dtype, pstart, partitions, pstride, offset, dims, row=1):
         self.space, self.buffer, self.dtype, self.row = space, buffer, dtype, row
@@ -139,6 +153,7 @@ class View:
         # for instructions whose meaning follows the dims (iota, affine_select steps,
         # tensor_reduce axes).
         self.exact = False
+        self._region = None
 
     def free_elems(self):
         n = 1
@@ -157,7 +172,13 @@ class View:
 
     def region(self):
         """(memory key, partition range, byte range): a bounding box of what it touches.
-        HBM regions are linear byte ranges of one tensor (partitions = rows folded in)."""
+        HBM regions are linear byte ranges of one tensor (partitions = rows folded in).
+        A view is frozen once made, so its region is computed once."""
+        if self._region is None:
+            self._region = self._bounding_box()
+        return self._region
+
+    def _bounding_box(self):
         lo = hi = 0
         for stride, size in self.dims:
             span = stride * (size - 1)

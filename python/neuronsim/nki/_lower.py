@@ -83,90 +83,99 @@ class _Access:
     """One recorded read or write: instruction index, partition (HBM: row) range, byte
     (HBM: column) range; `alive` until a later write covers it."""
 
-    __slots__ = ("index", "pr", "br", "alive")
+    __slots__ = ("index", "p0", "p1", "b0", "b1", "alive")
 
     def __init__(self, index, pr, br):
-        self.index, self.pr, self.br, self.alive = index, pr, br, True
+        self.index, self.alive = index, True
+        self.p0, self.p1 = pr
+        self.b0, self.b1 = br
 
 
 class _AccessIndex:
     """The reads or the writes of one memory that can still order later accesses, in
-    buckets by position so that a lookup visits the accesses near it, not all of them
-    (tracing time linear in the instruction count). On-chip memories bucket by byte
-    range; HBM tensors by row and column blocks. An access spanning more than WIDE
-    buckets lives in one list that every lookup visits."""
+    buckets by position, so that a lookup visits the accesses near it, not every older
+    one (tracing time linear in the instruction count). On-chip memories bucket by byte
+    range (all partitions in one bucket); HBM tensors by blocks of rows and columns. An
+    access spanning more than WIDE buckets lives in one list that every lookup visits."""
 
     WIDE = 256
+    _ROW_KEY = 1 << 32  # bucket key = row block * _ROW_KEY + column block
 
     def __init__(self, key):
-        if key[0] == "hbm":
-            self.rows, self.cols = 64, 512  # elements of one HBM tensor
-        else:
-            self.rows, self.cols = 1 << 30, 512  # bytes per partition: partitions not split
-        self.buckets = {}
+        # Bucket sizes: HBM in elements of one tensor (a typical tile, 128 rows x 512
+        # columns, spans 2-4 buckets); on-chip in bytes per partition.
+        self.rows, self.cols = (64, 512) if key[0] == "hbm" else (1 << 40, 512)
+        self.buckets = {}  # bucket key -> [_Access]
         self.wide = []
 
     def _span(self, pr, br):
-        r0, r1 = pr[0] // self.rows, (pr[1] - 1) // self.rows
+        """The bucket keys a box covers, or None when it covers more than WIDE."""
         c0, c1 = br[0] // self.cols, (br[1] - 1) // self.cols
+        r0, r1 = pr[0] // self.rows, (pr[1] - 1) // self.rows
+        if r0 == r1:
+            if c0 == c1:
+                return (r0 * self._ROW_KEY + c0,)
+            if c1 - c0 < self.WIDE:
+                base = r0 * self._ROW_KEY
+                return range(base + c0, base + c1 + 1)
+            return None
         if (r1 - r0 + 1) * (c1 - c0 + 1) > self.WIDE:
             return None
-        return [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+        return [r * self._ROW_KEY + c for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
 
-    def add(self, access):
-        span = self._span(access.pr, access.br)
+    def add(self, index, pr, br):
+        access = _Access(index, pr, br)
+        span = self._span(pr, br)
         if span is None:
             self.wide.append(access)
             return
+        buckets = self.buckets
         for b in span:
-            lst = self.buckets.get(b)
+            lst = buckets.get(b)
             if lst is None:
-                self.buckets[b] = [access]
+                buckets[b] = [access]
             else:
                 lst.append(access)
-
-    def _candidates(self, pr, br):
-        span = self._span(pr, br)
-        if span is None:
-            lists = list(self.buckets.values())
-        else:
-            lists = [self.buckets[b] for b in span if b in self.buckets]
-        if self.wide:
-            lists.append(self.wide)
-        return lists
 
     def overlapping(self, pr, br, out):
         """Adds to `out` the instruction index of every live access overlapping the box."""
         p0, p1 = pr
         b0, b1 = br
-        for lst in self._candidates(pr, br):
+        span = self._span(pr, br)
+        buckets = self.buckets
+        lists = list(buckets.values()) if span is None else [buckets[b] for b in span if b in buckets]
+        if self.wide:
+            lists.append(self.wide)
+        for lst in lists:
             for a in lst:
-                if a.alive and a.pr[0] < p1 and p0 < a.pr[1] and a.br[0] < b1 and b0 < a.br[1]:
+                if a.b0 < b1 and b0 < a.b1 and a.p0 < p1 and p0 < a.p1 and a.alive:
                     out.add(a.index)
 
     def prune(self, pr, br):
         """Retires every access inside the box (a write covering it orders everything
-        after it) and drops it from the buckets it lies in."""
+        after it) and drops it from its buckets, which all lie inside the box's."""
         p0, p1 = pr
         b0, b1 = br
         span = self._span(pr, br)
-        keys = list(self.buckets) if span is None else [b for b in span if b in self.buckets]
-        for b in keys:
-            lst = self.buckets[b]
+        buckets = self.buckets
+        for b in (list(buckets) if span is None else span):
+            lst = buckets.get(b)
+            if lst is None:
+                continue
             kept = []
             for a in lst:
-                if a.alive and p0 <= a.pr[0] and a.pr[1] <= p1 and b0 <= a.br[0] and a.br[1] <= b1:
-                    a.alive = False
                 if a.alive:
-                    kept.append(a)
-            if kept:
-                if len(kept) != len(lst):
-                    self.buckets[b] = kept
-            else:
-                del self.buckets[b]
+                    if b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1:
+                        a.alive = False
+                    else:
+                        kept.append(a)
+            if not kept:
+                del buckets[b]
+            elif len(kept) != len(lst):
+                buckets[b] = kept
         if self.wide:
             for a in self.wide:
-                if a.alive and p0 <= a.pr[0] and a.pr[1] <= p1 and b0 <= a.br[0] and a.br[1] <= b1:
+                if a.alive and b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1:
                     a.alive = False
             self.wide = [a for a in self.wide if a.alive]
 
@@ -186,25 +195,29 @@ def find_dependencies(instrs):
             if w is not None:
                 w.overlapping(pr, br, d)
         for key, pr, br in writes:
-            for index in (reads_of.get(key), writes_of.get(key)):
-                if index is not None:
-                    index.overlapping(pr, br, d)
+            r, w = reads_of.get(key), writes_of.get(key)
+            if r is not None:
+                r.overlapping(pr, br, d)
+            if w is not None:
+                w.overlapping(pr, br, d)
         d.discard(ins.index)
         deps.append(d)
         for key, pr, br in writes:
-            for index in (reads_of.get(key), writes_of.get(key)):
-                if index is not None:
-                    index.prune(pr, br)
+            r, w = reads_of.get(key), writes_of.get(key)
+            if r is not None:
+                r.prune(pr, br)
+            if w is not None:
+                w.prune(pr, br)
         for key, pr, br in reads:
-            index = reads_of.get(key)
-            if index is None:
-                index = reads_of[key] = _AccessIndex(key)
-            index.add(_Access(ins.index, pr, br))
+            r = reads_of.get(key)
+            if r is None:
+                r = reads_of[key] = _AccessIndex(key)
+            r.add(ins.index, pr, br)
         for key, pr, br in writes:
-            index = writes_of.get(key)
-            if index is None:
-                index = writes_of[key] = _AccessIndex(key)
-            index.add(_Access(ins.index, pr, br))
+            w = writes_of.get(key)
+            if w is None:
+                w = writes_of[key] = _AccessIndex(key)
+            w.add(ins.index, pr, br)
     return deps
 
 
