@@ -13,7 +13,6 @@ import linecache
 import os
 import re
 import sys
-import weakref
 
 try:  # every neuronsim error is a neuronsim.Error (docs/python.md)
     from neuronsim import Error as _BaseError
@@ -155,6 +154,14 @@ class View:
         self.exact = False
         self._region = None
 
+    def moved(self, offset):
+        """The same view at another byte offset (its tile placed)."""
+        v = View.__new__(View)
+        v.space, v.buffer, v.dtype, v.row = self.space, self.buffer, self.dtype, self.row
+        v.pstart, v.partitions, v.pstride = self.pstart, self.partitions, self.pstride
+        v.offset, v.dims, v.exact, v._region = offset, self.dims, self.exact, None
+        return v
+
     def free_elems(self):
         n = 1
         for _, s in self.dims:
@@ -219,67 +226,35 @@ def normalise_dims(dims, merge=True):
 
 
 class Allocation:
-    """A block of bytes on every partition of SBUF or PSUM; freed when the last tensor
-    viewing it is garbage (Python reference counting), so a tile rebound in a loop frees
-    the previous iteration's buffer."""
+    """One tile's block of bytes on every partition of SBUF or PSUM. While tracing,
+    `offset` is virtual: each tile has a range of its own, so every access names its tile.
+    Lowering places the tile by its live range (_alloc.place_tiles)."""
 
-    def __init__(self, space, offset, size):
+    def __init__(self, space, offset, size, what, location, name=None):
         self.space, self.offset, self.size = space, offset, size
+        self.what, self.location, self.name = what, location, name
 
 
 class Allocator:
-    """First fit, 64-byte aligned, over a memory of `capacity` bytes per partition.
-    PSUM blocks of up to one bank never straddle a bank boundary (a matmul result lies
-    in one bank, reference section 2). A freed block cools down for `cooldown` later
-    allocations before it is reused when other room exists, so consecutive iterations of
-    a loop rotate through buffers instead of waiting on each other (multi-buffering)."""
+    """The tiles made in one memory of `capacity` bytes per partition, in the order they
+    were made. A tile larger than the whole memory fails at once, at its Python line;
+    everything else is placed after tracing (_alloc.py), with `cooldown` placements
+    before a freed block is reused when other room exists (multi-buffering)."""
 
     def __init__(self, space, capacity, cooldown):
         self.space, self.capacity, self.cooldown = space, capacity, cooldown
-        self.live = {}  # id -> (offset, size)
-        self.cooling = []  # (offset, size, allocations left)
-        self.high_water = 0
+        self.blocks = []  # Allocation, by increasing virtual offset
+        self.high_water = 0  # bytes per partition the placed tiles reach (set by lowering)
         self._next = 0
 
-    def _fits(self, offset, size, blocks):
-        return all(offset + size <= o or o + s <= offset for o, s in blocks)
-
-    def _search(self, size, blocks):
-        candidates = sorted({0} | {o + s for o, s in blocks})
-        for c in candidates:
-            off = (c + ALIGN - 1) // ALIGN * ALIGN
-            if self.space == "psum":
-                if size <= PSUM_BANK and off // PSUM_BANK != (off + size - 1) // PSUM_BANK:
-                    off = (off // PSUM_BANK + 1) * PSUM_BANK
-                elif size > PSUM_BANK and off % PSUM_BANK:
-                    off = (off // PSUM_BANK + 1) * PSUM_BANK
-            if off + size <= self.capacity and self._fits(off, size, blocks):
-                return off
-        return None
-
-    def allocate(self, size, what, location):
-        live = list(self.live.values())
-        off = self._search(size, live + [(o, s) for o, s, _ in self.cooling])
-        if off is None:
-            off = self._search(size, live)
-        if off is None:
-            used = sum(s for _, s in live)
-            fail(f"{what} needs {size} bytes per partition of {self.space.upper()}, but only "
-                 f"{self.capacity - used} of {self.capacity} are free (live tiles hold {used}); "
-                 f"free tiles (let them go out of scope) or use smaller tiles", location)
-        self.cooling = [(o, s, n - 1) for o, s, n in self.cooling if n > 1]
-        alloc = Allocation(self.space, off, size)
-        key = self._next
-        self._next += 1
-        self.live[key] = (off, size)
-        self.high_water = max(self.high_water, off + size)
-        weakref.finalize(alloc, self._free, key)
+    def allocate(self, size, what, location, name=None):
+        if size > self.capacity:
+            fail(f"{what} needs {size} bytes per partition of {self.space.upper()}, more than "
+                 f"the {self.capacity} it has; use smaller tiles", location)
+        alloc = Allocation(self.space, self._next, size, what, location, name)
+        self._next += (size + ALIGN - 1) // ALIGN * ALIGN
+        self.blocks.append(alloc)
         return alloc
-
-    def _free(self, key):
-        block = self.live.pop(key, None)
-        if block and self.cooldown:
-            self.cooling.append((block[0], block[1], self.cooldown))
 
 
 # --- traced instructions ------------------------------------------------------------------

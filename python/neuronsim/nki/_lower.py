@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from ._alloc import place_tiles
 from ._core import NkiError
 
 ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")
@@ -357,6 +358,7 @@ def lower(tr, name, inputs, outputs, schedule="list"):
     for ins in instrs:
         ins.waits, ins.signals = [], []
     assign_matmul_groups(instrs)
+    instrs = place_tiles(tr)
     deps = find_dependencies(instrs)
     streams = order_streams(instrs, deps, schedule)
     sems = assign_semaphores(instrs, deps, streams)

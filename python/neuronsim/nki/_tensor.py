@@ -271,7 +271,7 @@ def new_tile(shape, dtype, space, location, name=None):
     size = (nbytes + _core.ALIGN - 1) // _core.ALIGN * _core.ALIGN
     allocator = tr.sbuf if space == "sbuf" else tr.psum
     what = f"tile {name or ''}{list(shape)} {dtype.nki_name}".replace("tile [", "tile [", 1)
-    alloc = allocator.allocate(size, what, location)
+    alloc = allocator.allocate(size, what, location, name)
     strides = (0,) + _row_major(shape[1:])
     return Tensor(space, dtype, shape, strides, alloc.offset, alloc=alloc, name=name)
 

@@ -1,0 +1,273 @@
+"""Placing the traced kernel's tiles in SBUF and PSUM (docs/python.md, "Allocation").
+
+While tracing, every tile gets a virtual byte range of its own (`Allocator` in
+_core.py), so the trace records which tile each access touches and nothing is reused.
+After tracing, `place_tiles` sweeps the instructions in program order, as NKI's compiler
+allocates: a tile takes physical room at its first use and gives it back after its last
+use, whatever its Python variable does. A freed block cools down for `reuse_delay`
+further placements when other room exists, so consecutive loop iterations land in
+different buffers and overlap (multi-buffering from the allocator). When SBUF is full, the
+live tile used again furthest in the future is spilled: stored to an HBM scratch tensor
+by a dma_copy and loaded back before its next use, both ordinary instructions carrying
+the Python line of the tile's producer and consumer. When even that cannot make room
+(one instruction's own operands do not fit; PSUM, which DMA cannot reach), the error
+lists the tiles live at the failing Python line.
+
+Dependencies are computed afterwards on the physical addresses (_lower.find_dependencies),
+so the orderings that reuse creates (a new tile's writer after the old tile's last reader)
+are part of the kernel like any other.
+"""
+from __future__ import annotations
+
+import bisect
+
+from ._core import ALIGN, PSUM_BANK, Instr, NkiError, View, fail, BY_ASM
+
+_UINT8 = BY_ASM["uint8"]
+
+
+class _Placer:
+    """Places blocks of bytes per partition in a memory of `capacity`: 64-byte aligned;
+    PSUM blocks of up to one bank never straddle a bank boundary, larger ones start on
+    one (a matmul result lies in one bank, reference section 2).
+
+    Among the places a block fits, it takes the one freed longest ago (never-used memory
+    first, then the least recently released), so the next loop iteration's tile lands
+    away from the previous one's and the two overlap: multi-buffering as deep as the
+    memory allows, with no setting. A block released fewer than `cooldown` placements
+    ago is also avoided while other room exists (the reuse_delay option)."""
+
+    def __init__(self, space, capacity, cooldown):
+        self.space, self.capacity, self.cooldown = space, capacity, cooldown
+        self.live = {}  # Allocation -> (offset, size)
+        self.released = []  # (offset, size, release time): freed blocks' history
+        self.high_water = 0
+        self.clock = 0  # placements so far
+
+    def _align(self, c, size):
+        off = (c + ALIGN - 1) // ALIGN * ALIGN
+        if self.space == "psum":
+            if size <= PSUM_BANK and off // PSUM_BANK != (off + size - 1) // PSUM_BANK:
+                off = (off // PSUM_BANK + 1) * PSUM_BANK
+            elif size > PSUM_BANK and off % PSUM_BANK:
+                off = (off // PSUM_BANK + 1) * PSUM_BANK
+        return off
+
+    def _search(self, size, recent):
+        """(offset or None): the fitting place whose overlapped history is oldest; with
+        `recent` set, places overlapping a block released within the cooldown are out."""
+        live = list(self.live.values())
+        edges = {0} | {o + s for o, s in live} | {o + s for o, s, _ in self.released}
+        best, best_age = None, None
+        for c in sorted(edges):
+            off = self._align(c, size)
+            end = off + size
+            if end > self.capacity:
+                break
+            if any(o < end and off < o + s for o, s in live):
+                continue
+            age = -1
+            for o, s, t in self.released:
+                if o < end and off < o + s and t > age:
+                    age = t
+            if recent is not None and age >= recent:
+                continue
+            if best is None or age < best_age:
+                best, best_age = off, age
+                if age < 0:  # never used: nothing is older
+                    break
+        return best
+
+    def place(self, alloc):
+        self.clock += 1
+        off = None
+        if self.cooldown:
+            off = self._search(alloc.size, self.clock - self.cooldown)
+        if off is None:
+            off = self._search(alloc.size, None)
+        if off is None:
+            return None
+        end = off + alloc.size
+        # History under the new block is superseded by the block's own release later.
+        self.released = [r for r in self.released if not (off <= r[0] and r[0] + r[1] <= end)]
+        self.live[alloc] = (off, alloc.size)
+        self.high_water = max(self.high_water, end)
+        return off
+
+    def free(self, alloc, cool=True):
+        off, size = self.live.pop(alloc)
+        # A spilled tile's room is wanted at once: it counts as released long ago.
+        self.released.append((off, size, self.clock if cool else -1))
+
+
+def _views(ins):
+    """Every View an instruction holds (operands, reads, writes, option values), once."""
+    seen = {}
+    for v in ins.operands:
+        seen.setdefault(id(v), v)
+    for v in ins.reads:
+        seen.setdefault(id(v), v)
+    for v in ins.writes:
+        seen.setdefault(id(v), v)
+    for _, value in ins.options:
+        if isinstance(value, View):
+            seen.setdefault(id(value), value)
+    return seen
+
+
+class _Tile:
+    """Placement state of one traced Allocation."""
+
+    __slots__ = ("alloc", "uses", "next", "parts", "phys", "spill", "dirty")
+
+    def __init__(self, alloc):
+        self.alloc = alloc
+        self.uses = []  # instruction positions, increasing
+        self.next = 0  # index into uses of the next use
+        self.parts = 1  # partitions touched: 0..parts
+        self.phys = None
+        self.spill = None  # HBM scratch tensor once spilled
+        self.dirty = False  # written since its last store to `spill`
+
+
+def place_tiles(tr):
+    """Gives every used tile a physical offset by its live range and rewrites each
+    instruction's views to it, adding spill stores and loads; returns the new
+    instruction list (indices renumbered) and sets tr.sbuf/tr.psum.high_water."""
+    from ._tensor import HbmTensor
+
+    spaces = {"sbuf": tr.sbuf, "psum": tr.psum}
+    starts = {s: [a.offset for a in spaces[s].blocks] for s in spaces}
+    tiles = {s: [None] * len(spaces[s].blocks) for s in spaces}
+    touched = []  # per instruction: [(tile, written)]
+    instrs = tr.instrs
+    for i, ins in enumerate(instrs):
+        written = {id(v) for v in ins.writes}
+        mine = {}
+        for key, v in _views(ins).items():
+            space = v.space
+            if space == "hbm":
+                continue
+            k = bisect.bisect_right(starts[space], v.offset) - 1
+            t = tiles[space][k]
+            if t is None:
+                t = tiles[space][k] = _Tile(spaces[space].blocks[k])
+            if not t.uses or t.uses[-1] != i:
+                t.uses.append(i)
+            t.parts = max(t.parts, v.pstart + v.partitions)
+            mine[t] = mine.get(t, False) or key in written
+        touched.append(list(mine.items()))
+
+    placers = {s: _Placer(s, spaces[s].capacity, spaces[s].cooldown) for s in spaces}
+    out = []
+
+    def spill_view(t):
+        return View("sbuf", "_sbuf", _UINT8, 0, t.parts, 0, t.phys, [(1, t.alloc.size)])
+
+    def hbm_view(t):
+        h = t.spill
+        return View("hbm", h.name, _UINT8, 0, t.parts, t.alloc.size, 0, [(1, t.alloc.size)],
+                    t.alloc.size)
+
+    def dma(dst, src, queue, location):
+        ins = Instr("sync", "dma_copy", [dst, src], [("queue", queue)], location, [dst], [src],
+                    queue)
+        out.append(ins)
+
+    def make_room(t, needed, ins):
+        placer = placers[t.alloc.space]
+        off = placer.place(t.alloc)
+        while off is None:
+            victims = [] if t.alloc.space != "sbuf" else [
+                v for v in placer.live if v not in needed]
+            if not victims:
+                _no_room(t, placer, needed, ins)
+            # Belady: the live tile whose next use is furthest away.
+            victim = max((tiles_of[v] for v in victims), key=lambda x: x.uses[x.next])
+            if victim.spill is None:
+                name = tr.unique_name(f"_spill_{victim.alloc.name or 'tile'}")
+                victim.spill = HbmTensor(name, (victim.parts, victim.alloc.size), _UINT8,
+                                         "scratch")
+                tr.hbm[name] = victim.spill
+                victim.dirty = True
+            if victim.dirty:  # the store carries the line that made the tile
+                dma(hbm_view(victim), spill_view(victim), "_store", victim.alloc.location)
+                victim.dirty = False
+            placer.free(victim.alloc, cool=False)
+            victim.phys = None
+            off = placer.place(t.alloc)
+        t.phys = off
+        if t.spill is not None:  # loaded back for its consumer
+            dma(spill_view(t), hbm_view(t), "_load", ins.location)
+
+    tiles_of = {}
+    for s in tiles:
+        for t in tiles[s]:
+            if t is not None:
+                tiles_of[t.alloc] = t
+    for i, ins in enumerate(instrs):
+        mine = touched[i]
+        if mine:
+            needed = {t.alloc for t, _ in mine}
+            for t, _ in mine:
+                if t.phys is None:
+                    make_room(t, needed, ins)
+            _move_views(ins, mine)
+        out.append(ins)
+        for t, w in mine:
+            if w:
+                t.dirty = True
+            t.next += 1
+            if t.next == len(t.uses):
+                placers[t.alloc.space].free(t.alloc)
+    for k, ins in enumerate(out):
+        ins.index = k
+    tr.instrs = out
+    tr.sbuf.high_water = placers["sbuf"].high_water
+    tr.psum.high_water = placers["psum"].high_water
+    return out
+
+
+def _move_views(ins, mine):
+    """Rewrites the instruction's on-chip views from virtual to physical offsets (new
+    View objects, the same one wherever the instruction shared one)."""
+    by_alloc = [(t.alloc.offset, t.alloc.offset + t.alloc.size, t.alloc.space,
+                 t.phys - t.alloc.offset) for t, _ in mine]
+    moved = {}
+
+    def move(v):
+        if v.space == "hbm":
+            return v
+        m = moved.get(id(v))
+        if m is None:
+            for lo, hi, space, delta in by_alloc:
+                if space == v.space and lo <= v.offset < hi:
+                    m = v.moved(v.offset + delta)
+                    break
+            else:
+                raise NkiError("internal: a view outside every tile")
+            moved[id(v)] = m
+        return m
+
+    ins.operands = [move(v) for v in ins.operands]
+    ins.reads = [move(v) for v in ins.reads]
+    ins.writes = [move(v) for v in ins.writes]
+    ins.options = [(k, move(v) if isinstance(v, View) else v) for k, v in ins.options]
+
+
+def _no_room(t, placer, needed, ins):
+    """The capacity error: what the instruction needs and what is live at its line."""
+    space = t.alloc.space.upper()
+    live = sorted(placer.live, key=lambda a: placer.live[a][0])
+    used = sum(a.size for a in live)
+    lines = []
+    for a in live + [t.alloc]:
+        file, line = a.location
+        mark = " (this instruction's operand)" if a in needed else ""
+        lines.append(f"  {a.what}: {a.size} bytes per partition, made at {file}:{line}{mark}")
+    why = ("the tiles this instruction uses do not fit together" if t.alloc.space == "sbuf" else
+           "PSUM tiles cannot be spilled (DMA does not reach PSUM)")
+    fail(f"{t.alloc.what} needs {t.alloc.size} bytes per partition of {space}, but only "
+         f"{placer.capacity - used} of {placer.capacity} are free: {why}. Tiles live at this "
+         f"line:\n" + "\n".join(lines) + "\nuse smaller tiles, or end a tile's use (its last "
+         f"read) before making the next", ins.location)
