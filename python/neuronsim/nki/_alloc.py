@@ -185,7 +185,7 @@ def place_tiles(tr):
             # Belady: the live tile whose next use is furthest away.
             victim = max((tiles_of[v] for v in victims), key=lambda x: x.uses[x.next])
             if victim.spill is None:
-                name = tr.unique_name(f"_spill_{victim.alloc.name or 'tile'}")
+                name = tr.unique_name(f"spill_{victim.alloc.name or 'tile'}")
                 victim.spill = HbmTensor(name, (victim.parts, victim.alloc.size), _UINT8,
                                          "scratch")
                 tr.hbm[name] = victim.spill
