@@ -31,18 +31,20 @@ class _Placer:
     PSUM blocks of up to one bank never straddle a bank boundary, larger ones start on
     one (a matmul result lies in one bank, reference section 2).
 
-    Among the places a block fits, it takes the one freed longest ago (never-used memory
-    first, then the least recently released), so the next loop iteration's tile lands
-    away from the previous one's and the two overlap: multi-buffering as deep as the
-    memory allows, with no setting. A block released fewer than `cooldown` placements
-    ago is also avoided while other room exists (the reuse_delay option)."""
+    Next fit: the search starts where the previous block ended and wraps around, so the
+    memory is used as a ring and a block freed by a loop iteration is the last place the
+    following iterations reuse: multi-buffering as deep as the free memory allows, with
+    no setting. A block released fewer than `cooldown` placements ago is also avoided
+    while other room exists (the reuse_delay option). Live blocks are kept sorted, so a
+    placement costs O(live blocks), not more."""
 
     def __init__(self, space, capacity, cooldown):
         self.space, self.capacity, self.cooldown = space, capacity, cooldown
         self.live = {}  # Allocation -> (offset, size)
-        self.released = []  # (offset, size, release time): freed blocks' history
+        self.starts, self.ends = [], []  # live blocks by offset (they never overlap)
+        self.cooling = []  # (offset, end, placements left)
         self.high_water = 0
-        self.clock = 0  # placements so far
+        self.cursor = 0  # where the previous placement ended
 
     def _align(self, c, size):
         off = (c + ALIGN - 1) // ALIGN * ALIGN
@@ -53,51 +55,58 @@ class _Placer:
                 off = (off // PSUM_BANK + 1) * PSUM_BANK
         return off
 
-    def _search(self, size, recent):
-        """(offset or None): the fitting place whose overlapped history is oldest; with
-        `recent` set, places overlapping a block released within the cooldown are out."""
-        live = list(self.live.values())
-        edges = {0} | {o + s for o, s in live} | {o + s for o, s, _ in self.released}
-        best, best_age = None, None
-        for c in sorted(edges):
+    def _search(self, size, avoid_cooling):
+        """The first place from the cursor on (wrapping once) where `size` fits."""
+        starts, ends, cap = self.starts, self.ends, self.capacity
+        c, wrapped = self.cursor, False
+        while True:
             off = self._align(c, size)
             end = off + size
-            if end > self.capacity:
-                break
-            if any(o < end and off < o + s for o, s in live):
+            if end > cap:
+                if wrapped or self.cursor == 0:
+                    return None
+                c, wrapped = 0, True
                 continue
-            age = -1
-            for o, s, t in self.released:
-                if o < end and off < o + s and t > age:
-                    age = t
-            if recent is not None and age >= recent:
+            if wrapped and off >= self.cursor:
+                return None
+            i = bisect.bisect_left(starts, end)
+            if i and ends[i - 1] > off:  # the live block ending last before `end` clashes
+                c = ends[i - 1]
                 continue
-            if best is None or age < best_age:
-                best, best_age = off, age
-                if age < 0:  # never used: nothing is older
-                    break
-        return best
+            if avoid_cooling:
+                clash = [e for o, e, _ in self.cooling if o < end and off < e]
+                if clash:
+                    c = max(clash)
+                    continue
+            return off
 
     def place(self, alloc):
-        self.clock += 1
         off = None
-        if self.cooldown:
-            off = self._search(alloc.size, self.clock - self.cooldown)
+        if self.cooling:
+            off = self._search(alloc.size, True)
         if off is None:
-            off = self._search(alloc.size, None)
+            off = self._search(alloc.size, False)
         if off is None:
             return None
+        if self.cooling:
+            self.cooling = [(o, e, n - 1) for o, e, n in self.cooling if n > 1]
         end = off + alloc.size
-        # History under the new block is superseded by the block's own release later.
-        self.released = [r for r in self.released if not (off <= r[0] and r[0] + r[1] <= end)]
+        i = bisect.bisect_left(self.starts, off)
+        self.starts.insert(i, off)
+        self.ends.insert(i, end)
         self.live[alloc] = (off, alloc.size)
         self.high_water = max(self.high_water, end)
+        self.cursor = end
         return off
 
     def free(self, alloc, cool=True):
+        """Gives the block back; cool=False (a spilled tile) makes it reusable at once."""
         off, size = self.live.pop(alloc)
-        # A spilled tile's room is wanted at once: it counts as released long ago.
-        self.released.append((off, size, self.clock if cool else -1))
+        i = bisect.bisect_left(self.starts, off)
+        del self.starts[i]
+        del self.ends[i]
+        if cool and self.cooldown:
+            self.cooling.append((off, off + size, self.cooldown))
 
 
 def _views(ins):
