@@ -127,7 +127,7 @@ def _views(ins):
 class _Tile:
     """Placement state of one traced Allocation."""
 
-    __slots__ = ("alloc", "uses", "next", "parts", "phys", "spill", "dirty")
+    __slots__ = ("alloc", "uses", "next", "parts", "phys", "spill", "dirty", "since")
 
     def __init__(self, alloc):
         self.alloc = alloc
@@ -137,12 +137,14 @@ class _Tile:
         self.phys = None
         self.spill = None  # HBM scratch tensor once spilled
         self.dirty = False  # written since its last store to `spill`
+        self.since = 0  # position in the new list where its current placement began
 
 
 def place_tiles(tr):
     """Gives every used tile a physical offset by its live range and rewrites each
     instruction's views to it, adding spill stores and loads; returns the new
-    instruction list (indices renumbered) and sets tr.sbuf/tr.psum.high_water."""
+    instruction list (indices renumbered), sets tr.sbuf/tr.psum.high_water and records
+    tr.placements."""
     from ._tensor import HbmTensor
 
     spaces = {"sbuf": tr.sbuf, "psum": tr.psum}
@@ -169,6 +171,9 @@ def place_tiles(tr):
 
     placers = {s: _Placer(s, spaces[s].capacity, spaces[s].cooldown) for s in spaces}
     out = []
+    # (Allocation, physical offset, first and last position in `out`) of every placement:
+    # what the tests check for overlaps.
+    placements = tr.placements = []
 
     def spill_view(t):
         return View("sbuf", "_sbuf", _UINT8, 0, t.parts, 0, t.phys, [(1, t.alloc.size)])
@@ -203,9 +208,10 @@ def place_tiles(tr):
                 dma(hbm_view(victim), spill_view(victim), "_store", victim.alloc.location)
                 victim.dirty = False
             placer.free(victim.alloc, cool=False)
+            placements.append((victim.alloc, victim.phys, victim.since, len(out) - 1))
             victim.phys = None
             off = placer.place(t.alloc)
-        t.phys = off
+        t.phys, t.since = off, len(out)
         if t.spill is not None:  # loaded back for its consumer
             dma(spill_view(t), hbm_view(t), "_load", ins.location)
 
@@ -229,6 +235,7 @@ def place_tiles(tr):
             t.next += 1
             if t.next == len(t.uses):
                 placers[t.alloc.space].free(t.alloc)
+                placements.append((t.alloc, t.phys, t.since, len(out) - 1))
     for k, ins in enumerate(out):
         ins.index = k
     tr.instrs = out
