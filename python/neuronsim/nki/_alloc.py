@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 
-from ._core import ALIGN, PSUM_BANK, Instr, NkiError, View, fail, BY_ASM
+from ._core import ALIGN, BY_ASM, PSUM_BANK, Instr, View, fail
 
 _UINT8 = BY_ASM["uint8"]
 
@@ -109,21 +109,6 @@ class _Placer:
             self.cooling.append((off, off + size, self.cooldown))
 
 
-def _views(ins):
-    """Every View an instruction holds (operands, reads, writes, option values), once."""
-    seen = {}
-    for v in ins.operands:
-        seen.setdefault(id(v), v)
-    for v in ins.reads:
-        seen.setdefault(id(v), v)
-    for v in ins.writes:
-        seen.setdefault(id(v), v)
-    for _, value in ins.options:
-        if isinstance(value, View):
-            seen.setdefault(id(value), value)
-    return seen
-
-
 class _Tile:
     """Placement state of one traced Allocation."""
 
@@ -151,23 +136,33 @@ def place_tiles(tr):
     starts = {s: [a.offset for a in spaces[s].blocks] for s in spaces}
     tiles = {s: [None] * len(spaces[s].blocks) for s in spaces}
     touched = []  # per instruction: [(tile, written)]
+    owners = []  # per instruction: [(view, tile)] of its on-chip views
     instrs = tr.instrs
+    bisect_right = bisect.bisect_right
     for i, ins in enumerate(instrs):
-        written = {id(v) for v in ins.writes}
-        mine = {}
-        for key, v in _views(ins).items():
-            space = v.space
-            if space == "hbm":
-                continue
-            k = bisect.bisect_right(starts[space], v.offset) - 1
-            t = tiles[space][k]
-            if t is None:
-                t = tiles[space][k] = _Tile(spaces[space].blocks[k])
-            if not t.uses or t.uses[-1] != i:
-                t.uses.append(i)
-            t.parts = max(t.parts, v.pstart + v.partitions)
-            mine[t] = mine.get(t, False) or key in written
+        mine, owner, seen = {}, [], set()
+        option_views = [v for _, v in ins.options if isinstance(v, View)] if ins.options else ()
+        for group, is_write in ((ins.writes, True), (ins.reads, False), (ins.operands, False),
+                                (option_views, False)):
+            for v in group:
+                space = v.space
+                if space == "hbm" or id(v) in seen:
+                    continue
+                seen.add(id(v))
+                k = bisect_right(starts[space], v.offset) - 1
+                t = tiles[space][k]
+                if t is None:
+                    t = tiles[space][k] = _Tile(spaces[space].blocks[k])
+                    t.uses.append(i)
+                elif t.uses[-1] != i:
+                    t.uses.append(i)
+                if v.pstart + v.partitions > t.parts:
+                    t.parts = v.pstart + v.partitions
+                owner.append((v, t))
+                if is_write or t not in mine:
+                    mine[t] = is_write or mine.get(t, False)
         touched.append(list(mine.items()))
+        owners.append(owner)
 
     placers = {s: _Placer(s, spaces[s].capacity, spaces[s].cooldown) for s in spaces}
     out = []
@@ -227,7 +222,7 @@ def place_tiles(tr):
             for t, _ in mine:
                 if t.phys is None:
                     make_room(t, needed, ins)
-            _move_views(ins, mine)
+            _move_views(ins, owners[i])
         out.append(ins)
         for t, w in mine:
             if w:
@@ -244,31 +239,22 @@ def place_tiles(tr):
     return out
 
 
-def _move_views(ins, mine):
-    """Rewrites the instruction's on-chip views from virtual to physical offsets (new
-    View objects, the same one wherever the instruction shared one)."""
-    by_alloc = [(t.alloc.offset, t.alloc.offset + t.alloc.size, t.alloc.space,
-                 t.phys - t.alloc.offset) for t, _ in mine]
-    moved = {}
+def _move_views(ins, owner):
+    """Moves the instruction's on-chip views from virtual to physical offsets; a view
+    already placed for an earlier placement of its tile is replaced by a moved copy."""
+    replaced = {}
+    for v, t in owner:
+        m = v.place(t.alloc.offset, t.phys)
+        if m is not v:
+            replaced[id(v)] = m
+    if replaced:
+        def swap(x):
+            return replaced.get(id(x), x) if isinstance(x, View) else x
 
-    def move(v):
-        if v.space == "hbm":
-            return v
-        m = moved.get(id(v))
-        if m is None:
-            for lo, hi, space, delta in by_alloc:
-                if space == v.space and lo <= v.offset < hi:
-                    m = v.moved(v.offset + delta)
-                    break
-            else:
-                raise NkiError("internal: a view outside every tile")
-            moved[id(v)] = m
-        return m
-
-    ins.operands = [move(v) for v in ins.operands]
-    ins.reads = [move(v) for v in ins.reads]
-    ins.writes = [move(v) for v in ins.writes]
-    ins.options = [(k, move(v) if isinstance(v, View) else v) for k, v in ins.options]
+        ins.operands = [swap(v) for v in ins.operands]
+        ins.reads = [swap(v) for v in ins.reads]
+        ins.writes = [swap(v) for v in ins.writes]
+        ins.options = [(k, swap(v)) for k, v in ins.options]
 
 
 def _no_room(t, placer, needed, ins):

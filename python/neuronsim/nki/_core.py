@@ -142,7 +142,7 @@ class View:
     start/count (+ stride for HBM), byte offset, free dims [(stride, size)] in elements."""
 
     __slots__ = ("space", "buffer", "dtype", "pstart", "partitions", "pstride", "offset", "dims",
-                 "row", "exact", "_region")
+                 "row", "exact", "_region", "placed")
 
     def __init__(self, space, buffer, dtype, pstart, partitions, pstride, offset, dims, row=1):
         self.space, self.buffer, self.dtype, self.row = space, buffer, dtype, row
@@ -153,13 +153,26 @@ class View:
         # tensor_reduce axes).
         self.exact = False
         self._region = None
+        self.placed = None  # on-chip: the physical offset of its tile once placed
 
-    def moved(self, offset):
-        """The same view at another byte offset (its tile placed)."""
-        v = View.__new__(View)
-        v.space, v.buffer, v.dtype, v.row = self.space, self.buffer, self.dtype, self.row
-        v.pstart, v.partitions, v.pstride = self.pstart, self.partitions, self.pstride
-        v.offset, v.dims, v.exact, v._region = offset, self.dims, self.exact, None
+    def place(self, tile_offset, phys):
+        """Moves an on-chip view from its tile's virtual offset to the tile's physical one
+        (in place: a view belongs to one instruction), or returns a moved copy when
+        it was already placed elsewhere (a tile reloaded after a spill)."""
+        if self.placed is None:
+            v, delta = self, phys - tile_offset
+        else:
+            if self.placed == phys:
+                return self
+            v, delta = View.__new__(View), phys - self.placed
+            v.space, v.buffer, v.dtype, v.row = self.space, self.buffer, self.dtype, self.row
+            v.pstart, v.partitions, v.pstride = self.pstart, self.partitions, self.pstride
+            v.dims, v.exact, v._region, v.offset = self.dims, self.exact, self._region, self.offset
+        v.offset += delta
+        r = v._region
+        if r is not None:  # on-chip: the bytes shift with the offset
+            v._region = (r[0], r[1], (r[2][0] + delta, r[2][1] + delta))
+        v.placed = phys
         return v
 
     def free_elems(self):

@@ -21,6 +21,7 @@
 """
 from __future__ import annotations
 
+import gc
 import re
 
 from ._alloc import place_tiles
@@ -66,7 +67,13 @@ def assign_matmul_groups(instrs):
                 close(k)
             open_groups[key] = [ins]
             continue
-        touched = [v.region() for v in ins.reads + ins.writes]
+        if not open_groups:
+            continue
+        # Only accesses to the memory the groups are in (PSUM) can close one.
+        spaces = {k[0][0] for k in open_groups}
+        touched = [v.region() for v in ins.reads + ins.writes if v.space in spaces]
+        if not touched:
+            continue
         for k in list(open_groups):
             if any(r[0] == k[0] and _overlap(r[1], k[1]) and _overlap(r[2], k[2]) for r in touched):
                 close(k)
@@ -186,10 +193,12 @@ def find_dependencies(instrs):
     overlapping writes (RAW), every write on the live overlapping reads and writes (WAR,
     WAW); a write retires the accesses it covers."""
     reads_of, writes_of = {}, {}  # memory key -> _AccessIndex
+    # Reads of a memory nothing writes (a kernel's inputs) can order nothing: not kept.
+    written = {v.region()[0] for ins in instrs for v in ins.writes}
     deps = []
     for ins in instrs:
         d = set()
-        reads = [v.region() for v in ins.reads]
+        reads = [r for r in (v.region() for v in ins.reads) if r[0] in written]
         writes = [v.region() for v in ins.writes]
         for key, pr, br in reads:
             w = writes_of.get(key)
@@ -353,7 +362,19 @@ def assign_semaphores(instrs, deps, streams):
 
 
 def lower(tr, name, inputs, outputs, schedule="list"):
-    """(assembly text, {asm line: (file, line)}) of a finished trace."""
+    """(assembly text, {asm line: (file, line)}) of a finished trace. Python's cyclic
+    garbage collector is paused meanwhile: lowering makes objects by the million and no
+    cycles, and each collection pass would walk the whole trace (a quarter of the time)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _lower(tr, name, inputs, outputs, schedule)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _lower(tr, name, inputs, outputs, schedule):
     instrs = tr.instrs
     for ins in instrs:
         ins.waits, ins.signals = [], []
