@@ -57,12 +57,19 @@ def fail(message, location=None):
     raise NkiError(f"{file}:{line}: {message}")
 
 
+_ASSIGNED = {}  # (file, line) -> the name assigned there, or None
+
+
 def assigned_name(location):
     """The variable a call's result is assigned to, read from the source line
-    (`x_tile = nl.load(...)` -> 'x_tile'), or None."""
+    (`x_tile = nl.load(...)` -> 'x_tile'), or None. A loop body reaches the same line
+    again and again, so each line is read once."""
+    if location in _ASSIGNED:
+        return _ASSIGNED[location]
     text = linecache.getline(location[0], location[1])
     m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=[^=]", text)
-    return m.group(1) if m else None
+    name = _ASSIGNED[location] = m.group(1) if m else None
+    return name
 
 
 # --- dtypes -----------------------------------------------------------------------------

@@ -99,12 +99,12 @@ class _Access:
         self.b0, self.b1 = br
 
 
-class _AccessIndex:
-    """The reads or the writes of one memory that can still order later accesses, in
-    buckets by position, so that a lookup visits the accesses near it, not every older
+class _Memory:
+    """The reads and the writes of one memory that can still order later accesses, each
+    in buckets by position, so that a lookup visits the accesses near it, not every older
     one (tracing time linear in the instruction count). On-chip memories bucket by byte
     range (all partitions in one bucket); HBM tensors by blocks of rows and columns. An
-    access spanning more than WIDE buckets lives in one list that every lookup visits."""
+    access spanning more than WIDE buckets lives in a list that every lookup visits."""
 
     WIDE = 256
     _ROW_KEY = 1 << 32  # bucket key = row block * _ROW_KEY + column block
@@ -113,10 +113,10 @@ class _AccessIndex:
         # Bucket sizes: HBM in elements of one tensor (a typical tile, 128 rows x 512
         # columns, spans 2-4 buckets); on-chip in bytes per partition.
         self.rows, self.cols = (64, 512) if key[0] == "hbm" else (1 << 40, 512)
-        self.buckets = {}  # bucket key -> [_Access]
-        self.wide = []
+        self.reads, self.writes = {}, {}  # bucket key -> [_Access]
+        self.wide_reads, self.wide_writes = [], []
 
-    def _span(self, pr, br):
+    def span(self, pr, br):
         """The bucket keys a box covers, or None when it covers more than WIDE."""
         c0, c1 = br[0] // self.cols, (br[1] - 1) // self.cols
         r0, r1 = pr[0] // self.rows, (pr[1] - 1) // self.rows
@@ -131,13 +131,11 @@ class _AccessIndex:
             return None
         return [r * self._ROW_KEY + c for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
 
-    def add(self, index, pr, br):
-        access = _Access(index, pr, br)
-        span = self._span(pr, br)
+    @staticmethod
+    def add(buckets, wide, span, access):
         if span is None:
-            self.wide.append(access)
+            wide.append(access)
             return
-        buckets = self.buckets
         for b in span:
             lst = buckets.get(b)
             if lst is None:
@@ -145,27 +143,29 @@ class _AccessIndex:
             else:
                 lst.append(access)
 
-    def overlapping(self, pr, br, out):
+    @staticmethod
+    def overlapping(buckets, wide, span, pr, br, out):
         """Adds to `out` the instruction index of every live access overlapping the box."""
         p0, p1 = pr
         b0, b1 = br
-        span = self._span(pr, br)
-        buckets = self.buckets
-        lists = list(buckets.values()) if span is None else [buckets[b] for b in span if b in buckets]
-        if self.wide:
-            lists.append(self.wide)
+        if span is None:
+            lists = list(buckets.values())
+        else:
+            lists = [buckets[b] for b in span if b in buckets]
+        if wide:
+            lists.append(wide)
         for lst in lists:
             for a in lst:
                 if a.b0 < b1 and b0 < a.b1 and a.p0 < p1 and p0 < a.p1 and a.alive:
                     out.add(a.index)
 
-    def prune(self, pr, br):
+    @staticmethod
+    def prune(buckets, wide, span, pr, br):
         """Retires every access inside the box (a write covering it orders everything
-        after it) and drops it from its buckets, which all lie inside the box's."""
+        after it) and drops it from its buckets, which all lie inside the box's.
+        Returns the wide list without the retired ones."""
         p0, p1 = pr
         b0, b1 = br
-        span = self._span(pr, br)
-        buckets = self.buckets
         for b in (list(buckets) if span is None else span):
             lst = buckets.get(b)
             if lst is None:
@@ -181,53 +181,55 @@ class _AccessIndex:
                 del buckets[b]
             elif len(kept) != len(lst):
                 buckets[b] = kept
-        if self.wide:
-            for a in self.wide:
+        if wide:
+            for a in wide:
                 if a.alive and b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1:
                     a.alive = False
-            self.wide = [a for a in self.wide if a.alive]
+            wide = [a for a in wide if a.alive]
+        return wide
 
 
 def find_dependencies(instrs):
     """deps[i] = set of instruction indices i must wait for: every read on the live
     overlapping writes (RAW), every write on the live overlapping reads and writes (WAR,
     WAW); a write retires the accesses it covers."""
-    reads_of, writes_of = {}, {}  # memory key -> _AccessIndex
+    memories = {}  # memory key -> _Memory
     # Reads of a memory nothing writes (a kernel's inputs) can order nothing: not kept.
     written = {v.region()[0] for ins in instrs for v in ins.writes}
+    overlapping, prune, add = _Memory.overlapping, _Memory.prune, _Memory.add
     deps = []
     for ins in instrs:
         d = set()
-        reads = [r for r in (v.region() for v in ins.reads) if r[0] in written]
-        writes = [v.region() for v in ins.writes]
-        for key, pr, br in reads:
-            w = writes_of.get(key)
-            if w is not None:
-                w.overlapping(pr, br, d)
-        for key, pr, br in writes:
-            r, w = reads_of.get(key), writes_of.get(key)
-            if r is not None:
-                r.overlapping(pr, br, d)
-            if w is not None:
-                w.overlapping(pr, br, d)
-        d.discard(ins.index)
+        reads, writes = [], []
+        for v in ins.reads:
+            key, pr, br = v.region()
+            if key not in written:
+                continue
+            m = memories.get(key)
+            if m is None:
+                m = memories[key] = _Memory(key)
+            span = m.span(pr, br)
+            overlapping(m.writes, m.wide_writes, span, pr, br, d)
+            reads.append((m, span, pr, br))
+        for v in ins.writes:
+            key, pr, br = v.region()
+            m = memories.get(key)
+            if m is None:
+                m = memories[key] = _Memory(key)
+            span = m.span(pr, br)
+            overlapping(m.reads, m.wide_reads, span, pr, br, d)
+            overlapping(m.writes, m.wide_writes, span, pr, br, d)
+            writes.append((m, span, pr, br))
+        index = ins.index
+        d.discard(index)
         deps.append(d)
-        for key, pr, br in writes:
-            r, w = reads_of.get(key), writes_of.get(key)
-            if r is not None:
-                r.prune(pr, br)
-            if w is not None:
-                w.prune(pr, br)
-        for key, pr, br in reads:
-            r = reads_of.get(key)
-            if r is None:
-                r = reads_of[key] = _AccessIndex(key)
-            r.add(ins.index, pr, br)
-        for key, pr, br in writes:
-            w = writes_of.get(key)
-            if w is None:
-                w = writes_of[key] = _AccessIndex(key)
-            w.add(ins.index, pr, br)
+        for m, span, pr, br in writes:
+            m.wide_reads = prune(m.reads, m.wide_reads, span, pr, br)
+            m.wide_writes = prune(m.writes, m.wide_writes, span, pr, br)
+        for m, span, pr, br in reads:
+            add(m.reads, m.wide_reads, span, _Access(index, pr, br))
+        for m, span, pr, br in writes:
+            add(m.writes, m.wide_writes, span, _Access(index, pr, br))
     return deps
 
 
