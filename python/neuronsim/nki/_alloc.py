@@ -150,6 +150,9 @@ def place_tiles(tr):
                     continue
                 seen.add(id(v))
                 k = bisect_right(starts[space], v.offset) - 1
+                block = spaces[space].blocks[k] if k >= 0 else None
+                if block is None or v.region()[2][1] > block.offset + block.size:
+                    _outside(v, block, ins)
                 t = tiles[space][k]
                 if t is None:
                     t = tiles[space][k] = _Tile(spaces[space].blocks[k])
@@ -255,6 +258,14 @@ def _move_views(ins, owner):
         ins.reads = [swap(v) for v in ins.reads]
         ins.writes = [swap(v) for v in ins.writes]
         ins.options = [(k, swap(v)) for k, v in ins.options]
+
+
+def _outside(view, block, ins):
+    """An access reaching past the end of its tile (an explicit access pattern)."""
+    what = block.what if block is not None else "any tile"
+    fail(f"{ins.opcode}: an operand's access pattern reaches outside {what} "
+         f"({block.size if block else 0} bytes per partition); keep it inside the tile",
+         ins.location)
 
 
 def _no_room(t, placer, needed, ins):
