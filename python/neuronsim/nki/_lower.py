@@ -365,8 +365,8 @@ def assign_semaphores(instrs, deps, streams):
 
 def lower(tr, name, inputs, outputs, schedule="list"):
     """(assembly text, {asm line: (file, line)}) of a finished trace. Python's cyclic
-    garbage collector is paused meanwhile: lowering makes objects by the million and no
-    cycles, and each collection pass would walk the whole trace (a quarter of the time)."""
+    garbage collector is paused meanwhile (as while tracing, _core.Trace.active):
+    lowering makes objects by the million and no cycles."""
     collecting = gc.isenabled()
     gc.disable()
     try:
