@@ -142,7 +142,7 @@ class Language(unittest.TestCase):
 
     def test_iota_pattern(self):
         p, i, j = np.meshgrid(np.arange(128), np.arange(4), np.arange(8), indexing="ij")
-        np.testing.assert_array_equal(nki.simulate(iota_pattern), 7 + 1000 * p + 100 * i + j)
+        np.testing.assert_array_equal(nki.simulate(iota_pattern)(), 7 + 1000 * p + 100 * i + j)
 
     def test_where(self):
         rng = np.random.default_rng(7)
@@ -164,7 +164,7 @@ class Language(unittest.TestCase):
         self.assertEqual(asm.count("    matmul "), 2)  # 512 + 488 elements
 
     def test_iota(self):
-        out = nki.simulate(iota_kernel)
+        out = nki.simulate(iota_kernel)()  # NKI: nki.simulate(kernel) is a callable
         np.testing.assert_array_equal(out, np.arange(128 * 64).reshape(128, 64) + 5)
 
     def test_matmul_with_transpose(self):
