@@ -115,10 +115,10 @@ def main():
     ap.add_argument("--neuronsim", default=os.environ.get("NEURONSIM", os.path.join(root, "build", "neuronsim")))
     args = ap.parse_args()
     print(f"RMSNorm on {args.target}, bf16, device time in us; ratios to the hand-fused "
-          "example with the same buffering (NKI fused rotates about 4 SBUF blocks per stage, "
-          "reuse0 about 2)")
-    # The same fused kernel with SBUF blocks reused at once: x tiles double-buffered,
-    # temporaries single-buffered, about the hand-fused example's buffering.
+          "example (NKI fused against 4 buffers, reuse0 against double buffering; the "
+          "allocator's next-fit placement multi-buffers both as deep as SBUF allows)")
+    # The same fused kernel with reuse_delay=0: since tiles live to their last use and are
+    # placed next fit, it buffers as deeply as the default (docs/python.md, "Allocation").
     fused_reuse0 = nki.jit(rmsnorm.rmsnorm_fused.fn, name="rmsnorm_fused_reuse0", reuse_delay=0)
     print(f"{'shape':>11s} {'eager':>9s} {'NKI tutorial':>13s} {'NKI fused':>10s} "
           f"{'fused reuse0':>13s} {'hand serial':>12s} {'hand db':>9s} {'hand 4 buf':>11s}"

@@ -47,8 +47,8 @@ def contraction_mismatch(a, b):
 def sbuf_overflow(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     held = []
-    for i in nl.affine_range(8):
-        held.append(nl.ndarray((128, 8192), dtype=nl.float32, buffer=nl.sbuf))  # 32 KiB each
+    for i in nl.affine_range(1):
+        held.append(nl.zeros((128, 65536), dtype=nl.float32, buffer=nl.sbuf))  # 256 KiB
     nl.store(out, nl.load(a))
     return out
 
@@ -58,7 +58,14 @@ def psum_overflow(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     banks = []
     for i in nl.affine_range(9):
-        banks.append(nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum))  # one bank each
+        # One bank each, written at once (an nl.zeros PSUM fill is deferred to its first
+        # use, which would end each tile's life before the next one starts).
+        bank = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+        nisa.memset(dst=bank, value=0.0)
+        banks.append(bank)
+    acc = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    for b in banks:  # all nine are live until here: PSUM cannot spill
+        acc = nl.add(acc, b)
     nl.store(out, nl.load(a))
     return out
 
@@ -93,22 +100,23 @@ class Errors(unittest.TestCase):
         self.assertTrue(issubclass(nki.NkiError, neuronsim.Error))
 
     def test_sbuf_capacity(self):
-        # trn2: 224 KiB per partition (reference section 1): 7 x 32 KiB fit, the 8th
-        # does not (the pool also holds nothing else at that point).
+        # trn2: 224 KiB per partition (reference section 1), trn1 192 KiB: a 256 KiB tile
+        # fits neither, whatever else is live (docs/python.md, "Allocation").
         with self.assertRaises(nki.NkiError) as cm:
             sbuf_overflow.trace(np.ones((128, 8), np.float32), target="trn2")
         self.assert_names_line(cm.exception, sbuf_overflow, "held.append")
         self.assertIn("229376", str(cm.exception))
-        # trn1: 192 KiB: the 7th already fails.
+
         with self.assertRaises(nki.NkiError) as cm:
             sbuf_overflow.trace(np.ones((128, 8), np.float32), target="trn1")
         self.assertIn("196608", str(cm.exception))
 
     def test_psum_capacity(self):
-        # PSUM: 8 banks of 2 KiB per partition; a 9th bank-sized tile does not fit.
+        # PSUM: 8 banks of 2 KiB per partition; a 9th live bank-sized tile does not fit,
+        # and PSUM tiles do not spill (DMA does not reach PSUM).
         with self.assertRaises(nki.NkiError) as cm:
             psum_overflow.trace(np.ones((128, 8), np.float32))
-        self.assert_names_line(cm.exception, psum_overflow, "banks.append")
+        self.assert_names_line(cm.exception, psum_overflow, "nisa.memset(dst=bank")
         self.assertIn("PSUM", str(cm.exception))
 
     def test_slice_out_of_range(self):

@@ -9,11 +9,11 @@ unrolls them. Lowering (_lower.py) turns the list into neuronsim assembly.
 """
 from __future__ import annotations
 
+import gc
 import linecache
 import os
 import re
 import sys
-import weakref
 
 try:  # every neuronsim error is a neuronsim.Error (docs/python.md)
     from neuronsim import Error as _BaseError
@@ -28,13 +28,27 @@ class NkiError(_BaseError):
     file:line of the kernel code that caused it."""
 
 
+_INTERNAL = {}  # code file name -> whether it lies inside neuronsim.nki
+
+
+def _internal(filename):
+    inside = _INTERNAL.get(filename)
+    if inside is None:
+        inside = _INTERNAL[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+    return inside
+
+
 def user_location():
-    """(file, line) of the innermost stack frame outside neuronsim.nki: the kernel's call."""
+    """(file, line) of the innermost stack frame outside neuronsim.nki: the kernel's call.
+    Called for every traced instruction, so each file's verdict is computed once."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR + os.sep):
-            return frame.f_code.co_filename, frame.f_lineno
+        filename = frame.f_code.co_filename
+        inside = _INTERNAL.get(filename)
+        if inside is None:
+            inside = _internal(filename)
+        if not inside:
+            return filename, frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0
 
@@ -44,12 +58,19 @@ def fail(message, location=None):
     raise NkiError(f"{file}:{line}: {message}")
 
 
+_ASSIGNED = {}  # (file, line) -> the name assigned there, or None
+
+
 def assigned_name(location):
     """The variable a call's result is assigned to, read from the source line
-    (`x_tile = nl.load(...)` -> 'x_tile'), or None."""
+    (`x_tile = nl.load(...)` -> 'x_tile'), or None. A loop body reaches the same line
+    again and again, so each line is read once."""
+    if location in _ASSIGNED:
+        return _ASSIGNED[location]
     text = linecache.getline(location[0], location[1])
     m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=[^=]", text)
-    return m.group(1) if m else None
+    name = _ASSIGNED[location] = m.group(1) if m else None
+    return name
 
 
 # --- dtypes -----------------------------------------------------------------------------
@@ -129,7 +150,7 @@ class View:
     start/count (+ stride for HBM), byte offset, free dims [(stride, size)] in elements."""
 
     __slots__ = ("space", "buffer", "dtype", "pstart", "partitions", "pstride", "offset", "dims",
-                 "row", "exact")
+                 "row", "exact", "_region", "placed")
 
     def __init__(self, space, buffer, dtype, pstart, partitions, pstride, offset, dims, row=1):
         self.space, self.buffer, self.dtype, self.row = space, buffer, dtype, row
@@ -139,6 +160,28 @@ class View:
         # for instructions whose meaning follows the dims (iota, affine_select steps,
         # tensor_reduce axes).
         self.exact = False
+        self._region = None
+        self.placed = None  # on-chip: the physical offset of its tile once placed
+
+    def place(self, tile_offset, phys):
+        """Moves an on-chip view from its tile's virtual offset to the tile's physical one
+        (in place: a view belongs to one instruction), or returns a moved copy when
+        it was already placed elsewhere (a tile reloaded after a spill)."""
+        if self.placed is None:
+            v, delta = self, phys - tile_offset
+        else:
+            if self.placed == phys:
+                return self
+            v, delta = View.__new__(View), phys - self.placed
+            v.space, v.buffer, v.dtype, v.row = self.space, self.buffer, self.dtype, self.row
+            v.pstart, v.partitions, v.pstride = self.pstart, self.partitions, self.pstride
+            v.dims, v.exact, v._region, v.offset = self.dims, self.exact, self._region, self.offset
+        v.offset += delta
+        r = v._region
+        if r is not None:  # on-chip: the bytes shift with the offset
+            v._region = (r[0], r[1], (r[2][0] + delta, r[2][1] + delta))
+        v.placed = phys
+        return v
 
     def free_elems(self):
         n = 1
@@ -157,7 +200,13 @@ class View:
 
     def region(self):
         """(memory key, partition range, byte range): a bounding box of what it touches.
-        HBM regions are linear byte ranges of one tensor (partitions = rows folded in)."""
+        HBM regions are linear byte ranges of one tensor (partitions = rows folded in).
+        A view is frozen once made, so its region is computed once."""
+        if self._region is None:
+            self._region = self._bounding_box()
+        return self._region
+
+    def _bounding_box(self):
         lo = hi = 0
         for stride, size in self.dims:
             span = stride * (size - 1)
@@ -198,67 +247,35 @@ def normalise_dims(dims, merge=True):
 
 
 class Allocation:
-    """A block of bytes on every partition of SBUF or PSUM; freed when the last tensor
-    viewing it is garbage (Python reference counting), so a tile rebound in a loop frees
-    the previous iteration's buffer."""
+    """One tile's block of bytes on every partition of SBUF or PSUM. While tracing,
+    `offset` is virtual: each tile has a range of its own, so every access names its tile.
+    Lowering places the tile by its live range (_alloc.place_tiles)."""
 
-    def __init__(self, space, offset, size):
+    def __init__(self, space, offset, size, what, location, name=None):
         self.space, self.offset, self.size = space, offset, size
+        self.what, self.location, self.name = what, location, name
 
 
 class Allocator:
-    """First fit, 64-byte aligned, over a memory of `capacity` bytes per partition.
-    PSUM blocks of up to one bank never straddle a bank boundary (a matmul result lies
-    in one bank, reference section 2). A freed block cools down for `cooldown` later
-    allocations before it is reused when other room exists, so consecutive iterations of
-    a loop rotate through buffers instead of waiting on each other (multi-buffering)."""
+    """The tiles made in one memory of `capacity` bytes per partition, in the order they
+    were made. A tile larger than the whole memory fails at once, at its Python line;
+    everything else is placed after tracing (_alloc.py), with `cooldown` placements
+    before a freed block is reused when other room exists (multi-buffering)."""
 
     def __init__(self, space, capacity, cooldown):
         self.space, self.capacity, self.cooldown = space, capacity, cooldown
-        self.live = {}  # id -> (offset, size)
-        self.cooling = []  # (offset, size, allocations left)
-        self.high_water = 0
+        self.blocks = []  # Allocation, by increasing virtual offset
+        self.high_water = 0  # bytes per partition the placed tiles reach (set by lowering)
         self._next = 0
 
-    def _fits(self, offset, size, blocks):
-        return all(offset + size <= o or o + s <= offset for o, s in blocks)
-
-    def _search(self, size, blocks):
-        candidates = sorted({0} | {o + s for o, s in blocks})
-        for c in candidates:
-            off = (c + ALIGN - 1) // ALIGN * ALIGN
-            if self.space == "psum":
-                if size <= PSUM_BANK and off // PSUM_BANK != (off + size - 1) // PSUM_BANK:
-                    off = (off // PSUM_BANK + 1) * PSUM_BANK
-                elif size > PSUM_BANK and off % PSUM_BANK:
-                    off = (off // PSUM_BANK + 1) * PSUM_BANK
-            if off + size <= self.capacity and self._fits(off, size, blocks):
-                return off
-        return None
-
-    def allocate(self, size, what, location):
-        live = list(self.live.values())
-        off = self._search(size, live + [(o, s) for o, s, _ in self.cooling])
-        if off is None:
-            off = self._search(size, live)
-        if off is None:
-            used = sum(s for _, s in live)
-            fail(f"{what} needs {size} bytes per partition of {self.space.upper()}, but only "
-                 f"{self.capacity - used} of {self.capacity} are free (live tiles hold {used}); "
-                 f"free tiles (let them go out of scope) or use smaller tiles", location)
-        self.cooling = [(o, s, n - 1) for o, s, n in self.cooling if n > 1]
-        alloc = Allocation(self.space, off, size)
-        key = self._next
-        self._next += 1
-        self.live[key] = (off, size)
-        self.high_water = max(self.high_water, off + size)
-        weakref.finalize(alloc, self._free, key)
+    def allocate(self, size, what, location, name=None):
+        if size > self.capacity:
+            fail(f"{what} needs {size} bytes per partition of {self.space.upper()}, more than "
+                 f"the {self.capacity} it has; use smaller tiles", location)
+        alloc = Allocation(self.space, self._next, size, what, location, name)
+        self._next += (size + ALIGN - 1) // ALIGN * ALIGN
+        self.blocks.append(alloc)
         return alloc
-
-    def _free(self, key):
-        block = self.live.pop(key, None)
-        if block and self.cooldown:
-            self.cooling.append((block[0], block[1], self.cooldown))
 
 
 # --- traced instructions ------------------------------------------------------------------
@@ -293,10 +310,31 @@ class Instr:
         return text
 
 
-class Trace:
-    """What one tracing of a kernel collects."""
+class _ActiveTrace(type):
+    """`Trace.active`, the trace being recorded. Python's cyclic garbage collector is
+    paused from when a trace becomes active until it is cleared (the tracer does that in
+    a `finally`): tracing makes objects by the million and no cycles, and each collection
+    would walk everything made so far (a quarter to a third of tracing time)."""
 
-    active = None
+    _active = None
+    _collecting = False
+
+    @property
+    def active(cls):
+        return cls._active
+
+    @active.setter
+    def active(cls, trace):
+        if trace is not None and cls._active is None:
+            _ActiveTrace._collecting = gc.isenabled()
+            gc.disable()
+        elif trace is None and cls._active is not None and _ActiveTrace._collecting:
+            gc.enable()
+        _ActiveTrace._active = trace
+
+
+class Trace(metaclass=_ActiveTrace):
+    """What one tracing of a kernel collects."""
 
     def __init__(self, target, reuse_delay=8):
         if target not in TARGETS:

@@ -372,9 +372,10 @@ def jit(fn=None, *, mode="auto", name=None, reuse_delay=8, schedule="list",
     benchmarks it). platform_target: "trn1" / "inf2" (trn1's NeuronCore-v2), "trn2",
     "trn3". The neuronx-cc options (COMPILER_OPTIONS) are accepted and kept.
 
-    reuse_delay: an SBUF block freed by a dead tile is reused only after this many
-    further allocations when other room exists (PSUM: at most 4), so loop iterations
-    rotate through several buffers and overlap (docs/python.md, "Allocation").
+    reuse_delay: a block freed after a tile's last use is avoided for this many further
+    placements while other room exists (PSUM: at most 4). Multi-buffering comes from the
+    allocator's next-fit placement anyway; this matters only when memory is nearly full
+    (docs/python.md, "Allocation").
 
     schedule: "list" (default) orders each engine's stream by a list schedule of rough
     durations; "program" keeps program order on the compute engines."""

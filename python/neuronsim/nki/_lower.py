@@ -21,8 +21,10 @@
 """
 from __future__ import annotations
 
+import gc
 import re
 
+from ._alloc import place_tiles
 from ._core import NkiError
 
 ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")
@@ -65,7 +67,13 @@ def assign_matmul_groups(instrs):
                 close(k)
             open_groups[key] = [ins]
             continue
-        touched = [v.region() for v in ins.reads + ins.writes]
+        if not open_groups:
+            continue
+        # Only accesses to the memory the groups are in (PSUM) can close one.
+        spaces = {k[0][0] for k in open_groups}
+        touched = [v.region() for v in ins.reads + ins.writes if v.space in spaces]
+        if not touched:
+            continue
         for k in list(open_groups):
             if any(r[0] == k[0] and _overlap(r[1], k[1]) and _overlap(r[2], k[2]) for r in touched):
                 close(k)
@@ -79,31 +87,149 @@ def assign_matmul_groups(instrs):
                 ins.reads.append(ins.writes[0])
 
 
+class _Access:
+    """One recorded read or write: instruction index, partition (HBM: row) range, byte
+    (HBM: column) range; `alive` until a later write covers it."""
+
+    __slots__ = ("index", "p0", "p1", "b0", "b1", "alive")
+
+    def __init__(self, index, pr, br):
+        self.index, self.alive = index, True
+        self.p0, self.p1 = pr
+        self.b0, self.b1 = br
+
+
+class _Memory:
+    """The reads and the writes of one memory that can still order later accesses, each
+    in buckets by position, so that a lookup visits the accesses near it, not every older
+    one (tracing time linear in the instruction count). On-chip memories bucket by byte
+    range (all partitions in one bucket); HBM tensors by blocks of rows and columns. An
+    access spanning more than WIDE buckets lives in a list that every lookup visits."""
+
+    WIDE = 256
+    _ROW_KEY = 1 << 32  # bucket key = row block * _ROW_KEY + column block
+
+    def __init__(self, key):
+        # Bucket sizes: HBM in elements of one tensor (a typical tile, 128 rows x 512
+        # columns, spans 2-4 buckets); on-chip in bytes per partition.
+        self.rows, self.cols = (64, 512) if key[0] == "hbm" else (1 << 40, 512)
+        self.reads, self.writes = {}, {}  # bucket key -> [_Access]
+        self.wide_reads, self.wide_writes = [], []
+
+    def span(self, pr, br):
+        """The bucket keys a box covers, or None when it covers more than WIDE."""
+        c0, c1 = br[0] // self.cols, (br[1] - 1) // self.cols
+        r0, r1 = pr[0] // self.rows, (pr[1] - 1) // self.rows
+        if r0 == r1:
+            if c0 == c1:
+                return (r0 * self._ROW_KEY + c0,)
+            if c1 - c0 < self.WIDE:
+                base = r0 * self._ROW_KEY
+                return range(base + c0, base + c1 + 1)
+            return None
+        if (r1 - r0 + 1) * (c1 - c0 + 1) > self.WIDE:
+            return None
+        return [r * self._ROW_KEY + c for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+
+    @staticmethod
+    def add(buckets, wide, span, access):
+        if span is None:
+            wide.append(access)
+            return
+        for b in span:
+            lst = buckets.get(b)
+            if lst is None:
+                buckets[b] = [access]
+            else:
+                lst.append(access)
+
+    @staticmethod
+    def overlapping(buckets, wide, span, pr, br, out):
+        """Adds to `out` the instruction index of every live access overlapping the box."""
+        p0, p1 = pr
+        b0, b1 = br
+        if span is None:
+            lists = list(buckets.values())
+        else:
+            lists = [buckets[b] for b in span if b in buckets]
+        if wide:
+            lists.append(wide)
+        for lst in lists:
+            for a in lst:
+                if a.b0 < b1 and b0 < a.b1 and a.p0 < p1 and p0 < a.p1 and a.alive:
+                    out.add(a.index)
+
+    @staticmethod
+    def prune(buckets, wide, span, pr, br):
+        """Retires every access inside the box (a write covering it orders everything
+        after it) and drops it from its buckets, which all lie inside the box's.
+        Returns the wide list without the retired ones."""
+        p0, p1 = pr
+        b0, b1 = br
+        for b in (list(buckets) if span is None else span):
+            lst = buckets.get(b)
+            if lst is None:
+                continue
+            kept = []
+            for a in lst:
+                if a.alive:
+                    if b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1:
+                        a.alive = False
+                    else:
+                        kept.append(a)
+            if not kept:
+                del buckets[b]
+            elif len(kept) != len(lst):
+                buckets[b] = kept
+        if wide:
+            for a in wide:
+                if a.alive and b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1:
+                    a.alive = False
+            wide = [a for a in wide if a.alive]
+        return wide
+
+
 def find_dependencies(instrs):
-    """deps[i] = set of instruction indices i must wait for."""
-    records = {}  # memory key -> list of (index, prange, brange, is_write)
+    """deps[i] = set of instruction indices i must wait for: every read on the live
+    overlapping writes (RAW), every write on the live overlapping reads and writes (WAR,
+    WAW); a write retires the accesses it covers."""
+    memories = {}  # memory key -> _Memory
+    # Reads of a memory nothing writes (a kernel's inputs) can order nothing: not kept.
+    written = {v.region()[0] for ins in instrs for v in ins.writes}
+    overlapping, prune, add = _Memory.overlapping, _Memory.prune, _Memory.add
     deps = []
     for ins in instrs:
         d = set()
-        reads = [v.region() for v in ins.reads]
-        writes = [v.region() for v in ins.writes]
-        for key, pr, br in reads:
-            for j, p2, b2, w in records.get(key, ()):
-                if w and _overlap(pr, p2) and _overlap(br, b2):
-                    d.add(j)
-        for key, pr, br in writes:
-            for j, p2, b2, w in records.get(key, ()):
-                if _overlap(pr, p2) and _overlap(br, b2):
-                    d.add(j)
-        d.discard(ins.index)
+        reads, writes = [], []
+        for v in ins.reads:
+            key, pr, br = v.region()
+            if key not in written:
+                continue
+            m = memories.get(key)
+            if m is None:
+                m = memories[key] = _Memory(key)
+            span = m.span(pr, br)
+            overlapping(m.writes, m.wide_writes, span, pr, br, d)
+            reads.append((m, span, pr, br))
+        for v in ins.writes:
+            key, pr, br = v.region()
+            m = memories.get(key)
+            if m is None:
+                m = memories[key] = _Memory(key)
+            span = m.span(pr, br)
+            overlapping(m.reads, m.wide_reads, span, pr, br, d)
+            overlapping(m.writes, m.wide_writes, span, pr, br, d)
+            writes.append((m, span, pr, br))
+        index = ins.index
+        d.discard(index)
         deps.append(d)
-        for key, pr, br in writes:
-            lst = records.setdefault(key, [])
-            lst[:] = [r for r in lst if not (_contains(pr, r[1]) and _contains(br, r[2]))]
-        for key, pr, br in reads:
-            records.setdefault(key, []).append((ins.index, pr, br, False))
-        for key, pr, br in writes:
-            records.setdefault(key, []).append((ins.index, pr, br, True))
+        for m, span, pr, br in writes:
+            m.wide_reads = prune(m.reads, m.wide_reads, span, pr, br)
+            m.wide_writes = prune(m.writes, m.wide_writes, span, pr, br)
+        for m, span, pr, br in reads:
+            add(m.reads, m.wide_reads, span, _Access(index, pr, br))
+        for m, span, pr, br in writes:
+            add(m.writes, m.wide_writes, span, _Access(index, pr, br))
     return deps
 
 
@@ -238,11 +364,24 @@ def assign_semaphores(instrs, deps, streams):
 
 
 def lower(tr, name, inputs, outputs, schedule="list"):
-    """(assembly text, {asm line: (file, line)}) of a finished trace."""
+    """(assembly text, {asm line: (file, line)}) of a finished trace. Python's cyclic
+    garbage collector is paused meanwhile (as while tracing, _core.Trace.active):
+    lowering makes objects by the million and no cycles."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _lower(tr, name, inputs, outputs, schedule)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _lower(tr, name, inputs, outputs, schedule):
     instrs = tr.instrs
     for ins in instrs:
         ins.waits, ins.signals = [], []
     assign_matmul_groups(instrs)
+    instrs = place_tiles(tr)
     deps = find_dependencies(instrs)
     streams = order_streams(instrs, deps, schedule)
     sems = assign_semaphores(instrs, deps, streams)

@@ -560,7 +560,7 @@ def new_tile(shape, dtype, space, location, name=None):
     size = (nbytes + _core.ALIGN - 1) // _core.ALIGN * _core.ALIGN
     allocator = tr.sbuf if space == "sbuf" else tr.psum
     what = f"tile {name or ''}{list(shape)} {dtype.nki_name}"
-    alloc = allocator.allocate(size, what, location)
+    alloc = allocator.allocate(size, what, location, name)
     alloc.row_elems = _prod(per_partition)
     alloc.first_instr = len(tr.instrs)  # where a search for its writes may stop
     rm = _row_major(per_partition)

@@ -13,9 +13,9 @@ neuronsim has no compiler between the trace and the instructions, so:
   num_free_tiles=(2,)))` makes an SBUF tile exactly as `buffer=nl.sbuf` does. Each
   buffer compares equal to nl.sbuf / nl.psum (it is that string, with the placement the
   kernel asked for as attributes: `.space`, `.placement`), so the language accepts it.
-  The placement itself is not honoured: the tracer's allocator places every tile (first
-  fit, with its reuse delay for multi-buffering, docs/python.md "Allocation"), which is
-  what NKI's automatic allocation does; the arguments are checked as the pages state.
+  The placement itself is not honoured: the tracer's allocator places every tile (by
+  live range, next fit, docs/python.md "Allocation"), which is what NKI's automatic
+  allocation does; the arguments are checked as the pages state.
 """
 from __future__ import annotations
 
