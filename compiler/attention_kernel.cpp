@@ -295,7 +295,11 @@ class AttentionEmitter {
         ++cnt;
       const std::uint32_t parts = tiles[u0].parts, free = tiles[u0].free, bank = tr_bank();
       for (std::size_t u = 0; u < cnt; ++u) {
-        std::vector<Access> acc = src_reads;
+        // Reserved, then filled: a copy followed by push_back trips GCC 12's -Warray-bounds
+        // at -O3 (a false positive on the reallocation path), which breaks Release builds.
+        std::vector<Access> acc;
+        acc.reserve(src_reads.size() + 1);
+        acc.insert(acc.end(), src_reads.begin(), src_reads.end());
         acc.push_back(writes(banks_[bank]));
         auto ref = b_.tensor().transpose(acc_in_.slice(Ix(0, parts), bank, Ix(u * P, u * P + free)),
                                          tiles[u0 + u].src);
