@@ -30,11 +30,13 @@ from ._args import typed
 from ._core import NkiError
 from ._dropin import install_import_hook, uninstall_import_hook
 from ._drivers import (BaremetalKernel, BenchmarkKernel, BenchmarkResult, LatencyStats,
-                       ProfileKernel, baremetal, benchmark, profile, simulate, simulate_kernel)
+                       ProfileKernel, baremetal, benchmark, execute, profile, simulate,
+                       simulate_kernel)
 from ._jit import JitKernel, TracedKernel, jit
 from .typing import tensor
 
-__all__ = ["jit", "simulate", "simulate_kernel", "benchmark", "baremetal", "profile", "typed",
+__all__ = ["jit", "simulate", "simulate_kernel", "execute", "benchmark", "baremetal", "profile",
+           "typed",
            "tensor", "NkiError", "TracedKernel", "JitKernel", "BenchmarkResult", "LatencyStats",
            "BenchmarkKernel", "BaremetalKernel", "ProfileKernel", "install_import_hook",
            "uninstall_import_hook", "language", "isa", "typing", "compiler"]

@@ -64,9 +64,22 @@ def _outputs(traced, call, result, write_back=True):
             np.copyto(user, result.outputs[name].astype(user.dtype, copy=False), casting="unsafe")
     outs = [_as_output_dtype(result.outputs[n], by_name[n]) if n in result.outputs
             else _placeholder(by_name[n]) for n in traced.returned]
+    outs = [_returned_view(o, v) for o, v in zip(outs, traced.returned_views)]
     if not outs:
         return None
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _returned_view(array, view):
+    """The returned value as the kernel returned it: a reshape or slice of an output
+    tensor (`return out.reshape(...)`) is that view of the output's data, copied."""
+    if view is None:
+        return array
+    _, shape, strides, offset = view
+    flat = np.ascontiguousarray(array).reshape(-1)
+    item = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape=shape,
+                                           strides=[s * item for s in strides]).copy()
 
 
 def _as_output_dtype(array, h):
@@ -124,6 +137,15 @@ def simulate_kernel(kernel, *args, **kwargs):
     NEURON_PLATFORM_TARGET_OVERRIDE, else trn2)."""
     location = user_location()
     k = _as_kernel(kernel, "nki.simulate_kernel", location)
+    return run_outputs(k, args, kwargs, None, location)
+
+
+def execute(kernel, *args, **kwargs):
+    """nki.execute(kernel, *args, **kwargs): specialises the kernel and runs it, returning
+    its outputs (page nki.execute: on hardware there; on neuronsim here, as simulate_kernel
+    does)."""
+    location = user_location()
+    k = _as_kernel(kernel, "nki.execute", location)
     return run_outputs(k, args, kwargs, None, location)
 
 

@@ -24,7 +24,10 @@ PLATFORMS = {"trn1": "trn1", "inf2": "trn1", "gen2": "trn1", "trn1n": "trn1",
              "trn2": "trn2", "gen3": "trn2", "trn2n": "trn2",
              "trn3": "trn3", "gen4": "trn3"}
 
-MODES = ("auto", "simulation", "baremetal", "benchmark", "jax", "torchxla")
+# "trace" is the neuronxcc-era mode of a helper kernel that another kernel calls (the
+# nki-samples attention kernels mark theirs @nki.jit(mode="trace")): it is inlined into
+# the caller's trace, as every jit kernel called while a trace is active is.
+MODES = ("auto", "simulation", "baremetal", "benchmark", "jax", "torchxla", "trace")
 
 # nki.jit keywords neuronsim accepts and what it does with them. The compiler's own
 # options steer neuronx-cc, which neuronsim does not have: they are kept on the kernel
@@ -67,6 +70,10 @@ class TracedKernel:
         self.inputs, self.outputs, self.target = inputs, outputs, target
         self.mutable = tuple(mutable)  # output names that are arguments written in place
         self.returned = [h.name for h in outputs]  # the outputs the kernel returned
+        # Each returned value as the kernel returned it: (tensor name, shape, strides,
+        # offset) in elements, so a returned reshape or slice of an output tensor comes
+        # back with its own shape (None: the whole tensor).
+        self.returned_views = [None] * len(self.returned)
         self._kernel = None
 
     def asm(self):
@@ -217,6 +224,9 @@ class JitKernel:
         tensor is an input or an output, not both."""
         if Trace.active is not None:
             fail("a kernel cannot be traced inside another kernel's trace")
+        if self.mode == "trace":
+            fail(f"{self.name} is @nki.jit(mode='trace'): it only runs when called from "
+                 "another kernel; launch the top-level kernel instead")
         tr = Trace(target, self.reuse_delay)
         inputs, replace, copies = [], {}, []
         location = _definition(self.fn)
@@ -258,6 +268,12 @@ class JitKernel:
                 if r.hbm not in outputs:
                     outputs.append(r.hbm)
             returned = [h.name for h in outputs]
+            returned_views = []
+            for r in results:
+                whole = r.shape == r.hbm.shape and r.offset == 0 and \
+                    tuple(r.strides) == _row_major(r.hbm.shape)
+                returned_views.append(None if whole else (r.hbm.name, tuple(r.shape),
+                                                          tuple(r.strides), r.offset))
             for h in mutable:
                 if h not in outputs:
                     outputs.append(h)
@@ -273,6 +289,8 @@ class JitKernel:
         traced = TracedKernel(self.name, text, line_map, inputs, outputs, target,
                               [h.name for h in mutable])
         traced.returned = returned
+        traced.returned_views = returned_views if len(returned_views) == len(returned) else \
+            [None] * len(returned)
         return traced
 
     def _programs(self):
@@ -287,6 +305,15 @@ class JitKernel:
         from . import _drivers
 
         location = user_location()
+        if Trace.active is not None:
+            # A kernel called from a kernel being traced: NKI inlines it (its instructions
+            # join the caller's, on the caller's tensors); a launch grid of its own has no
+            # meaning there.
+            if self.grid:
+                fail(f"{self.name}[{', '.join(map(str, self.grid))}] is launched with a grid "
+                     "inside another kernel's trace; call it without a grid (it runs in the "
+                     "caller's program)", location)
+            return self.fn(*args, **kwargs)
         if self.mode == "benchmark":
             run = _drivers.BenchmarkKernel(self, {})
             outs = run._run(args, kwargs, location)

@@ -49,6 +49,8 @@ _ALU_NAMES = {
     "left_shift": "logical_shift_left", "right_shift": "logical_shift_right",
     "logical_shift_left": "logical_shift_left", "logical_shift_right": "logical_shift_right",
     "sum": "add", "prod": "multiply", "bypass": "bypass", "abs_max": "abs_max",
+    # numpy < 1.25 names np.max / np.min "amax" / "amin" (kernels pass np.max as op=)
+    "amax": "max", "amin": "min",
     # neuronsim's own names (docs/assembly.md) map to themselves
     "is_equal": "is_equal", "is_ge": "is_ge", "is_gt": "is_gt", "is_le": "is_le", "is_lt": "is_lt",
 }
