@@ -136,6 +136,20 @@ def bad_partition_step(a):
     return nl.copy(t[2 * i_p, i_f])
 
 
+@nki.jit
+def grids_of_two_ranks(a):
+    # The layernorm tutorial's v2 idiom: a (P, F, 1) grid's partition index beside an
+    # (F2, S) grid's first axis; grids of different rank line up from the right (numpy),
+    # so i_f_bn is the middle axis: the tile is [128, 64, 1].
+    out = nl.ndarray((128, 128), dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p, i_f, i_one = nl.mgrid[0:128, 0:128, 0:1]
+    i_f_bn, i_s = nl.mgrid[0:64, 0:6]
+    for j in nl.affine_range(2):
+        t = nl.load(a[i_p, j * 64 + i_f_bn])
+        nl.store(out[i_p, j * 64 + i_f_bn], value=nl.multiply(t, 2.0))
+    return out
+
+
 class Indexing(unittest.TestCase):
     def test_errors_name_the_line(self):
         a = np.ones((128, 8), np.float32)
@@ -172,6 +186,12 @@ class Indexing(unittest.TestCase):
         x = np.random.default_rng(2).random((4, 1024), dtype=np.float32)
         want = x.reshape(4, 128, 8).transpose(1, 0, 2)
         np.testing.assert_array_equal(nki.simulate(partition_from_two_axes, x), want)
+
+    def test_grids_of_two_ranks(self):
+        a = np.random.default_rng(3).standard_normal((128, 128)).astype(np.float32)
+        for target in ("trn1", "trn2"):
+            np.testing.assert_array_equal(nki.simulate(grids_of_two_ranks, a, target=target),
+                                          a * 2.0)
 
     def test_ds(self):
         a = np.random.default_rng(3).random((128, 512), dtype=np.float32)

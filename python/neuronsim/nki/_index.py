@@ -32,11 +32,24 @@ class IndexExpr:
             fail("index an nl.arange with exactly one ':' and None elsewhere")
         return IndexExpr(self.const, {pos[0]: coef}, {pos[0]: self.sizes[axis]}, len(key))
 
+    def aligned(self, ndim):
+        """This expression in a grid of `ndim` axes, its own axes the last ones: index
+        grids of different rank line up from the right, as numpy broadcasts index arrays
+        (an (F, S) grid beside a (P, F, 1) one is its last two axes)."""
+        shift = ndim - self.ndim
+        if shift <= 0:
+            return self
+        return IndexExpr(self.const, {a + shift: c for a, c in self.terms.items()},
+                         {a + shift: n for a, n in self.sizes.items()}, ndim)
+
     def live_terms(self):
         return {a: c for a, c in self.terms.items() if c != 0}
 
     def _combine(self, o, sign):
         if isinstance(o, IndexExpr):
+            if o.ndim != self.ndim:
+                ndim = max(o.ndim, self.ndim)
+                return self.aligned(ndim)._combine(o.aligned(ndim), sign)
             terms = dict(self.terms)
             sizes = dict(self.sizes)
             for a, c in o.terms.items():

@@ -233,6 +233,9 @@ class Tensor:
         dimension may combine several axes (`i_f1 * sz + i_f2`) and one axis may step
         through several dimensions. A slice takes the next axis no expression uses."""
         exprs, sizes, ndim = [], {}, 1
+        ranks = {k.ndim for k in key if isinstance(k, IndexExpr)}
+        if len(ranks) > 1:  # grids of different rank line up from the right (numpy)
+            key = tuple(k.aligned(max(ranks)) if isinstance(k, IndexExpr) else k for k in key)
         for k in key:
             if isinstance(k, IndexExpr):
                 ndim = max(ndim, k.ndim)
