@@ -151,13 +151,15 @@ class _Memory:
         if span is None:
             lists = list(buckets.values())
         else:
-            lists = [buckets[b] for b in span if b in buckets]
+            get = buckets.get
+            lists = [lst for lst in map(get, span) if lst is not None]
         if wide:
             lists.append(wide)
+        add = out.add
         for lst in lists:
             for a in lst:
                 if a.b0 < b1 and b0 < a.b1 and a.p0 < p1 and p0 < a.p1 and a.alive:
-                    out.add(a.index)
+                    add(a.index)
 
     @staticmethod
     def prune(buckets, wide, span, pr, br):
@@ -311,10 +313,13 @@ def order_streams(instrs, deps, schedule="list"):
 def assign_semaphores(instrs, deps, streams):
     needs_signal = set()
     for ins in instrs:
-        for j in deps[ins.index]:
-            dep = instrs[j]
-            if dep.engine == "sync" or dep.engine != ins.engine:
-                needs_signal.add(j)
+        d = deps[ins.index]
+        if d:
+            engine = ins.engine
+            for j in d:
+                dep_engine = instrs[j].engine
+                if dep_engine == "sync" or dep_engine != engine:
+                    needs_signal.add(j)
     sem_of = {}  # instr index -> (sem name, value)
     sems = []
     for eng in ENGINE_ORDER[:4]:
@@ -347,16 +352,23 @@ def assign_semaphores(instrs, deps, streams):
         known = {}
         for ins in streams[eng]:
             want = {}
-            for j in deps[ins.index]:
-                dep = instrs[j]
-                if dep.engine == ins.engine and dep.engine != "sync":
-                    continue
-                s, v = sem_of[j]
-                want[s] = max(want.get(s, 0), v)
+            d = deps[ins.index]
+            if d:
+                for j in d:
+                    dep_engine = instrs[j].engine
+                    if dep_engine == eng and eng != "sync":
+                        continue
+                    s, v = sem_of[j]
+                    if want.get(s, 0) < v:
+                        want[s] = v
             if ins.index in guards:
                 s, v = guards[ins.index]
                 want[s] = max(want.get(s, 0), v)
-            for s in sorted(want, key=lambda s: (s.startswith("_dma"), s)):
+            if not want:
+                continue
+            order = want if len(want) == 1 else sorted(
+                want, key=lambda s: (s.startswith("_dma"), s))
+            for s in order:
                 if known.get(s, 0) < want[s]:
                     ins.waits.append((s, want[s]))
                     known[s] = want[s]

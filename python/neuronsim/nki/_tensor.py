@@ -68,7 +68,7 @@ class Tensor:
                  name=None, pdim=0, limits=None):
         self.space = space  # "hbm", "sbuf", "psum"
         self.dtype = dtype
-        self.shape = tuple(int(n) for n in shape)
+        self.shape = tuple(map(int, shape))
         self.strides = tuple(strides)  # elements; on-chip: strides[pdim] unused (lanes)
         self.offset = offset  # HBM: elements from the tensor's start; on-chip: bytes in the pool
         self.hbm, self.alloc, self.pstart = hbm, alloc, pstart
@@ -513,6 +513,13 @@ def _simple(key):
 
 
 def _slice_bounds(k, n, dim, location):
+    start, stop, step = k.start, k.stop, k.step
+    if type(start) is int and type(stop) is int and step is None and 0 <= start < stop <= n:
+        return start, stop, 1  # the common case, t[a:b] in range: nothing to check
+    return _slice_bounds_checked(k, n, dim, location)
+
+
+def _slice_bounds_checked(k, n, dim, location):
     def num(x, default):
         if x is None:
             return default
