@@ -348,6 +348,9 @@ def assign_semaphores(instrs, deps, streams):
         sem_of[ins.index] = (name, prev + 1)
         ins.signals.append(name)
     sems += [f"_dma{s}" for s in sorted(pool_last)]
+    # An instruction waits on its semaphores engines first, then DMA pool, each by name.
+    rank = {s: k for k, s in enumerate(sorted(sems, key=lambda s: (s.startswith("_dma"), s)))}
+    by_rank = rank.__getitem__
     for eng in ENGINE_ORDER:
         known = {}
         for ins in streams[eng]:
@@ -366,8 +369,7 @@ def assign_semaphores(instrs, deps, streams):
                 want[s] = max(want.get(s, 0), v)
             if not want:
                 continue
-            order = want if len(want) == 1 else sorted(
-                want, key=lambda s: (s.startswith("_dma"), s))
+            order = want if len(want) == 1 else sorted(want, key=by_rank)
             for s in order:
                 if known.get(s, 0) < want[s]:
                     ins.waits.append((s, want[s]))
@@ -389,9 +391,7 @@ def lower(tr, name, inputs, outputs, schedule="list"):
 
 
 def _lower(tr, name, inputs, outputs, schedule):
-    instrs = tr.instrs
-    for ins in instrs:
-        ins.waits, ins.signals = [], []
+    instrs = tr.instrs  # (each Instr starts with empty waits and signals)
     assign_matmul_groups(instrs)
     instrs = place_tiles(tr)
     deps = find_dependencies(instrs)

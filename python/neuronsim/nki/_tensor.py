@@ -149,19 +149,26 @@ class Tensor:
         location = user_location()
         if not isinstance(key, tuple):
             key = (key,)
-        if any(k is Ellipsis for k in key):
+        plain = True  # only slices and ints (the common case: no Ellipsis, no expressions)
+        for k in key:
+            if type(k) is not slice and type(k) is not int:
+                plain = False
+                break
+        if not plain and any(k is Ellipsis for k in key):
             i = [k is Ellipsis for k in key].index(True)
             fill = len(self.shape) - (len(key) - 1)
             key = key[:i] + (slice(None),) * fill + key[i + 1:]
         if len(key) > len(self.shape):
             fail(f"too many indices ({len(key)}) for a tensor of shape {list(self.shape)}", location)
-        key = key + (slice(None),) * (len(self.shape) - len(key))
+        if len(key) < len(self.shape):
+            key = key + (slice(None),) * (len(self.shape) - len(key))
         exprs = False
-        for k in key:
-            if type(k) is not slice and type(k) is not int:
-                key = tuple(_plain(k, location) for k in key)
-                exprs = any(isinstance(k, IndexExpr) for k in key)
-                break
+        if not plain:
+            for k in key:
+                if type(k) is not slice and type(k) is not int:
+                    key = tuple(_plain(k, location) for k in key)
+                    exprs = any(isinstance(k, IndexExpr) for k in key)
+                    break
         if exprs and not _simple(key):
             return self._grid_index(key, location)
         shape, strides, axes, limits = [], [], [], []
