@@ -112,7 +112,9 @@ class _Memory:
     def __init__(self, key):
         # Bucket sizes: HBM in elements of one tensor (a typical tile, 128 rows x 512
         # columns, spans 2-4 buckets); on-chip in bytes per partition.
-        self.rows, self.cols = (64, 512) if key[0] == "hbm" else (1 << 40, 512)
+        # On-chip buckets of 4096 bytes hold a few tiles each: fewer, longer lists than
+        # tile-sized ones, which measured faster (bench/nki_trace.py, the examples).
+        self.rows, self.cols = (64, 512) if key[0] == "hbm" else (1 << 40, 4096)
         self.reads, self.writes = {}, {}  # bucket key -> [_Access]
         self.wide_reads, self.wide_writes = [], []
 
