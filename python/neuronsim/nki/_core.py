@@ -155,7 +155,7 @@ class View:
     def __init__(self, space, buffer, dtype, pstart, partitions, pstride, offset, dims, row=1):
         self.space, self.buffer, self.dtype, self.row = space, buffer, dtype, row
         self.pstart, self.partitions, self.pstride = pstart, partitions, pstride
-        self.offset, self.dims = offset, list(dims)
+        self.offset, self.dims = offset, dims if type(dims) is list else list(dims)  # frozen
         # Keep every dimension of size > 1 apart (no merging of contiguous neighbours):
         # for instructions whose meaning follows the dims (iota, affine_select steps,
         # tensor_reduce axes).

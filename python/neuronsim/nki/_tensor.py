@@ -559,7 +559,7 @@ def new_tile(shape, dtype, space, location, name=None):
     if isinstance(shape, int):
         shape = (shape,)
     pdim = partition_dim(shape, location)
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(map(int, shape))
     if not shape:
         fail("an on-chip tile needs a partition dimension", location)
     if not 1 <= shape[pdim] <= _core.PARTITIONS:
