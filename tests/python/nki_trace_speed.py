@@ -6,6 +6,7 @@
   a kernel that spills) and on random accesses (HBM and on-chip, wide and narrow,
   covering and partial writes);
 - placed tiles never overlap while both are live, and stay inside the memory;
+- a comparison mask's all-true shortcut agrees with evaluating it on its grid;
 - bench/nki_trace.py runs end to end (--smoke)."""
 import os
 import random
@@ -158,6 +159,29 @@ class Placement(unittest.TestCase):
                         if a.space == b.space and first <= last2 and first2 <= last:
                             self.assertFalse(off < off2 + b.size and off2 < off + a.size,
                                              (a.what, off, first, last, b.what, off2, first2, last2))
+
+
+class MaskShortcut(unittest.TestCase):
+    def test_all_true_matches_the_grid(self):
+        """A comparison mask's all-true test from its expression's range (the shortcut that
+        spares a numpy grid per call) agrees with evaluating the mask on its grid."""
+        from neuronsim.nki._index import IndexExpr
+        from neuronsim.nki._mask import Mask
+
+        rng = random.Random(7)
+        for _ in range(2000):
+            ndim = rng.randint(1, 3)
+            sizes = {a: rng.randint(1, 6) for a in range(ndim)}
+            terms = {a: rng.randint(-3, 3) for a in range(ndim) if rng.random() < 0.8}
+            e = IndexExpr(rng.randint(-12, 12), terms, {a: sizes[a] for a in terms}, ndim)
+            for cmp in ("is_lt", "is_le", "is_gt", "is_ge", "is_equal", "not_equal"):
+                m = Mask.compare(e, cmp)
+                shortcut = m.all_true
+                m._grid = None
+                m.grid()
+                with self.subTest(const=e.const, terms=terms, sizes=sizes, cmp=cmp):
+                    self.assertEqual(shortcut, m.all_true)
+                    self.assertEqual(shortcut, bool(m.grid()[3].all()))
 
 
 class Bench(unittest.TestCase):

@@ -139,6 +139,8 @@ def place_tiles(tr):
     owners = []  # per instruction: [(view, tile)] of its on-chip views
     instrs = tr.instrs
     bisect_right = bisect.bisect_right
+    # Per memory: (block start offsets, blocks, tiles), looked up once per view.
+    memories = {s: (starts[s], spaces[s].blocks, tiles[s]) for s in spaces}
     for i, ins in enumerate(instrs):
         mine, owner, seen = {}, [], set()
         option_views = [v for _, v in ins.options if isinstance(v, View)] if ins.options else ()
@@ -146,24 +148,31 @@ def place_tiles(tr):
                                 (option_views, False)):
             for v in group:
                 space = v.space
-                if space == "hbm" or id(v) in seen:
+                if space == "hbm":
                     continue
-                seen.add(id(v))
-                k = bisect_right(starts[space], v.offset) - 1
-                block = spaces[space].blocks[k] if k >= 0 else None
+                vid = id(v)
+                if vid in seen:
+                    continue
+                seen.add(vid)
+                offsets, blocks, space_tiles = memories[space]
+                k = bisect_right(offsets, v.offset) - 1
+                block = blocks[k] if k >= 0 else None
                 if block is None or v.region()[2][1] > block.offset + block.size:
                     _outside(v, block, ins)
-                t = tiles[space][k]
+                t = space_tiles[k]
                 if t is None:
-                    t = tiles[space][k] = _Tile(spaces[space].blocks[k])
+                    t = space_tiles[k] = _Tile(block)
                     t.uses.append(i)
                 elif t.uses[-1] != i:
                     t.uses.append(i)
-                if v.pstart + v.partitions > t.parts:
-                    t.parts = v.pstart + v.partitions
+                end = v.pstart + v.partitions
+                if end > t.parts:
+                    t.parts = end
                 owner.append((v, t))
-                if is_write or t not in mine:
-                    mine[t] = is_write or mine.get(t, False)
+                if is_write:
+                    mine[t] = True
+                elif t not in mine:
+                    mine[t] = False
         touched.append(list(mine.items()))
         owners.append(owner)
 
@@ -221,9 +230,11 @@ def place_tiles(tr):
     for i, ins in enumerate(instrs):
         mine = touched[i]
         if mine:
-            needed = {t.alloc for t, _ in mine}
+            needed = None  # the tiles this instruction uses: made only when one needs room
             for t, _ in mine:
                 if t.phys is None:
+                    if needed is None:
+                        needed = {t.alloc for t, _ in mine}
                     make_room(t, needed, ins)
             _move_views(ins, owners[i])
         out.append(ins)
@@ -245,10 +256,12 @@ def place_tiles(tr):
 def _move_views(ins, owner):
     """Moves the instruction's on-chip views from virtual to physical offsets; a view
     already placed for an earlier placement of its tile is replaced by a moved copy."""
-    replaced = {}
+    replaced = None
     for v, t in owner:
         m = v.place(t.alloc.offset, t.phys)
         if m is not v:
+            if replaced is None:
+                replaced = {}
             replaced[id(v)] = m
     if replaced:
         def swap(x):

@@ -155,7 +155,7 @@ class View:
     def __init__(self, space, buffer, dtype, pstart, partitions, pstride, offset, dims, row=1):
         self.space, self.buffer, self.dtype, self.row = space, buffer, dtype, row
         self.pstart, self.partitions, self.pstride = pstart, partitions, pstride
-        self.offset, self.dims = offset, list(dims)
+        self.offset, self.dims = offset, dims if type(dims) is list else list(dims)  # frozen
         # Keep every dimension of size > 1 apart (no merging of contiguous neighbours):
         # for instructions whose meaning follows the dims (iota, affine_select steps,
         # tensor_reduce axes).
@@ -190,11 +190,16 @@ class View:
         return n
 
     def asm(self):
-        dims = normalise_dims(self.dims, merge=not self.exact)
-        ap = ", ".join(f"[{s}, {n}]" for s, n in dims)
-        view = "" if self.space == "hbm" or self.dtype.asm == "uint8" else f".{self.dtype.asm}"
+        dims = self.dims
+        if len(dims) == 1 and dims[0][1] != 1:  # the common case: nothing to normalise
+            s, n = dims[0]
+            ap = f"[{s}, {n}]"
+        else:
+            ap = ", ".join([f"[{s}, {n}]" for s, n in normalise_dims(dims, merge=not self.exact)])
         if self.space == "hbm":
-            return f"{self.buffer}{view}{{ap=[[{self.pstride}, {self.partitions}], {ap}], offset={self.offset}}}"
+            return f"{self.buffer}{{ap=[[{self.pstride}, {self.partitions}], {ap}], offset={self.offset}}}"
+        dt = self.dtype.asm
+        view = "" if dt == "uint8" else "." + dt
         return (f"{self.buffer}{view}{{ap=[[0, {self.partitions}], {ap}], start={self.pstart}, "
                 f"offset={self.offset}}}")
 
@@ -210,8 +215,10 @@ class View:
         lo = hi = 0
         for stride, size in self.dims:
             span = stride * (size - 1)
-            lo += min(0, span)
-            hi += max(0, span)
+            if span < 0:
+                lo += span
+            else:
+                hi += span
         es = self.dtype.size
         if self.space == "hbm":
             # Rows x columns of the tensor (row = its innermost dimension), so tiles side
@@ -285,6 +292,9 @@ class Instr:
     """One instruction of the trace: engine, opcode, operand views (dst first when it has
     one), options as (key, text or View) and where in Python it came from."""
 
+    __slots__ = ("engine", "opcode", "operands", "options", "location", "writes", "reads",
+                 "queue", "index", "waits", "signals", "acc", "acc_flag")
+
     def __init__(self, engine, opcode, operands, options, location, writes, reads, queue=None):
         self.engine, self.opcode = engine, opcode
         self.operands = operands  # list of View
@@ -301,8 +311,8 @@ class Instr:
     def asm(self):
         parts = [v.asm() for v in self.operands]
         for key, value in self.options:
-            parts.append(f"{key}={value.asm() if isinstance(value, View) else value}")
-        text = f"{self.opcode} " + ", ".join(parts) if parts else self.opcode
+            parts.append(f"{key}={value.asm()}" if isinstance(value, View) else f"{key}={value}")
+        text = self.opcode + " " + ", ".join(parts) if parts else self.opcode
         if self.waits:
             text += "  wait " + ", ".join(f"{s}>={v}" for s, v in self.waits)
         if self.signals:

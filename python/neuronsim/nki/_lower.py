@@ -112,7 +112,9 @@ class _Memory:
     def __init__(self, key):
         # Bucket sizes: HBM in elements of one tensor (a typical tile, 128 rows x 512
         # columns, spans 2-4 buckets); on-chip in bytes per partition.
-        self.rows, self.cols = (64, 512) if key[0] == "hbm" else (1 << 40, 512)
+        # On-chip buckets of 4096 bytes hold a few tiles each: fewer, longer lists than
+        # tile-sized ones, which measured faster (bench/nki_trace.py, the examples).
+        self.rows, self.cols = (64, 512) if key[0] == "hbm" else (1 << 40, 4096)
         self.reads, self.writes = {}, {}  # bucket key -> [_Access]
         self.wide_reads, self.wide_writes = [], []
 
@@ -151,13 +153,15 @@ class _Memory:
         if span is None:
             lists = list(buckets.values())
         else:
-            lists = [buckets[b] for b in span if b in buckets]
+            get = buckets.get
+            lists = [lst for lst in map(get, span) if lst is not None]
         if wide:
             lists.append(wide)
+        add = out.add
         for lst in lists:
             for a in lst:
                 if a.b0 < b1 and b0 < a.b1 and a.p0 < p1 and p0 < a.p1 and a.alive:
-                    out.add(a.index)
+                    add(a.index)
 
     @staticmethod
     def prune(buckets, wide, span, pr, br):
@@ -311,10 +315,13 @@ def order_streams(instrs, deps, schedule="list"):
 def assign_semaphores(instrs, deps, streams):
     needs_signal = set()
     for ins in instrs:
-        for j in deps[ins.index]:
-            dep = instrs[j]
-            if dep.engine == "sync" or dep.engine != ins.engine:
-                needs_signal.add(j)
+        d = deps[ins.index]
+        if d:
+            engine = ins.engine
+            for j in d:
+                dep_engine = instrs[j].engine
+                if dep_engine == "sync" or dep_engine != engine:
+                    needs_signal.add(j)
     sem_of = {}  # instr index -> (sem name, value)
     sems = []
     for eng in ENGINE_ORDER[:4]:
@@ -343,20 +350,29 @@ def assign_semaphores(instrs, deps, streams):
         sem_of[ins.index] = (name, prev + 1)
         ins.signals.append(name)
     sems += [f"_dma{s}" for s in sorted(pool_last)]
+    # An instruction waits on its semaphores engines first, then DMA pool, each by name.
+    rank = {s: k for k, s in enumerate(sorted(sems, key=lambda s: (s.startswith("_dma"), s)))}
+    by_rank = rank.__getitem__
     for eng in ENGINE_ORDER:
         known = {}
         for ins in streams[eng]:
             want = {}
-            for j in deps[ins.index]:
-                dep = instrs[j]
-                if dep.engine == ins.engine and dep.engine != "sync":
-                    continue
-                s, v = sem_of[j]
-                want[s] = max(want.get(s, 0), v)
+            d = deps[ins.index]
+            if d:
+                for j in d:
+                    dep_engine = instrs[j].engine
+                    if dep_engine == eng and eng != "sync":
+                        continue
+                    s, v = sem_of[j]
+                    if want.get(s, 0) < v:
+                        want[s] = v
             if ins.index in guards:
                 s, v = guards[ins.index]
                 want[s] = max(want.get(s, 0), v)
-            for s in sorted(want, key=lambda s: (s.startswith("_dma"), s)):
+            if not want:
+                continue
+            order = want if len(want) == 1 else sorted(want, key=by_rank)
+            for s in order:
                 if known.get(s, 0) < want[s]:
                     ins.waits.append((s, want[s]))
                     known[s] = want[s]
@@ -377,9 +393,7 @@ def lower(tr, name, inputs, outputs, schedule="list"):
 
 
 def _lower(tr, name, inputs, outputs, schedule):
-    instrs = tr.instrs
-    for ins in instrs:
-        ins.waits, ins.signals = [], []
+    instrs = tr.instrs  # (each Instr starts with empty waits and signals)
     assign_matmul_groups(instrs)
     instrs = place_tiles(tr)
     deps = find_dependencies(instrs)

@@ -93,7 +93,32 @@ class Mask:
 
     @property
     def all_true(self):
+        if self._grid is None and self.op == "cmp":
+            known = _compare_all_true(self.expr, self.cmp)
+            if known is not None:
+                return known
         return bool(self.grid()[3].all())
+
+
+def _compare_all_true(e, cmp):
+    """Whether `e cmp 0` holds on the whole grid, from e's lowest and highest values (an
+    affine expression over a box takes both): the common full-tile mask of a loop
+    (`i * 128 + i_p < n`) costs no grid evaluation. None when this cannot tell (==, !=,
+    non-integer terms): the grid decides."""
+    if cmp not in ("is_lt", "is_le", "is_gt", "is_ge") or type(e.const) is not int:
+        return None
+    for a, c in e.terms.items():
+        n = e.sizes.get(a)
+        if type(c) is not int or type(n) is not int or n < 1:
+            return None
+    lo, hi = e.range()
+    if cmp == "is_lt":
+        return hi < 0
+    if cmp == "is_le":
+        return hi <= 0
+    if cmp == "is_gt":
+        return lo > 0
+    return lo >= 0
 
 
 def _as_mask(o):

@@ -68,7 +68,7 @@ class Tensor:
                  name=None, pdim=0, limits=None):
         self.space = space  # "hbm", "sbuf", "psum"
         self.dtype = dtype
-        self.shape = tuple(int(n) for n in shape)
+        self.shape = tuple(map(int, shape))
         self.strides = tuple(strides)  # elements; on-chip: strides[pdim] unused (lanes)
         self.offset = offset  # HBM: elements from the tensor's start; on-chip: bytes in the pool
         self.hbm, self.alloc, self.pstart = hbm, alloc, pstart
@@ -149,19 +149,26 @@ class Tensor:
         location = user_location()
         if not isinstance(key, tuple):
             key = (key,)
-        if any(k is Ellipsis for k in key):
+        plain = True  # only slices and ints (the common case: no Ellipsis, no expressions)
+        for k in key:
+            if type(k) is not slice and type(k) is not int:
+                plain = False
+                break
+        if not plain and any(k is Ellipsis for k in key):
             i = [k is Ellipsis for k in key].index(True)
             fill = len(self.shape) - (len(key) - 1)
             key = key[:i] + (slice(None),) * fill + key[i + 1:]
         if len(key) > len(self.shape):
             fail(f"too many indices ({len(key)}) for a tensor of shape {list(self.shape)}", location)
-        key = key + (slice(None),) * (len(self.shape) - len(key))
+        if len(key) < len(self.shape):
+            key = key + (slice(None),) * (len(self.shape) - len(key))
         exprs = False
-        for k in key:
-            if type(k) is not slice and type(k) is not int:
-                key = tuple(_plain(k, location) for k in key)
-                exprs = any(isinstance(k, IndexExpr) for k in key)
-                break
+        if not plain:
+            for k in key:
+                if type(k) is not slice and type(k) is not int:
+                    key = tuple(_plain(k, location) for k in key)
+                    exprs = any(isinstance(k, IndexExpr) for k in key)
+                    break
         if exprs and not _simple(key):
             return self._grid_index(key, location)
         shape, strides, axes, limits = [], [], [], []
@@ -516,6 +523,13 @@ def _simple(key):
 
 
 def _slice_bounds(k, n, dim, location):
+    start, stop, step = k.start, k.stop, k.step
+    if type(start) is int and type(stop) is int and step is None and 0 <= start < stop <= n:
+        return start, stop, 1  # the common case, t[a:b] in range: nothing to check
+    return _slice_bounds_checked(k, n, dim, location)
+
+
+def _slice_bounds_checked(k, n, dim, location):
     def num(x, default):
         if x is None:
             return default
@@ -548,7 +562,7 @@ def new_tile(shape, dtype, space, location, name=None):
     if isinstance(shape, int):
         shape = (shape,)
     pdim = partition_dim(shape, location)
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(map(int, shape))
     if not shape:
         fail("an on-chip tile needs a partition dimension", location)
     if not 1 <= shape[pdim] <= _core.PARTITIONS:

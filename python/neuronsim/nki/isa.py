@@ -160,9 +160,12 @@ EXACT_DIMS = {"iota": 1, "affine_select": 2, "tensor_reduce": 2}
 
 def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None):
     tr = _core.trace()
+    # One View per operand, shared by the operand list and the reads/writes lists (a
+    # view is frozen once made; placement moves it once, for all three).
     reads = [s.view() for s in srcs if s is not None]
-    writes = [dst.view()] + [w.view() for w in extra_writes]
-    operands = [dst.view()] + [s.view() for s in srcs if s is not None]
+    dv = dst.view()
+    writes = [dv] + [w.view() for w in extra_writes] if extra_writes else [dv]
+    operands = [dv] + reads
     if opcode in EXACT_DIMS:
         for v in operands[:EXACT_DIMS[opcode]]:
             v.exact = True
