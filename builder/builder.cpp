@@ -165,6 +165,17 @@ InstrRef Stream::tensor_tensor_scan(const AccessPattern& dst, const AccessPatter
 InstrRef Stream::tensor_copy(const AccessPattern& dst, const AccessPattern& src) {
   return append(TensorCopy{dst, src});
 }
+InstrRef Stream::reciprocal(const AccessPattern& dst, const AccessPattern& src) {
+  return append(Reciprocal{dst, src});
+}
+InstrRef Stream::tensor_partition_reduce(const AccessPattern& dst, const AccessPattern& src,
+                                         AluOp op) {
+  return append(TensorPartitionReduce{dst, src, op});
+}
+InstrRef Stream::dropout(const AccessPattern& dst, const AccessPattern& src, Scalar prob,
+                         std::int32_t seed) {
+  return append(Dropout{dst, src, prob.value, seed});
+}
 InstrRef Stream::memset(const AccessPattern& dst, double value) {
   return append(Memset{dst, value});
 }

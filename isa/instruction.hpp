@@ -287,6 +287,45 @@ struct TensorTensorScan {
   }
 };
 
+// dst = 1 / src, elementwise, computed in fp32 and cast to dst's dtype (NKI/reciprocal:
+// "Compute element-wise reciprocal (1.0/x) ... using Vector Engine").
+struct Reciprocal {
+  AccessPattern dst, src;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Reciprocal::dst),
+                           field::in("src", &Reciprocal::src).sets_n());
+  }
+};
+
+// A reduction across partitions (NKI/tensor_partition_reduce, GpSimd): dst[0, j] = src[0, j]
+// op src[1, j] op ... op src[P-1, j], folded in partition order; dst has one partition and
+// src's free size. op: add or max (in fp32), bitwise_and/or/xor (integers, as bit patterns).
+struct TensorPartitionReduce {
+  AccessPattern dst, src;
+  AluOp op = AluOp::add;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &TensorPartitionReduce::dst),
+                           field::in("src", &TensorPartitionReduce::src).sets_n(),
+                           field::setting("op", &TensorPartitionReduce::op).required());
+  }
+};
+
+// dst = src, with each element replaced by zero with probability prob (NKI/dropout: an
+// immediate or a [P,1] per-partition probability; no rescaling of the kept values). The
+// random numbers are neuronsim's deterministic generator of (seed, partition, element):
+// docs/numerics.md "dropout".
+struct Dropout {
+  AccessPattern dst, src;
+  ScalarArg prob = 0.0f;
+  std::int32_t seed = 0;  // the generator's key (the front end's nl.random_seed)
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Dropout::dst),
+                           field::in("src", &Dropout::src).sets_n(),
+                           field::column("prob", &Dropout::prob).required(),
+                           field::setting("seed", &Dropout::seed));
+  }
+};
+
 // Engine sets of the opcode table (bit i set = Engine(i) may run it).
 namespace engine_set {
 constexpr std::uint32_t bit(Engine e) {
@@ -351,7 +390,14 @@ inline constexpr std::uint32_t tensor = bit(Engine::tensor), vector = bit(Engine
   /* sequencer waits and signals */                                                           \
   X(nop, Nop, engine_set::all, "", "#d7d7d7")                                                 \
   /* "using Vector Engine" */                                                                 \
-  X(tensor_tensor_scan, TensorTensorScan, engine_set::vector, "tensor_tensor_scan", "#f1ce63")
+  X(tensor_tensor_scan, TensorTensorScan, engine_set::vector, "tensor_tensor_scan", "#f1ce63") \
+  /* "using Vector Engine" */                                                                 \
+  X(reciprocal, Reciprocal, engine_set::vector, "reciprocal", "#ffbe7d")                      \
+  /* "across partitions of an input data tile using GpSimd Engine" */                         \
+  X(tensor_partition_reduce, TensorPartitionReduce, engine_set::gpsimd,                       \
+    "tensor_partition_reduce", "#79706e")                                                     \
+  /* "using Vector Engine" */                                                                 \
+  X(dropout, Dropout, engine_set::vector, "dropout", "#d4a6c8")
 
 namespace operation_detail {
 template <typename First, typename... Rest>

@@ -277,6 +277,49 @@ class OpcodeChecker {
 
   void operator()(const Nop&) {}
 
+  // NKI/reciprocal: "The partition dimension size of input data and output dst tiles must
+  // be the same ... The number of elements per partition of dst must match that of data";
+  // both may be in SBUF or PSUM, any dtype (computed in fp32).
+  void operator()(const Reciprocal& r) { same_shape("dst", r.dst, "src", r.src); }
+
+  // NKI/tensor_partition_reduce: "the reduction operator (add, max, bitwise_or,
+  // bitwise_and)" (bitwise_xor in the current page); the result is one partition of src's
+  // free size. Bitvec operators take integer dtypes (NKI/tensor_reduce, "Data types").
+  void operator()(const TensorPartitionReduce& t) {
+    const AluOp op = t.op;
+    if (op != AluOp::add && op != AluOp::max && op != AluOp::bitwise_and &&
+        op != AluOp::bitwise_or && op != AluOp::bitwise_xor)
+      problem("op " + name(op) +
+              " is not a partition reduction (add, max, bitwise_and, bitwise_or, bitwise_xor)");
+    integer_only(op, {{"dst", &t.dst}, {"src", &t.src}});
+    if (t.dst.partitions != 1 || t.dst.free_elems() != t.src.free_elems())
+      problem("dst " + fmt_shape(t.dst) + " is not [1," + num(t.src.free_elems()) +
+              "] (one partition of src's free size)");
+  }
+
+  // NKI/dropout: prob "a scalar or a tile of shape (data.shape[0], 1)"; with integer data,
+  // prob is fp32 and dst keeps data's dtype ("The output data type dst.dtype must match
+  // the input data type data.dtype" in the current page, for every dtype there); a
+  // probability immediate lies in [0, 1] (1.0 drops everything, 0.0 keeps everything).
+  void operator()(const Dropout& d) {
+    same_shape("dst", d.dst, "src", d.src);
+    if (const auto* prob = std::get_if<AccessPattern>(&d.prob)) {
+      per_partition("prob", *prob, d.src.partitions);
+      if (is_integer(prob->dtype))
+        problem("prob is " + name(prob->dtype) + "; a drop probability is a float");
+      else if (is_integer(d.src.dtype) && prob->dtype != DType::fp32)
+        problem("prob is " + name(prob->dtype) + "; with integer data (" + name(d.src.dtype) +
+                ") it must be fp32");
+    } else {
+      const float p = std::get<float>(d.prob);
+      if (!(p >= 0.0f && p <= 1.0f))
+        problem("prob " + std::to_string(p) + " is not a probability in [0, 1]");
+    }
+    if (is_integer(d.src.dtype) && d.dst.dtype != d.src.dtype)
+      problem("dst is " + name(d.dst.dtype) + " but src is " + name(d.src.dtype) +
+              "; dropout of integer data keeps its dtype");
+  }
+
  private:
   struct Named {
     const char* role;

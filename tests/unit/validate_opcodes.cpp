@@ -331,3 +331,46 @@ TEST_CASE("validate: tensor_tensor_scan operands", "[validate]") {
                   TensorTensorScan{sbuf(kY, 128, 512), sbuf(kX, 128, 512), sbuf(kX, 128, 512)}),
              "opcode tensor_tensor_scan cannot run on the gpsimd engine");
 }
+
+TEST_CASE("validate: reciprocal, tensor_partition_reduce and dropout operands", "[validate]") {
+  // NKI reciprocal: dst and data of one shape, SBUF or PSUM; Vector Engine only.
+  expect_none(with(Engine::vector, Reciprocal{psum(kPs, 128, 512), sbuf(kX, 128, 512)}));
+  expect_one(with(Engine::vector, Reciprocal{sbuf(kY, 128, 256), sbuf(kX, 128, 512)}),
+             "dst [128,256] and src [128,512] differ in shape");
+  expect_one(with(Engine::scalar, Reciprocal{sbuf(kY, 128, 512), sbuf(kX, 128, 512)}),
+             "opcode reciprocal cannot run on the scalar engine");
+
+  // NKI tensor_partition_reduce: GpSimd, dst one partition of src's free size.
+  TensorPartitionReduce pr{sbuf(kY, 1, 512), sbuf(kX, 128, 512), AluOp::max};
+  expect_none(with(Engine::gpsimd, pr));
+  auto bad = pr;
+  bad.dst = sbuf(kY, 2, 512);
+  expect_one(with(Engine::gpsimd, bad), "dst [2,512] is not [1,512]");
+  bad = pr;
+  bad.op = AluOp::multiply;
+  expect_one(with(Engine::gpsimd, bad), "op multiply is not a partition reduction");
+  bad = pr;
+  bad.op = AluOp::bitwise_and;
+  expect_one(with(Engine::gpsimd, bad), "op bitwise_and needs integer dtypes, but dst is fp32");
+  bad = pr;
+  bad.src = psum(kPs, 128, 512);
+  expect_one(with(Engine::gpsimd, bad), "src: the gpsimd engine cannot access psum");
+  expect_one(with(Engine::vector, pr), "opcode tensor_partition_reduce cannot run on the vector");
+
+  // NKI dropout: prob an immediate in [0, 1] or a [P,1] float vector; integer data keep
+  // their dtype and take an fp32 prob.
+  Dropout d{sbuf(kY, 128, 512), sbuf(kX, 128, 512), vec(), 7};
+  expect_none(with(Engine::vector, d));
+  auto bd = d;
+  bd.prob = 1.5f;
+  expect_one(with(Engine::vector, bd), "prob 1.500000 is not a probability in [0, 1]");
+  bd = d;
+  bd.prob = sbuf(kVec, 64, 1);
+  expect_one(with(Engine::vector, bd), "prob [64,1] is not a [128,1] per-partition vector");
+  bd = Dropout{sbuf(kInt, 128, 512, DType::int32), sbuf(kInt, 128, 512, DType::int32),
+               sbuf(kW, 128, 1, DType::bf16), 0};
+  expect_one(with(Engine::vector, bd), "with integer data (int32) it must be fp32");
+  bd.prob = 0.5f;
+  bd.dst = sbuf(kX, 128, 512);
+  expect_one(with(Engine::vector, bd), "dropout of integer data keeps its dtype");
+}
