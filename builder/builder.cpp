@@ -172,6 +172,18 @@ InstrRef Stream::tensor_partition_reduce(const AccessPattern& dst, const AccessP
                                          AluOp op) {
   return append(TensorPartitionReduce{dst, src, op});
 }
+InstrRef Stream::max8(const AccessPattern& dst, const AccessPattern& src) {
+  return append(Max8{dst, src});
+}
+InstrRef Stream::find_index8(const AccessPattern& dst, const AccessPattern& data,
+                             const AccessPattern& vals) {
+  return append(FindIndex8{dst, data, vals});
+}
+InstrRef Stream::match_replace8(const AccessPattern& dst, const AccessPattern& data,
+                                const AccessPattern& vals, float imm,
+                                std::optional<AccessPattern> dst_idx) {
+  return append(MatchReplace8{dst, data, vals, imm, dst_idx});
+}
 InstrRef Stream::dropout(const AccessPattern& dst, const AccessPattern& src, Scalar prob,
                          std::int32_t seed) {
   return append(Dropout{dst, src, prob.value, seed});

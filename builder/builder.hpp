@@ -161,6 +161,14 @@ class Stream {
   // dst = src with each element zeroed with probability prob (NKI dropout, Vector).
   InstrRef dropout(const AccessPattern& dst, const AccessPattern& src, Scalar prob,
                    std::int32_t seed = 0);
+  // NKI max8 / nc_find_index8 / nc_match_replace8 (Vector): top-8 values, their indices,
+  // and replacing them (dst_idx optional).
+  InstrRef max8(const AccessPattern& dst, const AccessPattern& src);
+  InstrRef find_index8(const AccessPattern& dst, const AccessPattern& data,
+                       const AccessPattern& vals);
+  InstrRef match_replace8(const AccessPattern& dst, const AccessPattern& data,
+                          const AccessPattern& vals, float imm,
+                          std::optional<AccessPattern> dst_idx = std::nullopt);
   InstrRef memset(const AccessPattern& dst, double value);
   InstrRef iota(const AccessPattern& dst, std::int32_t base, std::int32_t partition_step,
                 std::array<std::int32_t, kMaxFreeDims> steps = {});

@@ -167,6 +167,11 @@ struct StreamingCost {
   std::uint64_t operator()(const TensorPartitionReduce&) const {
     return p.gpsimd_fixed + stream(2);
   }
+  // NKI/max8, nc_find_index8, nc_match_replace8: "N engine cycles", N = elements per
+  // partition of the data (published without a MIN_II floor, kept so, as tensor_reduce).
+  std::uint64_t operator()(const Max8&) const { return stream(); }
+  std::uint64_t operator()(const FindIndex8&) const { return stream(); }
+  std::uint64_t operator()(const MatchReplace8&) const { return stream(); }
   // No overload for Matmul, DmaCopy or Nop (InstructionCost prices those) and no
   // fallback: a streaming opcode added without its formula does not compile.
 };
@@ -253,6 +258,11 @@ struct Flops {
   std::uint64_t operator()(const TensorPartitionReduce& x) const {
     return x.src.partitions == 0 ? 0 : std::uint64_t{x.src.partitions - 1u} * x.src.free_elems();
   }
+  // Comparisons: one per element consumed (max8, find_index8) or per element and value
+  // (match_replace8 compares each element with the 8 values: counted once per element).
+  std::uint64_t operator()(const Max8& x) const { return x.src.elems(); }
+  std::uint64_t operator()(const FindIndex8& x) const { return x.data.elems(); }
+  std::uint64_t operator()(const MatchReplace8& x) const { return x.data.elems(); }
   std::uint64_t operator()(const Select& x) const { return x.dst.elems(); }
   std::uint64_t operator()(const AffineSelect& x) const { return x.dst.elems(); }
   // Reductions: one per element consumed.

@@ -326,6 +326,44 @@ struct Dropout {
   }
 };
 
+// The 8 largest values of each partition of src, in descending order, into dst[P, 8]
+// (NKI/max8: computed in fp32, cast to dst's dtype; src has 8 to 16384 elements per
+// partition).
+struct Max8 {
+  AccessPattern dst, src;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Max8::dst), field::in("src", &Max8::src).sets_n());
+  }
+};
+
+// dst[p, j] = the index of the first element of data's partition p equal to vals[p, j]
+// (NKI/nc_find_index8: 8 values per partition, indices in uint16 or uint32, all ones when
+// a value is absent).
+struct FindIndex8 {
+  AccessPattern dst, data, vals;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &FindIndex8::dst),
+                           field::in("data", &FindIndex8::data).sets_n(),
+                           field::in("vals", &FindIndex8::vals));
+  }
+};
+
+// dst = data with the first occurrence of each of the 8 vals of a partition replaced by
+// imm, the vals taken in order (NKI/nc_match_replace8); optionally dst_idx[P, 8] receives
+// the index each value matched (all ones when absent).
+struct MatchReplace8 {
+  AccessPattern dst, data, vals;
+  float imm = 0.0f;
+  std::optional<AccessPattern> dst_idx;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &MatchReplace8::dst),
+                           field::in("data", &MatchReplace8::data).sets_n(),
+                           field::in("vals", &MatchReplace8::vals),
+                           field::setting("imm", &MatchReplace8::imm).required(),
+                           field::column_out("dst_idx", &MatchReplace8::dst_idx));
+  }
+};
+
 // Engine sets of the opcode table (bit i set = Engine(i) may run it).
 namespace engine_set {
 constexpr std::uint32_t bit(Engine e) {
@@ -397,7 +435,13 @@ inline constexpr std::uint32_t tensor = bit(Engine::tensor), vector = bit(Engine
   X(tensor_partition_reduce, TensorPartitionReduce, engine_set::gpsimd,                       \
     "tensor_partition_reduce", "#79706e")                                                     \
   /* "using Vector Engine" */                                                                 \
-  X(dropout, Dropout, engine_set::vector, "dropout", "#d4a6c8")
+  X(dropout, Dropout, engine_set::vector, "dropout", "#d4a6c8")                              \
+  /* the page names no engine; the reference lists max8 with the Vector engine (section 3) */ \
+  X(max8, Max8, engine_set::vector, "max8", "#d7b5a6")                                        \
+  /* the page names no engine; its pair nc_match_replace8 runs "using the Vector engine" */   \
+  X(find_index8, FindIndex8, engine_set::vector, "nc_find_index8", "#6b9ac4")                 \
+  /* "using the Vector engine" */                                                             \
+  X(match_replace8, MatchReplace8, engine_set::vector, "nc_match_replace8", "#c85200")
 
 namespace operation_detail {
 template <typename First, typename... Rest>

@@ -29,6 +29,9 @@ void run(const Site& s, const DmaCopy& op);             // semantics_move.cpp
 void run(const Site& s, const Reciprocal& op);          // execute_vector.cpp
 void run(const Site& s, const TensorPartitionReduce& op);  // execute_stats.cpp
 void run(const Site& s, const Dropout& op);             // execute_dropout.cpp
+void run(const Site& s, const Max8& op);                // execute_top8.cpp
+void run(const Site& s, const FindIndex8& op);          // execute_top8.cpp
+void run(const Site& s, const MatchReplace8& op);       // execute_top8.cpp
 
 // Rows [p0, p0+n) of `op` into buf, row after row (buf is resized to n * free).
 template <class T>

@@ -1,5 +1,5 @@
-"""nisa.reciprocal, tensor_partition_reduce, dropout, dma_transpose and get_nc_version
-(NKI's nki.isa pages of the same names), each kernel written here in the documented API
+"""nisa.reciprocal, tensor_partition_reduce, dropout, dma_transpose, get_nc_version,
+max8, nc_find_index8 and nc_match_replace8 (NKI's nki.isa pages of the same names), each kernel written here in the documented API
 (both NKI's current dst-first form and its earlier returning form), checked against numpy
 and benchmarked on trn1 and trn2."""
 import inspect
@@ -107,6 +107,37 @@ def version_kernel(x):
     else:
         nl.store(out, nl.add(t, 3.0))
     return out
+
+
+@nki.jit
+def top8_with_indices(x):
+    # NKI's example: the 8 largest values of each row, then their indices.
+    vals_out = nl.ndarray((x.shape[0], 8), dtype=x.dtype, buffer=nl.shared_hbm)
+    idx_out = nl.ndarray((x.shape[0], 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    data = nl.load(x)
+    top = nisa.max8(src=data)
+    idx = nisa.nc_find_index8(data=data, vals=top)
+    nl.store(vals_out, top)
+    nl.store(idx_out, idx)
+    return vals_out, idx_out
+
+
+@nki.jit
+def top16(x):
+    # Top-16 per row: max8, replace those by -inf (recording where), max8 again.
+    out = nl.ndarray((x.shape[0], 16), dtype=nl.float32, buffer=nl.shared_hbm)
+    pos = nl.ndarray((x.shape[0], 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    data = nl.load(x)
+    first = nl.ndarray((x.shape[0], 8), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.max8(dst=first, src=data)
+    rest = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.sbuf)
+    where = nl.ndarray((x.shape[0], 8), dtype=nl.uint32, buffer=nl.sbuf)
+    nisa.nc_match_replace8(dst=rest, data=data, vals=first, imm=float("-inf"), dst_idx=where)
+    second = nisa.max8(src=rest)
+    nl.store(out[:, 0:8], first)
+    nl.store(out[:, 8:16], second)
+    nl.store(pos, where)
+    return out, pos
 
 
 # --- neuronsim's generator (docs/numerics.md "dropout"), written out independently -------
@@ -235,16 +266,61 @@ class DmaTranspose(unittest.TestCase):
                                               b.transpose(2, 1, 0))
                 self.assertGreater(nki.benchmark(transpose_2d, a, target=target).latency_ns, 0)
 
-    def test_sbuf_source_is_refused(self):
+    def test_sbuf_to_sbuf(self):
+        # The earlier page's example 2 (SB->SB): min(P, F) DMAs, row to column.
         @nki.jit
         def from_sbuf(a):
             out = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
             nl.store(out, nisa.dma_transpose(nl.load(a)))
             return out
+        for shape in ((4, 32), (48, 16)):
+            a = np.random.default_rng(11).standard_normal(shape).astype(np.float32)
+            np.testing.assert_array_equal(nki.simulate(from_sbuf, a), a.T)
+        self.assertEqual(from_sbuf.trace(np.ones((4, 32), np.float32)).text.count("dma_copy"), 6)
+
+    def test_psum_source_is_refused(self):
+        @nki.jit
+        def from_psum(a):
+            out = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
+            p = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.psum)
+            nisa.tensor_copy(dst=p, src=nl.load(a))
+            nl.store(out, nisa.dma_transpose(p))
+            return out
         with self.assertRaises(neuronsim.Error) as cm:
-            nki.simulate(from_sbuf, np.ones((4, 8), np.float32))
-        self.assertIn(f"{HERE}:{line_of(from_sbuf.fn, 'nisa.dma_transpose(')}:", str(cm.exception))
+            nki.simulate(from_psum, np.ones((4, 8), np.float32))
+        self.assertIn(f"{HERE}:{line_of(from_psum.fn, 'nisa.dma_transpose(')}:", str(cm.exception))
         self.assertIn("nc_transpose", str(cm.exception))
+
+
+class Top8(unittest.TestCase):
+    def test_max8_and_find_index8(self):
+        rng = np.random.default_rng(12)
+        x = np.stack([rng.permutation(256) for _ in range(128)]).astype(np.float32)
+        for target in TARGETS:
+            with self.subTest(target=target):
+                vals, idx = nki.simulate(top8_with_indices, x, target=target)
+                want = -np.sort(-x, axis=1)[:, :8]
+                np.testing.assert_array_equal(vals, want)
+                np.testing.assert_array_equal(idx, np.argsort(-x, axis=1, kind="stable")[:, :8])
+                self.assertGreater(nki.benchmark(top8_with_indices, x, target=target).latency_ns, 0)
+
+    def test_top16_by_match_replace8(self):
+        rng = np.random.default_rng(13)
+        x = rng.standard_normal((64, 300)).astype(np.float32)
+        out, pos = nki.simulate(top16, x)
+        np.testing.assert_array_equal(out, -np.sort(-x, axis=1)[:, :16])
+        np.testing.assert_array_equal(pos, np.argsort(-x, axis=1, kind="stable")[:, :8])
+
+    def test_size_limits_name_the_line(self):
+        @nki.jit
+        def too_small(x):
+            out = nl.ndarray((x.shape[0], 8), dtype=x.dtype, buffer=nl.shared_hbm)
+            nl.store(out, nisa.max8(src=nl.load(x)))
+            return out
+        with self.assertRaises(neuronsim.Error) as cm:
+            nki.simulate(too_small, np.ones((4, 4), np.float32))
+        self.assertIn(f"{HERE}:{line_of(too_small.fn, 'nisa.max8(')}:", str(cm.exception))
+        self.assertIn("between 8 and 16384", str(cm.exception))
 
 
 class NcVersion(unittest.TestCase):

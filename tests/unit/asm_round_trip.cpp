@@ -257,6 +257,19 @@ class Generator {
         auto r = s.tensor_partition_reduce(pattern(), pattern(), choose<AluOp, kAluOpCount>());
         return sync(r);
       }
+      case Opcode::max8: {
+        auto r = s.max8(pattern(), pattern());
+        return sync(r);
+      }
+      case Opcode::find_index8: {
+        auto r = s.find_index8(pattern(), pattern(), pattern());
+        return sync(r);
+      }
+      case Opcode::match_replace8: {
+        auto r = s.match_replace8(pattern(), pattern(), pattern(), real(),
+                                  coin() ? std::optional<AccessPattern>(pattern()) : std::nullopt);
+        return sync(r);
+      }
       case Opcode::dropout: {
         auto r = s.dropout(pattern(), pattern(), scalar(), static_cast<std::int32_t>(pick(1000)) - 500);
         return sync(r);

@@ -349,3 +349,15 @@ TEST_CASE("cost: reciprocal, dropout and tensor_partition_reduce", "[cost]") {
   CHECK(flops_of(Dropout{f512, f512, 0.5f, 0}) == 65536);
   CHECK(flops_of(TensorPartitionReduce{one_row, f512, AluOp::add}) == 65024);
 }
+
+TEST_CASE("cost: max8, nc_find_index8 and nc_match_replace8 are N cycles", "[cost]") {
+  const params::CostParams p = v2_params();
+  const auto data = tile(DType::fp32, 1000), eight = tile(DType::fp32, 8);
+  // The pages: "N engine cycles", N = 1000 elements per partition, no MIN_II floor.
+  CHECK(busy_cycles(Max8{eight, data}, Engine::vector, p) == 1000);
+  CHECK(busy_cycles(FindIndex8{tile(DType::uint32, 8), data, eight}, Engine::vector, p) == 1000);
+  CHECK(busy_cycles(MatchReplace8{data, data, eight, 0.0f, std::nullopt}, Engine::vector, p) ==
+        1000);
+  // 20 elements: 20 cycles (no floor)
+  CHECK(busy_cycles(Max8{eight, tile(DType::fp32, 20)}, Engine::vector, p) == 20);
+}

@@ -148,3 +148,59 @@ TEST_CASE("semantics: dropout zeroes by neuronsim's generator and keeps the rest
     CHECK_THROWS_WITH(b.run(d), Catch::Contains("outside [0, 1]"));
   }
 }
+
+TEST_CASE("semantics: max8, nc_find_index8 and nc_match_replace8 make a top-k step",
+          "[semantics]") {
+  // NKI max8: the 8 largest per partition, descending; nc_find_index8: the index of each
+  // one's first occurrence; nc_match_replace8: those occurrences replaced by imm.
+  Bench b;
+  const auto data_a = b.alloc(MemSpace::sbuf, DType::fp32, 4, 40);
+  const auto top_a = b.alloc(MemSpace::sbuf, DType::fp32, 4, 8, 0, 512);
+  const auto idx_a = b.alloc(MemSpace::sbuf, DType::uint32, 4, 8, 0, 1024);
+  const auto rep_a = b.alloc(MemSpace::sbuf, DType::fp32, 4, 40, 0, 2048);
+  const auto idx2_a = b.alloc(MemSpace::sbuf, DType::uint16, 4, 8, 0, 4096);
+  const AccessPattern data = b.tile(data_a, 4, 40);
+  // Partition p holds (j * 7 + p) % 40 for j in [0, 40): a permutation of 0..39, so the
+  // top 8 are 39..32 at the indices j with (7j + p) % 40 == v; partition 3 gets a tie.
+  b.fill(data, [](std::uint32_t p, std::uint64_t j) { return double((j * 7 + p) % 40); });
+  b.set(data, 3, 0, 39.0f);  // partition 3: 39 twice, at 0 and where (7j + 3) % 40 == 39
+  b.run(Max8{b.tile(top_a, 4, 8), data});
+  for (std::uint32_t p = 0; p < 4; ++p)
+    for (std::uint32_t k = 0; k < 8; ++k) {
+      const float want = p == 3 ? (k < 2 ? 39.0f : 40.0f - k) : 39.0f - k;
+      REQUIRE(b.get(b.tile(top_a, 4, 8), p, k) == want);
+    }
+  b.run(FindIndex8{b.tile(idx_a, 4, 8), data, b.tile(top_a, 4, 8)});
+  auto index_of = [](std::uint32_t p, std::int64_t v) {
+    for (std::int64_t j = 0; j < 40; ++j)
+      if ((j * 7 + p) % 40 == v) return j;
+    return std::int64_t{-1};
+  };
+  for (std::uint32_t p = 0; p < 3; ++p)
+    for (std::uint32_t k = 0; k < 8; ++k)
+      REQUIRE(b.get_int(b.tile(idx_a, 4, 8), p, k) == index_of(p, 39 - k));
+  CHECK(b.get_int(b.tile(idx_a, 4, 8), 3, 0) == 0);  // the first occurrence of the tie
+  CHECK(b.get_int(b.tile(idx_a, 4, 8), 3, 1) == 0);
+
+  SECTION("match_replace8: successive occurrences for ties, indices, absent values") {
+    MatchReplace8 m{b.tile(rep_a, 4, 40), data, b.tile(top_a, 4, 8), -1.0f,
+                    b.tile(idx2_a, 4, 8)};
+    b.run(m);
+    for (std::uint32_t p = 0; p < 4; ++p) {
+      std::uint32_t replaced = 0;
+      for (std::uint32_t j = 0; j < 40; ++j)
+        replaced += b.get(m.dst, p, j) == -1.0f;
+      CHECK(replaced == 8);
+    }
+    CHECK(b.get_int(*m.dst_idx, 3, 0) == 0);
+    CHECK(b.get_int(*m.dst_idx, 3, 1) == index_of(3, 39));  // the tie's second occurrence
+    b.set(m.vals, 0, 7, 1000.0f);                           // not in the data
+    b.run(m);
+    CHECK(b.get_int(*m.dst_idx, 0, 7) == 0xffff);
+    // In place on data: every row is read before the first write.
+    m.dst = data;
+    m.dst_idx.reset();
+    b.run(m);
+    CHECK(b.get(data, 1, static_cast<std::uint64_t>(index_of(1, 39))) == -1.0f);
+  }
+}

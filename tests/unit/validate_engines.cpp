@@ -50,6 +50,9 @@ TEST_CASE("engines: the engines of each opcode follow the NKI pages", "[validate
       {Opcode::reciprocal, {Engine::vector}},
       {Opcode::tensor_partition_reduce, {Engine::gpsimd}},
       {Opcode::dropout, {Engine::vector}},
+      {Opcode::max8, {Engine::vector}},
+      {Opcode::find_index8, {Engine::vector}},
+      {Opcode::match_replace8, {Engine::vector}},
   };
   REQUIRE(cases.size() == static_cast<std::size_t>(kOpcodeCount));
   for (const auto& c : cases) {

@@ -374,3 +374,21 @@ TEST_CASE("validate: reciprocal, tensor_partition_reduce and dropout operands", 
   bd.dst = sbuf(kX, 128, 512);
   expect_one(with(Engine::vector, bd), "dropout of integer data keeps its dtype");
 }
+
+TEST_CASE("validate: max8, nc_find_index8 and nc_match_replace8 operands", "[validate]") {
+  // NKI max8 / nc_find_index8: 8..16384 elements per partition, [P, 8] results;
+  // nc_find_index8 writes uint16/uint32; nc_match_replace8: dst of data's shape.
+  expect_none(with(Engine::vector, Max8{sbuf(kY, 128, 8), sbuf(kX, 128, 512)}));
+  expect_one(with(Engine::vector, Max8{sbuf(kY, 128, 8), sbuf(kX, 128, 4)}),
+             "src has 4 elements per partition; between 8 and 16384 are allowed");
+  expect_one(with(Engine::vector, Max8{sbuf(kY, 128, 16), sbuf(kX, 128, 512)}),
+             "dst [128,16] is not [128,8]");
+  FindIndex8 f{sbuf(kInt, 128, 8, DType::int32), sbuf(kX, 128, 512), sbuf(kY, 128, 8)};
+  expect_one(with(Engine::vector, f), "dst is int32; nc_find_index8 writes uint16 or uint32");
+  MatchReplace8 m{sbuf(kY, 128, 512), sbuf(kX, 128, 512), sbuf(kY, 128, 8), 0.0f, std::nullopt};
+  expect_none(with(Engine::vector, m));
+  m.dst = sbuf(kY, 128, 256);
+  expect_one(with(Engine::vector, m), "dst [128,256] and data [128,512] differ in shape");
+  expect_one(with(Engine::gpsimd, Max8{sbuf(kY, 128, 8), sbuf(kX, 128, 512)}),
+             "opcode max8 cannot run on the gpsimd engine");
+}

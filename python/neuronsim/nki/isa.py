@@ -167,7 +167,7 @@ def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None)
             v.exact = True
     instr = Instr(eng, opcode, operands, options, location, writes, reads, queue)
     for key, value in options:
-        if isinstance(value, _core.View) and key != "reduce":
+        if isinstance(value, _core.View) and key not in ("reduce", "dst_idx"):  # outputs
             instr.reads.append(value)
     tr.emit(instr)
     dst.producer = instr
@@ -789,6 +789,103 @@ def dropout_tile(data, prob, location, dst=None, dtype=None, mask=None, engine=N
     return dst
 
 
+def max8(*args, **kwargs):
+    """dst[P, 8] = the 8 largest values of each partition of src, descending, on the Vector
+    engine (computed in fp32). NKI's max8(dst, src) or the earlier max8(src=, dtype=).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.max8.html"""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    a = _bind(args, kwargs, ["dst", "src"] if new else ["src"], location, "max8")
+    src = _tile(a.get("src"), "src", location)
+    check_mask(a.get("mask"), location)
+    _top8_size(src, "max8: src", location, at_least_eight=True)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else src.dtype
+    dst = _out(a.get("dst"), (src.partitions(), 8), dtype, location)
+    _eight(dst, "max8: dst", src.partitions(), location)
+    emit("vector", "max8", dst, [src], [], location)
+    return dst
+
+
+def nc_find_index8(*args, **kwargs):
+    """dst[P, 8] (uint32 by default, or uint16) = the index of the first element of each
+    partition of data equal to each of its 8 vals, on the Vector engine; all ones when a
+    value is absent. NKI's nc_find_index8(dst, data, vals) or the earlier
+    nc_find_index8(data=, vals=, dtype=).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_find_index8.html"""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    a = _bind(args, kwargs, ["dst", "data", "vals"] if new else ["data", "vals"], location,
+              "nc_find_index8")
+    data = _tile(a.get("data"), "data", location)
+    vals = _tile(a.get("vals"), "vals", location)
+    check_mask(a.get("mask"), location)
+    _top8_size(data, "nc_find_index8: data", location, at_least_eight=True)
+    _eight(vals, "nc_find_index8: vals", data.partitions(), location)
+    dtype = to_dtype(a.get("dtype") or "uint32", location)
+    dst = _out(a.get("dst"), (data.partitions(), 8), dtype, location)
+    if dst.dtype.asm not in ("uint16", "uint32"):
+        fail(f"nc_find_index8: dst is {dst.dtype!r}; indices are nl.uint16 or nl.uint32", location)
+    _eight(dst, "nc_find_index8: dst", data.partitions(), location)
+    emit("vector", "find_index8", dst, [data, vals], [], location)
+    return dst
+
+
+def nc_match_replace8(*args, **kwargs):
+    """dst = data with the first occurrence of each of the 8 vals of a partition replaced by
+    imm (vals in order; repeated values take successive occurrences), on the Vector engine;
+    dst_idx[P, 8] receives the indices. NKI's nc_match_replace8(dst, data, vals, imm,
+    dst_idx=None), or the earlier nc_match_replace8(data=, vals=, imm=, dtype=), which
+    modifies data in place and returns it.
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_match_replace8.html"""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    names = ["dst", "data", "vals", "imm", "dst_idx"] if new else ["data", "vals", "imm"]
+    a = _bind(args, kwargs, names, location, "nc_match_replace8")
+    data = _tile(a.get("data"), "data", location)
+    vals = _tile(a.get("vals"), "vals", location)
+    check_mask(a.get("mask"), location)
+    _top8_size(data, "nc_match_replace8: data", location, at_least_eight=False)
+    _eight(vals, "nc_match_replace8: vals", data.partitions(), location)
+    try:
+        imm = float(a.get("imm"))
+    except (TypeError, ValueError):
+        fail("nc_match_replace8: imm must be a number (the fp32 constant that replaces the "
+             "matched values)", location)
+    dst = a.get("dst")
+    if dst is None and (a.get("dtype") is None or to_dtype(a["dtype"], location) is data.dtype):
+        dst = data  # the earlier form: "an in-place modification of the data tensor"
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
+    dst = _out(dst, data.shape, dtype, location)
+    _same_shape(dst, data, "dst", "data", location)
+    options = [("imm", repr(imm))]
+    extra = []
+    idx = a.get("dst_idx")
+    if idx is not None:
+        idx = _tile(idx, "dst_idx", location)
+        _eight(idx, "nc_match_replace8: dst_idx", data.partitions(), location)
+        if idx.dtype.asm not in ("uint16", "uint32"):
+            fail(f"nc_match_replace8: dst_idx is {idx.dtype!r}; indices are nl.uint16 or "
+                 "nl.uint32", location)
+        options.append(("dst_idx", idx.view()))
+        extra.append(idx)
+    emit("vector", "match_replace8", dst, [data, vals], options, location, extra)
+    return dst
+
+
+def _top8_size(t, what, location, at_least_eight):
+    """The pages' bound on the data of max8 / nc_find_index8 / nc_match_replace8."""
+    n = t.free_size()
+    if n > 16384 or (at_least_eight and n < 8):
+        fail(f"{what} has {n} elements per partition; "
+             f"{'between 8 and 16384' if at_least_eight else 'at most 16384'} are allowed",
+             location)
+
+
+def _eight(t, what, partitions, location):
+    if t.partitions() != partitions or t.free_size() != 8:
+        fail(f"{what} {list(t.shape)} must be [{partitions}, 8]", location)
+
+
 class nc_version(enum.IntEnum):
     """NKI's NeuronCore versions (nki.isa.nc_version): gen2 Trn1/Inf2, gen3 Trn2, gen4 Trn3.
     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_version.html"""
@@ -860,9 +957,9 @@ def dma_transpose(*args, **kwargs):
     """dst = src transposed (axes (1, 0), (2, 1, 0) or (3, 1, 2, 0)) by DMA, issued by the
     Sync engine. NKI's current form dma_transpose(dst, src, axes=None, dge_mode=...) or the
     earlier dma_transpose(src, axes=None, dtype=None, mask=None), which returns a new SBUF
-    tile. neuronsim lowers it to one dma_copy whose HBM source pattern walks src in the
-    transposed order (element-sized runs, so the DMA model's small-row efficiency prices it);
-    src must be in HBM (docs/python.md, "Differences from NKI").
+    tile. neuronsim lowers it to dma_copy: from HBM one DMA whose source pattern walks src
+    in the transposed order (element-sized runs, so the DMA model's small-row efficiency
+    prices it); from SBUF (2-D) min(P, F) DMAs, one row to one column each.
     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dma_transpose.html"""
     location = user_location()
     new = "dst" in kwargs or _leading_tensors(args) >= 2
@@ -879,10 +976,12 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
     tile when dst is None)."""
     if not isinstance(src, Tensor):
         fail(f"dma_transpose: src must be a tensor, not {type(src).__name__}", location)
-    if src.space != "hbm":
-        fail(f"dma_transpose: src is in {src.space.upper()}; neuronsim transposes by DMA from "
-             "HBM only (one DMA access pattern cannot cross SBUF partitions): transpose an SBUF "
-             "tile with nisa.nc_transpose, or transpose while loading it from HBM", location)
+    if src.space == "psum":
+        fail("dma_transpose: src is in PSUM, which DMA cannot reach (tensor_copy it to SBUF, or "
+             "transpose it with nisa.nc_transpose)", location)
+    if src.space == "sbuf" and src.ndim != 2:
+        fail(f"dma_transpose: an SBUF src must be 2-D (it is {src.ndim}-D); transpose 3- and "
+             "4-D tiles while loading them from HBM", location)
     perm = _DMA_TRANSPOSE_AXES.get(src.ndim)
     if perm is None:
         fail(f"dma_transpose: src has {src.ndim} dimensions; NKI transposes 2-, 3- and 4-D "
@@ -891,13 +990,27 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
         fail(f"dma_transpose: axes {tuple(axes)} is not the permutation of a {src.ndim}-D tile "
              f"({perm}; NKI supports (1, 0), (2, 1, 0) and (3, 1, 2, 0))", location)
     shape = tuple(src.shape[i] for i in perm)
-    view = src._derive(shape, tuple(src.strides[i] for i in perm), src.offset)
     dtype = to_dtype(dtype, location) if dtype is not None else src.dtype
     dst = _out(dst, shape, dtype, location)
     if dst.space != "sbuf":
         fail("dma_transpose: dst must be an SBUF tile (DMA cannot reach PSUM)", location)
-    if dst.partitions() != shape[0] or dst.free_size() != view.free_size():
+    if tuple(dst.shape) != shape:
         fail(f"dma_transpose: dst {list(dst.shape)} is not src {list(src.shape)} transposed "
              f"({list(shape)})", location)
-    return _dma(dst, view, location)
+    if src.space == "hbm":
+        # One DMA: HBM is addressed by element, so the source pattern can walk src in the
+        # transposed order (partition dim = src's last dim).
+        view = src._derive(shape, tuple(src.strides[i] for i in perm), src.offset)
+        return _dma(dst, view, location)
+    # SBUF to SBUF: a DMA pattern steps partitions in its outer dim only, so the transpose is
+    # min(P, F) DMAs, each moving one row of one side into one column of the other
+    # (elements pair in order: src row p -> dst column p).
+    p, f = src.shape
+    if p <= f:
+        for i in range(p):
+            _dma(dst[:, i:i + 1], src[i:i + 1, :], location)
+    else:
+        for j in range(f):
+            _dma(dst[j:j + 1, :], src[:, j:j + 1], location)
+    return dst
 
