@@ -959,7 +959,7 @@ def dma_transpose(*args, **kwargs):
     earlier dma_transpose(src, axes=None, dtype=None, mask=None), which returns a new SBUF
     tile. neuronsim lowers it to dma_copy: from HBM one DMA whose source pattern walks src
     in the transposed order (element-sized runs, so the DMA model's small-row efficiency
-    prices it); from SBUF (2-D) min(P, F) DMAs, one row to one column each.
+    prices it); from SBUF (2-D) a store to an HBM scratch tensor, then that DMA.
     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dma_transpose.html"""
     location = user_location()
     new = "dst" in kwargs or _leading_tensors(args) >= 2
@@ -997,20 +997,17 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
     if tuple(dst.shape) != shape:
         fail(f"dma_transpose: dst {list(dst.shape)} is not src {list(src.shape)} transposed "
              f"({list(shape)})", location)
-    if src.space == "hbm":
-        # One DMA: HBM is addressed by element, so the source pattern can walk src in the
-        # transposed order (partition dim = src's last dim).
-        view = src._derive(shape, tuple(src.strides[i] for i in perm), src.offset)
-        return _dma(dst, view, location)
-    # SBUF to SBUF: a DMA pattern steps partitions in its outer dim only, so the transpose is
-    # min(P, F) DMAs, each moving one row of one side into one column of the other
-    # (elements pair in order: src row p -> dst column p).
-    p, f = src.shape
-    if p <= f:
-        for i in range(p):
-            _dma(dst[:, i:i + 1], src[i:i + 1, :], location)
-    else:
-        for j in range(f):
-            _dma(dst[j:j + 1, :], src[:, j:j + 1], location)
-    return dst
+    if src.space == "sbuf":
+        # An SBUF pattern steps partitions in its outer dim only (and a slice of a few
+        # partitions must start on a 32-partition boundary, reference section 2), so the
+        # SBUF tile goes out to an HBM scratch tensor first and transposes on the way back.
+        from . import language  # language imports this module
+        scratch = language.ndarray(src.shape, dtype=src.dtype, buffer=language.private_hbm,
+                                   name="dma_transpose_scratch")
+        _dma(scratch, src, location)
+        src = scratch
+    # One DMA: HBM is addressed by element, so the source pattern can walk src in the
+    # transposed order (partition dim = src's last dim).
+    view = src._derive(shape, tuple(src.strides[i] for i in perm), src.offset)
+    return _dma(dst, view, location)
 
