@@ -140,6 +140,17 @@ def top16(x):
     return out, pos
 
 
+@nki.jit
+def copy_where(dst_init, src, pred):
+    out = nl.ndarray(dst_init.shape, dtype=dst_init.dtype, buffer=nl.shared_hbm)
+    d = nl.load(dst_init)
+    nisa.tensor_copy_predicated(dst=d, src=nl.load(src), predicate=nl.load(pred))
+    e = nl.load(dst_init)
+    nisa.tensor_copy_predicated(dst=e, src=-5.0, predicate=nl.load(pred), reverse_pred=True)
+    nl.store(out, nl.add(d, e))
+    return out
+
+
 # --- neuronsim's generator (docs/numerics.md "dropout"), written out independently -------
 
 M64 = (1 << 64) - 1
@@ -321,6 +332,19 @@ class Top8(unittest.TestCase):
             nki.simulate(too_small, np.ones((4, 4), np.float32))
         self.assertIn(f"{HERE}:{line_of(too_small.fn, 'nisa.max8(')}:", str(cm.exception))
         self.assertIn("between 8 and 16384", str(cm.exception))
+
+
+class TensorCopyPredicated(unittest.TestCase):
+    def test_tile_and_number_sources(self):
+        rng = np.random.default_rng(14)
+        base = rng.standard_normal((128, 64)).astype(np.float32)
+        src = rng.standard_normal((128, 64)).astype(np.float32)
+        pred = (rng.uniform(size=(128, 64)) < 0.5).astype(np.uint8)
+        want = np.where(pred != 0, src, base) + np.where(pred == 0, np.float32(-5), base)
+        for target in TARGETS:
+            with self.subTest(target=target):
+                np.testing.assert_array_equal(nki.simulate(copy_where, base, src, pred,
+                                                           target=target), want)
 
 
 class NcVersion(unittest.TestCase):

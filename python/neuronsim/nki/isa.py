@@ -636,6 +636,48 @@ def _select(a, location):
     return dst
 
 
+def tensor_copy_predicated(*args, **kwargs):
+    """dst = src where predicate is true (with reverse_pred, where it is false), dst kept
+    elsewhere; src a tile or a number; on the Vector engine. Lowered to neuronsim's select
+    with dst as the other operand (select is priced as this page's formula,
+    docs/cost-model.md), so the profile names it select. NKI's current form
+    tensor_copy_predicated(dst, src, predicate, reverse_pred=False) or the earlier keyword
+    form (src=, dst=, predicate=).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.tensor_copy_predicated.html"""
+    location = user_location()
+    a = _bind(args, kwargs, ["dst", "src", "predicate", "reverse_pred"], location,
+              "tensor_copy_predicated")
+    dst = _tile(a.get("dst"), "dst", location)
+    pred = _tile(a.get("predicate"), "predicate", location)
+    check_mask(a.get("mask"), location)
+    if pred.dtype.asm not in ("uint8", "uint16", "uint32"):
+        fail(f"tensor_copy_predicated: predicate is {pred.dtype!r}; it must be nl.uint8, "
+             "nl.uint16 or nl.uint32", location)
+    _same_shape(dst, pred, "dst", "predicate", location)
+    src = a.get("src")
+    if isinstance(src, Tensor):
+        src = _tile(src, "src", location)
+        _same_shape(dst, src, "dst", "src", location)
+        if src.dtype is not dst.dtype:
+            fail(f"tensor_copy_predicated: src is {src.dtype!r} and dst {dst.dtype!r}; they must "
+                 "share a dtype", location)
+        if src.space == "psum" and pred.space == "psum":
+            fail("tensor_copy_predicated: src and predicate are both in PSUM; at most one may be",
+                 location)
+    elif isinstance(src, (int, float)) and not isinstance(src, bool):
+        if isinstance(src, float) and not dst.dtype.is_float:
+            fail("tensor_copy_predicated: a float src needs a float dst", location)
+        t = new_tile(dst.shape, dst.dtype, "sbuf", location, "src")
+        emit("vector", "memset", t, [], [("value", repr(float(src)))], location)
+        src = t
+    else:
+        fail(f"tensor_copy_predicated: src must be a tile or a number, not {type(src).__name__}",
+             location)
+    on_true, on_false = (dst, src) if a.get("reverse_pred") else (src, dst)
+    emit("vector", "select", dst, [pred, on_true, on_false], [], location)
+    return dst
+
+
 def bn_stats(*args, **kwargs):
     """Per-partition (count, mean, variance*count) statistics, 6 values; Vector engine."""
     location = user_location()
