@@ -297,10 +297,6 @@ class OpcodeChecker {
               "] (one partition of src's free size)");
   }
 
-  // NKI/dropout: prob "a scalar or a tile of shape (data.shape[0], 1)"; with integer data,
-  // prob is fp32 and dst keeps data's dtype ("The output data type dst.dtype must match
-  // the input data type data.dtype" in the current page, for every dtype there); a
-  // probability immediate lies in [0, 1] (1.0 drops everything, 0.0 keeps everything).
   // NKI/max8: "The number of elements read per partition must be between 8 and 16,384";
   // dst is [par_dim, 8]. NKI/nc_find_index8: data likewise, vals 8 per partition, dst
   // [par_dim, 8] in uint16 or uint32. NKI/nc_match_replace8: data at most 16,384 per
@@ -327,6 +323,10 @@ class OpcodeChecker {
     }
   }
 
+  // NKI/dropout: prob "a scalar or a tile of shape (data.shape[0], 1)"; with integer data,
+  // prob is fp32 and dst keeps data's dtype ("The output data type dst.dtype must match
+  // the input data type data.dtype" in the current page, for every dtype there); a
+  // probability immediate lies in [0, 1] (1.0 drops everything, 0.0 keeps everything).
   void operator()(const Dropout& d) {
     same_shape("dst", d.dst, "src", d.src);
     if (const auto* prob = std::get_if<AccessPattern>(&d.prob)) {
