@@ -164,9 +164,7 @@ struct StreamingCost {
   // GpSimd rows' fixed part plus two passes of N: the P rows are read at the datapath's
   // width (P*N elements at 128 per cycle, at most N cycles), and the partial rows of the
   // cores (each serves 16 partitions, reference section 1) are combined in a second pass.
-  std::uint64_t operator()(const TensorPartitionReduce&) const {
-    return p.gpsimd_fixed + stream(2);
-  }
+  std::uint64_t operator()(const PartitionReduce&) const { return p.gpsimd_fixed + stream(2); }
   // NKI/max8, nc_find_index8, nc_match_replace8: "N engine cycles", N = elements per
   // partition of the data (published without a MIN_II floor, kept so, as tensor_reduce).
   std::uint64_t operator()(const Max8&) const { return stream(); }
@@ -255,7 +253,7 @@ struct Flops {
   // Zeroing by a random draw: one comparison per element.
   std::uint64_t operator()(const Dropout& x) const { return x.dst.elems(); }
   // One op per element folded into another partition's: (P - 1) per output element.
-  std::uint64_t operator()(const TensorPartitionReduce& x) const {
+  std::uint64_t operator()(const PartitionReduce& x) const {
     return x.src.partitions == 0 ? 0 : std::uint64_t{x.src.partitions - 1u} * x.src.free_elems();
   }
   // Comparisons: one per element consumed (max8, find_index8) or per element and value

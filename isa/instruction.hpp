@@ -300,13 +300,13 @@ struct Reciprocal {
 // A reduction across partitions (NKI/tensor_partition_reduce, GpSimd): dst[0, j] = src[0, j]
 // op src[1, j] op ... op src[P-1, j], folded in partition order; dst has one partition and
 // src's free size. op: add or max (in fp32), bitwise_and/or/xor (integers, as bit patterns).
-struct TensorPartitionReduce {
+struct PartitionReduce {
   AccessPattern dst, src;
   AluOp op = AluOp::add;
   static constexpr auto fields() {
-    return std::make_tuple(field::out("dst", &TensorPartitionReduce::dst),
-                           field::in("src", &TensorPartitionReduce::src).sets_n(),
-                           field::setting("op", &TensorPartitionReduce::op).required());
+    return std::make_tuple(field::out("dst", &PartitionReduce::dst),
+                           field::in("src", &PartitionReduce::src).sets_n(),
+                           field::setting("op", &PartitionReduce::op).required());
   }
 };
 
@@ -319,10 +319,9 @@ struct Dropout {
   ScalarArg prob = 0.0f;
   std::int32_t seed = 0;  // the generator's key (the front end's nl.random_seed)
   static constexpr auto fields() {
-    return std::make_tuple(field::out("dst", &Dropout::dst),
-                           field::in("src", &Dropout::src).sets_n(),
-                           field::column("prob", &Dropout::prob).required(),
-                           field::setting("seed", &Dropout::seed));
+    return std::make_tuple(
+        field::out("dst", &Dropout::dst), field::in("src", &Dropout::src).sets_n(),
+        field::column("prob", &Dropout::prob).required(), field::setting("seed", &Dropout::seed));
   }
 };
 
@@ -385,62 +384,62 @@ inline constexpr std::uint32_t tensor = bit(Engine::tensor), vector = bit(Engine
 // audit). What an engine may do beyond its opcode (bitvec ops on Vector only, the Scalar
 // engine's tensor_scalar operator pairs, no PSUM on GpSimd) is validation's
 // (validate/opcode.cpp). Colours: a colour-blind-friendly qualitative palette (Tableau 20).
-#define NEURONSIM_OPCODES(X)                                                                  \
-  /* "using Tensor Engine" */                                                                 \
-  X(matmul, Matmul, engine_set::tensor, "nc_matmul", "#4e79a7")                               \
-  /* "using Tensor or Vector Engine" */                                                       \
-  X(transpose, Transpose, engine_set::tensor | engine_set::vector, "nc_transpose", "#a0cbe8") \
-  /* "using Scalar Engine" */                                                                 \
-  X(activation, Activation, engine_set::scalar, "activation", "#f28e2b")                      \
-  /* "using Vector Engine or GpSimd Engine" */                                                \
-  X(tensor_tensor, TensorTensor, engine_set::vector | engine_set::gpsimd, "tensor_tensor",    \
-    "#59a14f")                                                                                \
-  /* "using Vector or Scalar or GpSimd Engine", but GpSimd only for rsqrt, an operator */     \
-  /* neuronsim's AluOp does not have */                                                       \
-  X(tensor_scalar, TensorScalar, engine_set::vector | engine_set::scalar, "tensor_scalar",    \
-    "#8cd17d")                                                                                \
-  /* "using Vector Engine" */                                                                 \
-  X(scalar_tensor_tensor, ScalarTensorTensor, engine_set::vector, "scalar_tensor_tensor",     \
-    "#b6992d")                                                                                \
-  /* "using Vector Engine" (partition-axis reductions on GpSimd are another instruction, */   \
-  /* tensor_partition_reduce) */                                                              \
-  X(tensor_reduce, TensorReduce, engine_set::vector, "tensor_reduce", "#e15759")              \
-  /* "using Vector, Scalar or GpSimd Engine" */                                               \
-  X(tensor_copy, TensorCopy, engine_set::vector | engine_set::scalar | engine_set::gpsimd,    \
-    "tensor_copy", "#ff9d9a")                                                                 \
-  /* "using Vector or GpSimd Engine" */                                                       \
-  X(memset, Memset, engine_set::vector | engine_set::gpsimd, "memset", "#bab0ac")             \
-  /* "using GpSimd Engine" */                                                                 \
-  X(iota, Iota, engine_set::gpsimd, "iota", "#d37295")                                        \
-  /* neuronsim's select (a full-tile on_false) has no page of its own; its relatives */       \
-  /* select_reduce and tensor_copy_predicated run on the Vector Engine only */                \
-  X(select, Select, engine_set::vector, "", "#fabfd2")                                        \
-  /* "using GpSimd Engine" */                                                                 \
-  X(affine_select, AffineSelect, engine_set::gpsimd, "affine_select", "#b07aa1")              \
-  /* "using Vector Engine" */                                                                 \
-  X(bn_stats, BnStats, engine_set::vector, "bn_stats", "#499894")                             \
-  X(bn_aggr, BnAggr, engine_set::vector, "bn_aggr", "#86bcb6")                                \
-  /* no engine named: descriptors come from the runtime, the GpSimd engine (software */       \
-  /* DGE) or the Sync/Scalar sequencers (hardware DGE, v3+), and any engine's stream may */   \
-  /* start a queue (reference section 4) */                                                   \
-  X(dma_copy, DmaCopy, engine_set::all, "dma_copy", "#9d7660")                                \
-  /* neuronsim's semaphore-only instruction (reference section 5), no NKI page: every */      \
-  /* sequencer waits and signals */                                                           \
-  X(nop, Nop, engine_set::all, "", "#d7d7d7")                                                 \
-  /* "using Vector Engine" */                                                                 \
+#define NEURONSIM_OPCODES(X)                                                                   \
+  /* "using Tensor Engine" */                                                                  \
+  X(matmul, Matmul, engine_set::tensor, "nc_matmul", "#4e79a7")                                \
+  /* "using Tensor or Vector Engine" */                                                        \
+  X(transpose, Transpose, engine_set::tensor | engine_set::vector, "nc_transpose", "#a0cbe8")  \
+  /* "using Scalar Engine" */                                                                  \
+  X(activation, Activation, engine_set::scalar, "activation", "#f28e2b")                       \
+  /* "using Vector Engine or GpSimd Engine" */                                                 \
+  X(tensor_tensor, TensorTensor, engine_set::vector | engine_set::gpsimd, "tensor_tensor",     \
+    "#59a14f")                                                                                 \
+  /* "using Vector or Scalar or GpSimd Engine", but GpSimd only for rsqrt, an operator */      \
+  /* neuronsim's AluOp does not have */                                                        \
+  X(tensor_scalar, TensorScalar, engine_set::vector | engine_set::scalar, "tensor_scalar",     \
+    "#8cd17d")                                                                                 \
+  /* "using Vector Engine" */                                                                  \
+  X(scalar_tensor_tensor, ScalarTensorTensor, engine_set::vector, "scalar_tensor_tensor",      \
+    "#b6992d")                                                                                 \
+  /* "using Vector Engine" (partition-axis reductions on GpSimd are another instruction, */    \
+  /* tensor_partition_reduce) */                                                               \
+  X(tensor_reduce, TensorReduce, engine_set::vector, "tensor_reduce", "#e15759")               \
+  /* "using Vector, Scalar or GpSimd Engine" */                                                \
+  X(tensor_copy, TensorCopy, engine_set::vector | engine_set::scalar | engine_set::gpsimd,     \
+    "tensor_copy", "#ff9d9a")                                                                  \
+  /* "using Vector or GpSimd Engine" */                                                        \
+  X(memset, Memset, engine_set::vector | engine_set::gpsimd, "memset", "#bab0ac")              \
+  /* "using GpSimd Engine" */                                                                  \
+  X(iota, Iota, engine_set::gpsimd, "iota", "#d37295")                                         \
+  /* neuronsim's select (a full-tile on_false) has no page of its own; its relatives */        \
+  /* select_reduce and tensor_copy_predicated run on the Vector Engine only */                 \
+  X(select, Select, engine_set::vector, "", "#fabfd2")                                         \
+  /* "using GpSimd Engine" */                                                                  \
+  X(affine_select, AffineSelect, engine_set::gpsimd, "affine_select", "#b07aa1")               \
+  /* "using Vector Engine" */                                                                  \
+  X(bn_stats, BnStats, engine_set::vector, "bn_stats", "#499894")                              \
+  X(bn_aggr, BnAggr, engine_set::vector, "bn_aggr", "#86bcb6")                                 \
+  /* no engine named: descriptors come from the runtime, the GpSimd engine (software */        \
+  /* DGE) or the Sync/Scalar sequencers (hardware DGE, v3+), and any engine's stream may */    \
+  /* start a queue (reference section 4) */                                                    \
+  X(dma_copy, DmaCopy, engine_set::all, "dma_copy", "#9d7660")                                 \
+  /* neuronsim's semaphore-only instruction (reference section 5), no NKI page: every */       \
+  /* sequencer waits and signals */                                                            \
+  X(nop, Nop, engine_set::all, "", "#d7d7d7")                                                  \
+  /* "using Vector Engine" */                                                                  \
   X(tensor_tensor_scan, TensorTensorScan, engine_set::vector, "tensor_tensor_scan", "#f1ce63") \
-  /* "using Vector Engine" */                                                                 \
-  X(reciprocal, Reciprocal, engine_set::vector, "reciprocal", "#ffbe7d")                      \
-  /* "across partitions of an input data tile using GpSimd Engine" */                         \
-  X(tensor_partition_reduce, TensorPartitionReduce, engine_set::gpsimd,                       \
-    "tensor_partition_reduce", "#79706e")                                                     \
-  /* "using Vector Engine" */                                                                 \
-  X(dropout, Dropout, engine_set::vector, "dropout", "#d4a6c8")                              \
-  /* the page names no engine; the reference lists max8 with the Vector engine (section 3) */ \
-  X(max8, Max8, engine_set::vector, "max8", "#d7b5a6")                                        \
-  /* the page names no engine; its pair nc_match_replace8 runs "using the Vector engine" */   \
-  X(find_index8, FindIndex8, engine_set::vector, "nc_find_index8", "#6b9ac4")                 \
-  /* "using the Vector engine" */                                                             \
+  /* "using Vector Engine" */                                                                  \
+  X(reciprocal, Reciprocal, engine_set::vector, "reciprocal", "#ffbe7d")                       \
+  /* "across partitions of an input data tile using GpSimd Engine" */                          \
+  X(tensor_partition_reduce, PartitionReduce, engine_set::gpsimd, "tensor_partition_reduce",   \
+    "#79706e")                                                                                 \
+  /* "using Vector Engine" */                                                                  \
+  X(dropout, Dropout, engine_set::vector, "dropout", "#d4a6c8")                                \
+  /* the page names no engine; the reference lists max8 on Vector (section 3) */               \
+  X(max8, Max8, engine_set::vector, "max8", "#d7b5a6")                                         \
+  /* the page names no engine; nc_match_replace8 runs "using the Vector engine" */             \
+  X(find_index8, FindIndex8, engine_set::vector, "nc_find_index8", "#6b9ac4")                  \
+  /* "using the Vector engine" */                                                              \
   X(match_replace8, MatchReplace8, engine_set::vector, "nc_match_replace8", "#c85200")
 
 namespace operation_detail {

@@ -119,7 +119,7 @@ void run(const Site& s, const BnAggr& bn) {
 // NKI/tensor_partition_reduce: dst[0, j] = src[0, j] op src[1, j] op ... op src[P-1, j],
 // folded in partition order. add and max compute in fp32; the bitvec ops act on the
 // integer bit patterns (integer dtypes only, as every bitvec op: nki.isa.tensor_reduce).
-void run(const Site& s, const TensorPartitionReduce& pr) {
+void run(const Site& s, const PartitionReduce& pr) {
   const Operand dst(s, pr.dst, "dst"), src(s, pr.src, "src");
   if (dst.partitions() != 1 || dst.free() != src.free())
     s.fail("dst", "is [" + std::to_string(dst.partitions()) + ", " + std::to_string(dst.free()) +
@@ -144,8 +144,9 @@ void run(const Site& s, const TensorPartitionReduce& pr) {
     return;
   }
   if (pr.op != AluOp::add && pr.op != AluOp::max)
-    s.fail("op", std::string(alu_op_name(pr.op)) +
-                     " is not a partition reduction (add, max, bitwise_and, bitwise_or, bitwise_xor)");
+    s.fail("op",
+           std::string(alu_op_name(pr.op)) +
+               " is not a partition reduction (add, max, bitwise_and, bitwise_or, bitwise_xor)");
   std::vector<float> in, out;
   load_rows(src, 0, parts, in);
   out.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(f));

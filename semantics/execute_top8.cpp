@@ -24,9 +24,8 @@ bool before(float a, float b) {
 
 void require_eight(const Site& s, const Operand& op, std::uint32_t partitions) {
   if (op.partitions() != partitions || op.free() != kTop)
-    s.fail(op.field(), "is [" + std::to_string(op.partitions()) + ", " +
-                           std::to_string(op.free()) + "], not [" + std::to_string(partitions) +
-                           ", 8]");
+    s.fail(op.field(), "is [" + std::to_string(op.partitions()) + ", " + std::to_string(op.free()) +
+                           "], not [" + std::to_string(partitions) + ", 8]");
 }
 
 // The stored form of "not found": all ones in dst's integer dtype (NKI/nc_find_index8).

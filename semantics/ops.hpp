@@ -27,7 +27,7 @@ void run(const Site& s, const Select& op);              // semantics_move.cpp
 void run(const Site& s, const AffineSelect& op);        // semantics_move.cpp
 void run(const Site& s, const DmaCopy& op);             // semantics_move.cpp
 void run(const Site& s, const Reciprocal& op);          // execute_vector.cpp
-void run(const Site& s, const TensorPartitionReduce& op);  // execute_stats.cpp
+void run(const Site& s, const PartitionReduce& op);     // execute_stats.cpp
 void run(const Site& s, const Dropout& op);             // execute_dropout.cpp
 void run(const Site& s, const Max8& op);                // execute_top8.cpp
 void run(const Site& s, const FindIndex8& op);          // execute_top8.cpp

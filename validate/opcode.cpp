@@ -285,7 +285,7 @@ class OpcodeChecker {
   // NKI/tensor_partition_reduce: "the reduction operator (add, max, bitwise_or,
   // bitwise_and)" (bitwise_xor in the current page); the result is one partition of src's
   // free size. Bitvec operators take integer dtypes (NKI/tensor_reduce, "Data types").
-  void operator()(const TensorPartitionReduce& t) {
+  void operator()(const PartitionReduce& t) {
     const AluOp op = t.op;
     if (op != AluOp::add && op != AluOp::max && op != AluOp::bitwise_and &&
         op != AluOp::bitwise_or && op != AluOp::bitwise_xor)

@@ -271,7 +271,8 @@ class Generator {
         return sync(r);
       }
       case Opcode::dropout: {
-        auto r = s.dropout(pattern(), pattern(), scalar(), static_cast<std::int32_t>(pick(1000)) - 500);
+        auto r =
+            s.dropout(pattern(), pattern(), scalar(), static_cast<std::int32_t>(pick(1000)) - 500);
         return sync(r);
       }
       case Opcode::memset: {

@@ -342,12 +342,12 @@ TEST_CASE("cost: reciprocal, dropout and tensor_partition_reduce", "[cost]") {
                     p) == 64);
   // tensor_partition_reduce (no published cost): gpsimd_fixed + 2N = 150 + 2 * 512 = 1174.
   const auto one_row = tile(DType::fp32, 512, MemSpace::sbuf, 1, 1);
-  CHECK(busy_cycles(TensorPartitionReduce{one_row, f512, AluOp::add}, Engine::gpsimd, p) == 1174);
+  CHECK(busy_cycles(PartitionReduce{one_row, f512, AluOp::add}, Engine::gpsimd, p) == 1174);
   // flops: one per element for reciprocal and dropout (128 * 512 = 65536); (P-1) * N for the
   // partition reduction (127 * 512 = 65024).
   CHECK(flops_of(Reciprocal{f512, f512}) == 65536);
   CHECK(flops_of(Dropout{f512, f512, 0.5f, 0}) == 65536);
-  CHECK(flops_of(TensorPartitionReduce{one_row, f512, AluOp::add}) == 65024);
+  CHECK(flops_of(PartitionReduce{one_row, f512, AluOp::add}) == 65024);
 }
 
 TEST_CASE("cost: max8, nc_find_index8 and nc_match_replace8 are N cycles", "[cost]") {

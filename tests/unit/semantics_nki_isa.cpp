@@ -60,7 +60,7 @@ TEST_CASE("semantics: tensor_partition_reduce folds the partitions in order", "[
   Bench b;
   const auto src_a = b.alloc(MemSpace::sbuf, DType::fp32, 128, 24);
   const auto dst_a = b.alloc(MemSpace::sbuf, DType::fp32, 1, 24, 0, 1024);
-  TensorPartitionReduce pr{b.tile(dst_a, 1, 24), b.tile(src_a, 128, 24), AluOp::add};
+  PartitionReduce pr{b.tile(dst_a, 1, 24), b.tile(src_a, 128, 24), AluOp::add};
   const auto x = b.fill_random(pr.src, 710, -1.0, 1.0);
   b.run(pr);
   for (std::uint32_t j = 0; j < 24; ++j) {
@@ -81,7 +81,7 @@ TEST_CASE("semantics: tensor_partition_reduce folds the partitions in order", "[
   SECTION("bitvec ops on integers; other ops are refused") {
     const auto isrc = b.alloc(MemSpace::sbuf, DType::int32, 16, 4, 0, 2048);
     const auto idst = b.alloc(MemSpace::sbuf, DType::int32, 1, 4, 0, 4096);
-    TensorPartitionReduce ir{b.tile(idst, 1, 4), b.tile(isrc, 16, 4), AluOp::bitwise_or};
+    PartitionReduce ir{b.tile(idst, 1, 4), b.tile(isrc, 16, 4), AluOp::bitwise_or};
     for (std::uint32_t p = 0; p < 16; ++p)
       for (std::uint32_t j = 0; j < 4; ++j)
         b.set_int(ir.src, p, j, std::int64_t{1} << ((p + j) % 31));
@@ -183,8 +183,7 @@ TEST_CASE("semantics: max8, nc_find_index8 and nc_match_replace8 make a top-k st
   CHECK(b.get_int(b.tile(idx_a, 4, 8), 3, 1) == 0);
 
   SECTION("match_replace8: successive occurrences for ties, indices, absent values") {
-    MatchReplace8 m{b.tile(rep_a, 4, 40), data, b.tile(top_a, 4, 8), -1.0f,
-                    b.tile(idx2_a, 4, 8)};
+    MatchReplace8 m{b.tile(rep_a, 4, 40), data, b.tile(top_a, 4, 8), -1.0f, b.tile(idx2_a, 4, 8)};
     b.run(m);
     for (std::uint32_t p = 0; p < 4; ++p) {
       std::uint32_t replaced = 0;

@@ -341,7 +341,7 @@ TEST_CASE("validate: reciprocal, tensor_partition_reduce and dropout operands", 
              "opcode reciprocal cannot run on the scalar engine");
 
   // NKI tensor_partition_reduce: GpSimd, dst one partition of src's free size.
-  TensorPartitionReduce pr{sbuf(kY, 1, 512), sbuf(kX, 128, 512), AluOp::max};
+  PartitionReduce pr{sbuf(kY, 1, 512), sbuf(kX, 128, 512), AluOp::max};
   expect_none(with(Engine::gpsimd, pr));
   auto bad = pr;
   bad.dst = sbuf(kY, 2, 512);
