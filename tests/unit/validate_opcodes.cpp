@@ -351,7 +351,8 @@ TEST_CASE("validate: reciprocal, tensor_partition_reduce and dropout operands", 
   expect_one(with(Engine::gpsimd, bad), "op multiply is not a partition reduction");
   bad = pr;
   bad.op = AluOp::bitwise_and;
-  expect_one(with(Engine::gpsimd, bad), "op bitwise_and needs integer dtypes, but dst is fp32");
+  bad.dst = sbuf(kInt, 1, 512, DType::int32);
+  expect_one(with(Engine::gpsimd, bad), "op bitwise_and needs integer dtypes, but src is fp32");
   bad = pr;
   bad.src = psum(kPs, 128, 512);
   expect_one(with(Engine::gpsimd, bad), "src: the gpsimd engine cannot access psum");
