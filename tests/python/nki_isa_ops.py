@@ -181,6 +181,16 @@ def line_of(fn, text):
 
 # --- tests ----------------------------------------------------------------------------------
 
+class Opcodes(unittest.TestCase):
+    def test_engines_are_the_pages(self):
+        # The C++ opcode table (isa/instruction.hpp), as the front end reads it.
+        engines = neuronsim._core.opcode_engines()
+        for opcode, engine in (("reciprocal", "vector"), ("tensor_partition_reduce", "gpsimd"),
+                               ("dropout", "vector"), ("max8", "vector"),
+                               ("find_index8", "vector"), ("match_replace8", "vector")):
+            self.assertEqual(engines[opcode], (engine,))
+
+
 class Reciprocal(unittest.TestCase):
     def test_fp32_and_bf16_on_each_target(self):
         rng = np.random.default_rng(3)
