@@ -170,7 +170,7 @@ InstrRef Stream::reciprocal(const AccessPattern& dst, const AccessPattern& src) 
 }
 InstrRef Stream::tensor_partition_reduce(const AccessPattern& dst, const AccessPattern& src,
                                          AluOp op) {
-  return append(TensorPartitionReduce{dst, src, op});
+  return append(PartitionReduce{dst, src, op});
 }
 InstrRef Stream::max8(const AccessPattern& dst, const AccessPattern& src) {
   return append(Max8{dst, src});
