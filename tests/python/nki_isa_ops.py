@@ -194,7 +194,7 @@ class Opcodes(unittest.TestCase):
 class Reciprocal(unittest.TestCase):
     def test_fp32_and_bf16_on_each_target(self):
         rng = np.random.default_rng(3)
-        x = rng.uniform(0.1, 8.0, (128, 512)).astype(np.float32) * rng.choice([-1, 1], (128, 512))
+        x = (rng.uniform(0.1, 8.0, (128, 512)) * rng.choice([-1, 1], (128, 512))).astype(np.float32)
         for target in TARGETS:
             with self.subTest(target=target):
                 got = nki.simulate(reciprocal_kernel, x, target=target)

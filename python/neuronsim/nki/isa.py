@@ -794,7 +794,9 @@ def dropout(*args, **kwargs):
     dropout(dst, data, prob) or the earlier dropout(data, prob, dtype=None, mask=None).
     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dropout.html"""
     location = user_location()
-    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    # dropout(data, prob_tile) and dropout(dst, data, prob=...) both start with two tiles:
+    # the current form has three arguments in all.
+    new = "dst" in kwargs or len(args) >= 3 or (len(args) == 2 and "prob" in kwargs)
     a = _bind(args, kwargs, ["dst", "data", "prob"] if new else ["data", "prob"], location,
               "dropout")
     return dropout_tile(a.get("data"), a.get("prob"), location, dst=a.get("dst"),
