@@ -101,7 +101,7 @@ TEST_CASE("semantics: tensor_partition_reduce folds the partitions in order", "[
       CHECK(b.get_int(ir.dst, 0, j) == want);
     }
     ir.op = AluOp::bitwise_or;
-    ir.src = pr.src;  // fp32 with a bitvec op
+    ir.src = b.tile(src_a, 16, 4);  // fp32 with a bitvec op
     CHECK_THROWS_WITH(b.run(ir), Catch::Contains("needs integer dtypes"));
     pr.op = AluOp::subtract;
     CHECK_THROWS_WITH(b.run(pr), Catch::Contains("not a partition reduction"));
