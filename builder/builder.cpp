@@ -165,6 +165,29 @@ InstrRef Stream::tensor_tensor_scan(const AccessPattern& dst, const AccessPatter
 InstrRef Stream::tensor_copy(const AccessPattern& dst, const AccessPattern& src) {
   return append(TensorCopy{dst, src});
 }
+InstrRef Stream::reciprocal(const AccessPattern& dst, const AccessPattern& src) {
+  return append(Reciprocal{dst, src});
+}
+InstrRef Stream::tensor_partition_reduce(const AccessPattern& dst, const AccessPattern& src,
+                                         AluOp op) {
+  return append(PartitionReduce{dst, src, op});
+}
+InstrRef Stream::max8(const AccessPattern& dst, const AccessPattern& src) {
+  return append(Max8{dst, src});
+}
+InstrRef Stream::find_index8(const AccessPattern& dst, const AccessPattern& data,
+                             const AccessPattern& vals) {
+  return append(FindIndex8{dst, data, vals});
+}
+InstrRef Stream::match_replace8(const AccessPattern& dst, const AccessPattern& data,
+                                const AccessPattern& vals, float imm,
+                                std::optional<AccessPattern> dst_idx) {
+  return append(MatchReplace8{dst, data, vals, imm, dst_idx});
+}
+InstrRef Stream::dropout(const AccessPattern& dst, const AccessPattern& src, Scalar prob,
+                         std::int32_t seed) {
+  return append(Dropout{dst, src, prob.value, seed});
+}
 InstrRef Stream::memset(const AccessPattern& dst, double value) {
   return append(Memset{dst, value});
 }

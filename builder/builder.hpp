@@ -154,6 +154,21 @@ class Stream {
                               const AccessPattern& data1, Scalar initial, AluOp op0, AluOp op1,
                               bool reverse0 = false, bool reverse1 = false);
   InstrRef tensor_copy(const AccessPattern& dst, const AccessPattern& src);
+  // dst = 1 / src in fp32 (NKI reciprocal, Vector).
+  InstrRef reciprocal(const AccessPattern& dst, const AccessPattern& src);
+  // dst[1, F] = src[0, :] op src[1, :] op ... (NKI tensor_partition_reduce, GpSimd).
+  InstrRef tensor_partition_reduce(const AccessPattern& dst, const AccessPattern& src, AluOp op);
+  // dst = src with each element zeroed with probability prob (NKI dropout, Vector).
+  InstrRef dropout(const AccessPattern& dst, const AccessPattern& src, Scalar prob,
+                   std::int32_t seed = 0);
+  // NKI max8 / nc_find_index8 / nc_match_replace8 (Vector): top-8 values, their indices,
+  // and replacing them (dst_idx optional).
+  InstrRef max8(const AccessPattern& dst, const AccessPattern& src);
+  InstrRef find_index8(const AccessPattern& dst, const AccessPattern& data,
+                       const AccessPattern& vals);
+  InstrRef match_replace8(const AccessPattern& dst, const AccessPattern& data,
+                          const AccessPattern& vals, float imm,
+                          std::optional<AccessPattern> dst_idx = std::nullopt);
   InstrRef memset(const AccessPattern& dst, double value);
   InstrRef iota(const AccessPattern& dst, std::int32_t base, std::int32_t partition_step,
                 std::array<std::int32_t, kMaxFreeDims> steps = {});

@@ -153,6 +153,23 @@ struct StreamingCost {
   }
   // Vector transpose, not in the table: NKI nc_transpose on Vector, max(MIN_II, N).
   std::uint64_t operator()(const Transpose&) const { return at_least_min_ii(stream()); }
+  // NKI/reciprocal and reference section 4: max(MIN_II, 8N) on Vector.
+  std::uint64_t operator()(const Reciprocal&) const {
+    return at_least_min_ii(
+        stream(require_nonzero(p.vector_reciprocal_factor, "vector_reciprocal_factor")));
+  }
+  // NKI/dropout: max(MIN_II, N).
+  std::uint64_t operator()(const Dropout&) const { return at_least_min_ii(stream()); }
+  // Not in the table (NKI/tensor_partition_reduce publishes no cost): gpsimd_fixed + 2N, the
+  // GpSimd rows' fixed part plus two passes of N: the P rows are read at the datapath's
+  // width (P*N elements at 128 per cycle, at most N cycles), and the partial rows of the
+  // cores (each serves 16 partitions, reference section 1) are combined in a second pass.
+  std::uint64_t operator()(const PartitionReduce&) const { return p.gpsimd_fixed + stream(2); }
+  // NKI/max8, nc_find_index8, nc_match_replace8: "N engine cycles", N = elements per
+  // partition of the data (published without a MIN_II floor, kept so, as tensor_reduce).
+  std::uint64_t operator()(const Max8&) const { return stream(); }
+  std::uint64_t operator()(const FindIndex8&) const { return stream(); }
+  std::uint64_t operator()(const MatchReplace8&) const { return stream(); }
   // No overload for Matmul, DmaCopy or Nop (InstructionCost prices those) and no
   // fallback: a streaming opcode added without its formula does not compile.
 };
@@ -232,6 +249,18 @@ struct Flops {
   std::uint64_t operator()(const TensorTensor& x) const { return x.dst.elems(); }
   std::uint64_t operator()(const ScalarTensorTensor& x) const { return x.dst.elems(); }
   std::uint64_t operator()(const TensorTensorScan& x) const { return x.dst.elems(); }
+  std::uint64_t operator()(const Reciprocal& x) const { return x.dst.elems(); }
+  // Zeroing by a random draw: one comparison per element.
+  std::uint64_t operator()(const Dropout& x) const { return x.dst.elems(); }
+  // One op per element folded into another partition's: (P - 1) per output element.
+  std::uint64_t operator()(const PartitionReduce& x) const {
+    return x.src.partitions == 0 ? 0 : std::uint64_t{x.src.partitions - 1u} * x.src.free_elems();
+  }
+  // Comparisons: one per element consumed (max8, find_index8) or per element and value
+  // (match_replace8 compares each element with the 8 values: counted once per element).
+  std::uint64_t operator()(const Max8& x) const { return x.src.elems(); }
+  std::uint64_t operator()(const FindIndex8& x) const { return x.data.elems(); }
+  std::uint64_t operator()(const MatchReplace8& x) const { return x.data.elems(); }
   std::uint64_t operator()(const Select& x) const { return x.dst.elems(); }
   std::uint64_t operator()(const AffineSelect& x) const { return x.dst.elems(); }
   // Reductions: one per element consumed.

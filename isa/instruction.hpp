@@ -287,6 +287,82 @@ struct TensorTensorScan {
   }
 };
 
+// dst = 1 / src, elementwise, computed in fp32 and cast to dst's dtype (NKI/reciprocal:
+// "Compute element-wise reciprocal (1.0/x) ... using Vector Engine").
+struct Reciprocal {
+  AccessPattern dst, src;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Reciprocal::dst),
+                           field::in("src", &Reciprocal::src).sets_n());
+  }
+};
+
+// A reduction across partitions (NKI/tensor_partition_reduce, GpSimd): dst[0, j] = src[0, j]
+// op src[1, j] op ... op src[P-1, j], folded in partition order; dst has one partition and
+// src's free size. op: add or max (in fp32), bitwise_and/or/xor (integers, as bit patterns).
+struct PartitionReduce {
+  AccessPattern dst, src;
+  AluOp op = AluOp::add;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &PartitionReduce::dst),
+                           field::in("src", &PartitionReduce::src).sets_n(),
+                           field::setting("op", &PartitionReduce::op).required());
+  }
+};
+
+// dst = src, with each element replaced by zero with probability prob (NKI/dropout: an
+// immediate or a [P,1] per-partition probability; no rescaling of the kept values). The
+// random numbers are neuronsim's deterministic generator of (seed, partition, element):
+// docs/numerics.md "dropout".
+struct Dropout {
+  AccessPattern dst, src;
+  ScalarArg prob = 0.0f;
+  std::int32_t seed = 0;  // the generator's key (the front end's nl.random_seed)
+  static constexpr auto fields() {
+    return std::make_tuple(
+        field::out("dst", &Dropout::dst), field::in("src", &Dropout::src).sets_n(),
+        field::column("prob", &Dropout::prob).required(), field::setting("seed", &Dropout::seed));
+  }
+};
+
+// The 8 largest values of each partition of src, in descending order, into dst[P, 8]
+// (NKI/max8: computed in fp32, cast to dst's dtype; src has 8 to 16384 elements per
+// partition).
+struct Max8 {
+  AccessPattern dst, src;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &Max8::dst), field::in("src", &Max8::src).sets_n());
+  }
+};
+
+// dst[p, j] = the index of the first element of data's partition p equal to vals[p, j]
+// (NKI/nc_find_index8: 8 values per partition, indices in uint16 or uint32, all ones when
+// a value is absent).
+struct FindIndex8 {
+  AccessPattern dst, data, vals;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &FindIndex8::dst),
+                           field::in("data", &FindIndex8::data).sets_n(),
+                           field::in("vals", &FindIndex8::vals));
+  }
+};
+
+// dst = data with the first occurrence of each of the 8 vals of a partition replaced by
+// imm, the vals taken in order (NKI/nc_match_replace8); optionally dst_idx[P, 8] receives
+// the index each value matched (all ones when absent).
+struct MatchReplace8 {
+  AccessPattern dst, data, vals;
+  float imm = 0.0f;
+  std::optional<AccessPattern> dst_idx;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &MatchReplace8::dst),
+                           field::in("data", &MatchReplace8::data).sets_n(),
+                           field::in("vals", &MatchReplace8::vals),
+                           field::setting("imm", &MatchReplace8::imm).required(),
+                           field::column_out("dst_idx", &MatchReplace8::dst_idx));
+  }
+};
+
 // Engine sets of the opcode table (bit i set = Engine(i) may run it).
 namespace engine_set {
 constexpr std::uint32_t bit(Engine e) {
@@ -308,50 +384,63 @@ inline constexpr std::uint32_t tensor = bit(Engine::tensor), vector = bit(Engine
 // audit). What an engine may do beyond its opcode (bitvec ops on Vector only, the Scalar
 // engine's tensor_scalar operator pairs, no PSUM on GpSimd) is validation's
 // (validate/opcode.cpp). Colours: a colour-blind-friendly qualitative palette (Tableau 20).
-#define NEURONSIM_OPCODES(X)                                                                  \
-  /* "using Tensor Engine" */                                                                 \
-  X(matmul, Matmul, engine_set::tensor, "nc_matmul", "#4e79a7")                               \
-  /* "using Tensor or Vector Engine" */                                                       \
-  X(transpose, Transpose, engine_set::tensor | engine_set::vector, "nc_transpose", "#a0cbe8") \
-  /* "using Scalar Engine" */                                                                 \
-  X(activation, Activation, engine_set::scalar, "activation", "#f28e2b")                      \
-  /* "using Vector Engine or GpSimd Engine" */                                                \
-  X(tensor_tensor, TensorTensor, engine_set::vector | engine_set::gpsimd, "tensor_tensor",    \
-    "#59a14f")                                                                                \
-  /* "using Vector or Scalar or GpSimd Engine", but GpSimd only for rsqrt, an operator */     \
-  /* neuronsim's AluOp does not have */                                                       \
-  X(tensor_scalar, TensorScalar, engine_set::vector | engine_set::scalar, "tensor_scalar",    \
-    "#8cd17d")                                                                                \
-  /* "using Vector Engine" */                                                                 \
-  X(scalar_tensor_tensor, ScalarTensorTensor, engine_set::vector, "scalar_tensor_tensor",     \
-    "#b6992d")                                                                                \
-  /* "using Vector Engine" (partition-axis reductions on GpSimd are another instruction, */   \
-  /* tensor_partition_reduce) */                                                              \
-  X(tensor_reduce, TensorReduce, engine_set::vector, "tensor_reduce", "#e15759")              \
-  /* "using Vector, Scalar or GpSimd Engine" */                                               \
-  X(tensor_copy, TensorCopy, engine_set::vector | engine_set::scalar | engine_set::gpsimd,    \
-    "tensor_copy", "#ff9d9a")                                                                 \
-  /* "using Vector or GpSimd Engine" */                                                       \
-  X(memset, Memset, engine_set::vector | engine_set::gpsimd, "memset", "#bab0ac")             \
-  /* "using GpSimd Engine" */                                                                 \
-  X(iota, Iota, engine_set::gpsimd, "iota", "#d37295")                                        \
-  /* neuronsim's select (a full-tile on_false) has no page of its own; its relatives */       \
-  /* select_reduce and tensor_copy_predicated run on the Vector Engine only */                \
-  X(select, Select, engine_set::vector, "", "#fabfd2")                                        \
-  /* "using GpSimd Engine" */                                                                 \
-  X(affine_select, AffineSelect, engine_set::gpsimd, "affine_select", "#b07aa1")              \
-  /* "using Vector Engine" */                                                                 \
-  X(bn_stats, BnStats, engine_set::vector, "bn_stats", "#499894")                             \
-  X(bn_aggr, BnAggr, engine_set::vector, "bn_aggr", "#86bcb6")                                \
-  /* no engine named: descriptors come from the runtime, the GpSimd engine (software */       \
-  /* DGE) or the Sync/Scalar sequencers (hardware DGE, v3+), and any engine's stream may */   \
-  /* start a queue (reference section 4) */                                                   \
-  X(dma_copy, DmaCopy, engine_set::all, "dma_copy", "#9d7660")                                \
-  /* neuronsim's semaphore-only instruction (reference section 5), no NKI page: every */      \
-  /* sequencer waits and signals */                                                           \
-  X(nop, Nop, engine_set::all, "", "#d7d7d7")                                                 \
-  /* "using Vector Engine" */                                                                 \
-  X(tensor_tensor_scan, TensorTensorScan, engine_set::vector, "tensor_tensor_scan", "#f1ce63")
+#define NEURONSIM_OPCODES(X)                                                                   \
+  /* "using Tensor Engine" */                                                                  \
+  X(matmul, Matmul, engine_set::tensor, "nc_matmul", "#4e79a7")                                \
+  /* "using Tensor or Vector Engine" */                                                        \
+  X(transpose, Transpose, engine_set::tensor | engine_set::vector, "nc_transpose", "#a0cbe8")  \
+  /* "using Scalar Engine" */                                                                  \
+  X(activation, Activation, engine_set::scalar, "activation", "#f28e2b")                       \
+  /* "using Vector Engine or GpSimd Engine" */                                                 \
+  X(tensor_tensor, TensorTensor, engine_set::vector | engine_set::gpsimd, "tensor_tensor",     \
+    "#59a14f")                                                                                 \
+  /* "using Vector or Scalar or GpSimd Engine", but GpSimd only for rsqrt, an operator */      \
+  /* neuronsim's AluOp does not have */                                                        \
+  X(tensor_scalar, TensorScalar, engine_set::vector | engine_set::scalar, "tensor_scalar",     \
+    "#8cd17d")                                                                                 \
+  /* "using Vector Engine" */                                                                  \
+  X(scalar_tensor_tensor, ScalarTensorTensor, engine_set::vector, "scalar_tensor_tensor",      \
+    "#b6992d")                                                                                 \
+  /* "using Vector Engine" (partition-axis reductions on GpSimd are another instruction, */    \
+  /* tensor_partition_reduce) */                                                               \
+  X(tensor_reduce, TensorReduce, engine_set::vector, "tensor_reduce", "#e15759")               \
+  /* "using Vector, Scalar or GpSimd Engine" */                                                \
+  X(tensor_copy, TensorCopy, engine_set::vector | engine_set::scalar | engine_set::gpsimd,     \
+    "tensor_copy", "#ff9d9a")                                                                  \
+  /* "using Vector or GpSimd Engine" */                                                        \
+  X(memset, Memset, engine_set::vector | engine_set::gpsimd, "memset", "#bab0ac")              \
+  /* "using GpSimd Engine" */                                                                  \
+  X(iota, Iota, engine_set::gpsimd, "iota", "#d37295")                                         \
+  /* neuronsim's select (a full-tile on_false) has no page of its own; its relatives */        \
+  /* select_reduce and tensor_copy_predicated run on the Vector Engine only */                 \
+  X(select, Select, engine_set::vector, "", "#fabfd2")                                         \
+  /* "using GpSimd Engine" */                                                                  \
+  X(affine_select, AffineSelect, engine_set::gpsimd, "affine_select", "#b07aa1")               \
+  /* "using Vector Engine" */                                                                  \
+  X(bn_stats, BnStats, engine_set::vector, "bn_stats", "#499894")                              \
+  X(bn_aggr, BnAggr, engine_set::vector, "bn_aggr", "#86bcb6")                                 \
+  /* no engine named: descriptors come from the runtime, the GpSimd engine (software */        \
+  /* DGE) or the Sync/Scalar sequencers (hardware DGE, v3+), and any engine's stream may */    \
+  /* start a queue (reference section 4) */                                                    \
+  X(dma_copy, DmaCopy, engine_set::all, "dma_copy", "#9d7660")                                 \
+  /* neuronsim's semaphore-only instruction (reference section 5), no NKI page: every */       \
+  /* sequencer waits and signals */                                                            \
+  X(nop, Nop, engine_set::all, "", "#d7d7d7")                                                  \
+  /* "using Vector Engine" */                                                                  \
+  X(tensor_tensor_scan, TensorTensorScan, engine_set::vector, "tensor_tensor_scan", "#f1ce63") \
+  /* "using Vector Engine" */                                                                  \
+  X(reciprocal, Reciprocal, engine_set::vector, "reciprocal", "#ffbe7d")                       \
+  /* "across partitions of an input data tile using GpSimd Engine" */                          \
+  X(tensor_partition_reduce, PartitionReduce, engine_set::gpsimd, "tensor_partition_reduce",   \
+    "#79706e")                                                                                 \
+  /* "using Vector Engine" */                                                                  \
+  X(dropout, Dropout, engine_set::vector, "dropout", "#d4a6c8")                                \
+  /* the page names no engine; the reference lists max8 on Vector (section 3) */               \
+  X(max8, Max8, engine_set::vector, "max8", "#d7b5a6")                                         \
+  /* the page names no engine; nc_match_replace8 runs "using the Vector engine" */             \
+  X(find_index8, FindIndex8, engine_set::vector, "nc_find_index8", "#6b9ac4")                  \
+  /* "using the Vector engine" */                                                              \
+  X(match_replace8, MatchReplace8, engine_set::vector, "nc_match_replace8", "#c85200")
 
 namespace operation_detail {
 template <typename First, typename... Rest>

@@ -1,5 +1,6 @@
-// Reductions along the free axis: tensor_reduce, and bn_stats / bn_aggr (NKI's batch-norm
-// statistics). All in fp32, elements taken in logical order.
+// Reductions: along the free axis (tensor_reduce, and bn_stats / bn_aggr, NKI's batch-norm
+// statistics) and across partitions (tensor_partition_reduce). In fp32 (bitvec ops in
+// integers), elements taken in logical order.
 #include <string>
 
 #include "semantics/alu.hpp"
@@ -113,6 +114,46 @@ void run(const Site& s, const BnAggr& bn) {
     }
     store_rows(dst, p0, n, out);
   });
+}
+
+// NKI/tensor_partition_reduce: dst[0, j] = src[0, j] op src[1, j] op ... op src[P-1, j],
+// folded in partition order. add and max compute in fp32; the bitvec ops act on the
+// integer bit patterns (integer dtypes only, as every bitvec op: nki.isa.tensor_reduce).
+void run(const Site& s, const PartitionReduce& pr) {
+  const Operand dst(s, pr.dst, "dst"), src(s, pr.src, "src");
+  if (dst.partitions() != 1 || dst.free() != src.free())
+    s.fail("dst", "is [" + std::to_string(dst.partitions()) + ", " + std::to_string(dst.free()) +
+                      "] but a reduction across the partitions of src gives [1, " +
+                      std::to_string(src.free()) + "]");
+  const std::uint32_t parts = src.partitions();
+  const std::size_t f = src.free();
+  if (parts == 0) s.fail("src", "has no partitions to reduce");
+  if (is_bitwise_op(pr.op)) {
+    if (pr.op != AluOp::bitwise_and && pr.op != AluOp::bitwise_or && pr.op != AluOp::bitwise_xor)
+      s.fail("op", std::string(alu_op_name(pr.op)) + " is a shift, not a reduction");
+    require_integer(s, src, pr.op);
+    require_integer(s, dst, pr.op);
+    const IntFormat fmt = IntFormat::of(src.dtype());
+    std::vector<std::int64_t> in, out;
+    load_rows(src, 0, parts, in);
+    out.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(f));
+    for (std::uint32_t p = 1; p < parts; ++p)
+      for (std::size_t j = 0; j < f; ++j)
+        out[j] = alu_i64(pr.op, out[j], in[p * f + j], fmt);
+    store_rows(dst, 0, 1, out);
+    return;
+  }
+  if (pr.op != AluOp::add && pr.op != AluOp::max)
+    s.fail("op",
+           std::string(alu_op_name(pr.op)) +
+               " is not a partition reduction (add, max, bitwise_and, bitwise_or, bitwise_xor)");
+  std::vector<float> in, out;
+  load_rows(src, 0, parts, in);
+  out.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(f));
+  for (std::uint32_t p = 1; p < parts; ++p)
+    for (std::size_t j = 0; j < f; ++j)
+      out[j] = alu_f32(pr.op, out[j], in[p * f + j]);
+  store_rows(dst, 0, 1, out);
 }
 
 }  // namespace neuronsim::isa::sem

@@ -303,4 +303,20 @@ void run(const Site& s, const TensorTensorScan& ts) {
   });
 }
 
+// NKI/reciprocal: "casts the input data type to float32 and performs the reciprocal
+// computation in float32 math"; the fp32 result is cast to dst's dtype when stored.
+// IEEE fp32 division: 1/0 = +inf, 1/-0 = -inf, 1/inf = 0, NaN stays NaN.
+void run(const Site& s, const Reciprocal& r) {
+  const Operand dst(s, r.dst, "dst"), src(s, r.src, "src");
+  require_same_shape(s, dst, src);
+  const bool whole = dst.may_clobber_later_rows(src);
+  std::vector<float> v;
+  for_partition_blocks(dst.partitions(), whole, [&](std::uint32_t p0, std::uint32_t n) {
+    load_rows(src, p0, n, v);
+    for (float& x : v)
+      x = 1.0f / x;
+    store_rows(dst, p0, n, v);
+  });
+}
+
 }  // namespace neuronsim::isa::sem

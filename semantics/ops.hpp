@@ -26,6 +26,12 @@ void run(const Site& s, const Iota& op);                // semantics_move.cpp
 void run(const Site& s, const Select& op);              // semantics_move.cpp
 void run(const Site& s, const AffineSelect& op);        // semantics_move.cpp
 void run(const Site& s, const DmaCopy& op);             // semantics_move.cpp
+void run(const Site& s, const Reciprocal& op);          // execute_vector.cpp
+void run(const Site& s, const PartitionReduce& op);     // execute_stats.cpp
+void run(const Site& s, const Dropout& op);             // execute_dropout.cpp
+void run(const Site& s, const Max8& op);                // execute_top8.cpp
+void run(const Site& s, const FindIndex8& op);          // execute_top8.cpp
+void run(const Site& s, const MatchReplace8& op);       // execute_top8.cpp
 
 // Rows [p0, p0+n) of `op` into buf, row after row (buf is resized to n * free).
 template <class T>

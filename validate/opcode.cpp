@@ -277,6 +277,75 @@ class OpcodeChecker {
 
   void operator()(const Nop&) {}
 
+  // NKI/reciprocal: "The partition dimension size of input data and output dst tiles must
+  // be the same ... The number of elements per partition of dst must match that of data";
+  // both may be in SBUF or PSUM, any dtype (computed in fp32).
+  void operator()(const Reciprocal& r) { same_shape("dst", r.dst, "src", r.src); }
+
+  // NKI/tensor_partition_reduce: "the reduction operator (add, max, bitwise_or,
+  // bitwise_and)" (bitwise_xor in the current page); the result is one partition of src's
+  // free size. Bitvec operators take integer dtypes (NKI/tensor_reduce, "Data types").
+  void operator()(const PartitionReduce& t) {
+    const AluOp op = t.op;
+    if (op != AluOp::add && op != AluOp::max && op != AluOp::bitwise_and &&
+        op != AluOp::bitwise_or && op != AluOp::bitwise_xor)
+      problem("op " + name(op) +
+              " is not a partition reduction (add, max, bitwise_and, bitwise_or, bitwise_xor)");
+    integer_only(op, {{"dst", &t.dst}, {"src", &t.src}});
+    if (t.dst.partitions != 1 || t.dst.free_elems() != t.src.free_elems())
+      problem("dst " + fmt_shape(t.dst) + " is not [1," + num(t.src.free_elems()) +
+              "] (one partition of src's free size)");
+  }
+
+  // NKI/max8: "The number of elements read per partition must be between 8 and 16,384";
+  // dst is [par_dim, 8]. NKI/nc_find_index8: data likewise, vals 8 per partition, dst
+  // [par_dim, 8] in uint16 or uint32. NKI/nc_match_replace8: data at most 16,384 per
+  // partition, vals 8, dst data's shape, dst_idx [par_dim, 8] indices.
+  void operator()(const Max8& m) {
+    top8_data("src", m.src, true);
+    eight("dst", m.dst, m.src.partitions);
+  }
+  void operator()(const FindIndex8& f) {
+    top8_data("data", f.data, true);
+    eight("vals", f.vals, f.data.partitions);
+    eight("dst", f.dst, f.data.partitions);
+    if (f.dst.dtype != DType::uint16 && f.dst.dtype != DType::uint32)
+      problem("dst is " + name(f.dst.dtype) + "; nc_find_index8 writes uint16 or uint32 indices");
+  }
+  void operator()(const MatchReplace8& m) {
+    top8_data("data", m.data, false);
+    same_shape("dst", m.dst, "data", m.data);
+    eight("vals", m.vals, m.data.partitions);
+    if (m.dst_idx) {
+      eight("dst_idx", *m.dst_idx, m.data.partitions);
+      if (m.dst_idx->dtype != DType::uint16 && m.dst_idx->dtype != DType::uint32)
+        problem("dst_idx is " + name(m.dst_idx->dtype) + "; indices are uint16 or uint32");
+    }
+  }
+
+  // NKI/dropout: prob "a scalar or a tile of shape (data.shape[0], 1)"; with integer data,
+  // prob is fp32 and dst keeps data's dtype ("The output data type dst.dtype must match
+  // the input data type data.dtype" in the current page, for every dtype there); a
+  // probability immediate lies in [0, 1] (1.0 drops everything, 0.0 keeps everything).
+  void operator()(const Dropout& d) {
+    same_shape("dst", d.dst, "src", d.src);
+    if (const auto* prob = std::get_if<AccessPattern>(&d.prob)) {
+      per_partition("prob", *prob, d.src.partitions);
+      if (is_integer(prob->dtype))
+        problem("prob is " + name(prob->dtype) + "; a drop probability is a float");
+      else if (is_integer(d.src.dtype) && prob->dtype != DType::fp32)
+        problem("prob is " + name(prob->dtype) + "; with integer data (" + name(d.src.dtype) +
+                ") it must be fp32");
+    } else {
+      const float p = std::get<float>(d.prob);
+      if (!(p >= 0.0f && p <= 1.0f))
+        problem("prob " + std::to_string(p) + " is not a probability in [0, 1]");
+    }
+    if (is_integer(d.src.dtype) && d.dst.dtype != d.src.dtype)
+      problem("dst is " + name(d.dst.dtype) + " but src is " + name(d.src.dtype) +
+              "; dropout of integer data keeps its dtype");
+  }
+
  private:
   struct Named {
     const char* role;
@@ -302,6 +371,20 @@ class OpcodeChecker {
     if (ap.partitions != partitions || ap.free_elems() != 1)
       problem(std::string(role) + " " + fmt_shape(ap) + " is not a [" + num(partitions) +
               ",1] per-partition vector");
+  }
+
+  // The pages' bound on the data of the top-8 instructions: 16,384 elements per partition
+  // (and at least 8 where the page says "between 8 and 16,384").
+  static constexpr std::uint64_t kTop8MaxFree = 16384;
+  void top8_data(const char* role, const AccessPattern& ap, bool at_least_eight) {
+    const std::uint64_t n = ap.free_elems();
+    if (n > kTop8MaxFree || (at_least_eight && n < 8))
+      problem(std::string(role) + " has " + num(n) + " elements per partition; " +
+              (at_least_eight ? "between 8 and 16384" : "at most 16384") + " are allowed");
+  }
+  void eight(const char* role, const AccessPattern& ap, std::uint32_t partitions) {
+    if (ap.partitions != partitions || ap.free_elems() != 8)
+      problem(std::string(role) + " " + fmt_shape(ap) + " is not [" + num(partitions) + ",8]");
   }
 
   void integer_only(AluOp op, std::initializer_list<Named> operands) {

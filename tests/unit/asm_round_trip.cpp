@@ -249,6 +249,32 @@ class Generator {
         auto r = s.tensor_copy(pattern(), pattern());
         return sync(r);
       }
+      case Opcode::reciprocal: {
+        auto r = s.reciprocal(pattern(), pattern());
+        return sync(r);
+      }
+      case Opcode::tensor_partition_reduce: {
+        auto r = s.tensor_partition_reduce(pattern(), pattern(), choose<AluOp, kAluOpCount>());
+        return sync(r);
+      }
+      case Opcode::max8: {
+        auto r = s.max8(pattern(), pattern());
+        return sync(r);
+      }
+      case Opcode::find_index8: {
+        auto r = s.find_index8(pattern(), pattern(), pattern());
+        return sync(r);
+      }
+      case Opcode::match_replace8: {
+        auto r = s.match_replace8(pattern(), pattern(), pattern(), real(),
+                                  coin() ? std::optional<AccessPattern>(pattern()) : std::nullopt);
+        return sync(r);
+      }
+      case Opcode::dropout: {
+        auto r =
+            s.dropout(pattern(), pattern(), scalar(), static_cast<std::int32_t>(pick(1000)) - 500);
+        return sync(r);
+      }
       case Opcode::memset: {
         auto r = s.memset(pattern(), coin() ? static_cast<double>(real()) : 1.0 / 3.0);
         return sync(r);

@@ -328,3 +328,36 @@ TEST_CASE("cost: tensor_tensor_scan streams like tensor_tensor, without the bf16
   // model flops, one per output element (as a two-op tensor_scalar): 128 * 512 = 65536
   CHECK(flops_of(TensorTensorScan{f512, f512, f512}) == 128 * 512);
 }
+
+TEST_CASE("cost: reciprocal, dropout and tensor_partition_reduce", "[cost]") {
+  const params::CostParams p = v2_params();
+  const auto f512 = tile(DType::fp32, 512);
+  // NKI reciprocal (ref section 4): max(MIN_II, 8N): 8 * 512 = 4096; N = 4: max(64, 32) = 64.
+  CHECK(busy_cycles(Reciprocal{f512, f512}, Engine::vector, p) == 4096);
+  CHECK(busy_cycles(Reciprocal{tile(DType::fp32, 4), tile(DType::fp32, 4)}, Engine::vector, p) ==
+        64);
+  // NKI dropout: max(MIN_II, N): 512; N = 20: 64.
+  CHECK(busy_cycles(Dropout{f512, f512, 0.5f, 0}, Engine::vector, p) == 512);
+  CHECK(busy_cycles(Dropout{tile(DType::fp32, 20), tile(DType::fp32, 20), 0.5f, 0}, Engine::vector,
+                    p) == 64);
+  // tensor_partition_reduce (no published cost): gpsimd_fixed + 2N = 150 + 2 * 512 = 1174.
+  const auto one_row = tile(DType::fp32, 512, MemSpace::sbuf, 1, 1);
+  CHECK(busy_cycles(PartitionReduce{one_row, f512, AluOp::add}, Engine::gpsimd, p) == 1174);
+  // flops: one per element for reciprocal and dropout (128 * 512 = 65536); (P-1) * N for the
+  // partition reduction (127 * 512 = 65024).
+  CHECK(flops_of(Reciprocal{f512, f512}) == 65536);
+  CHECK(flops_of(Dropout{f512, f512, 0.5f, 0}) == 65536);
+  CHECK(flops_of(PartitionReduce{one_row, f512, AluOp::add}) == 65024);
+}
+
+TEST_CASE("cost: max8, nc_find_index8 and nc_match_replace8 are N cycles", "[cost]") {
+  const params::CostParams p = v2_params();
+  const auto data = tile(DType::fp32, 1000), eight = tile(DType::fp32, 8);
+  // The pages: "N engine cycles", N = 1000 elements per partition, no MIN_II floor.
+  CHECK(busy_cycles(Max8{eight, data}, Engine::vector, p) == 1000);
+  CHECK(busy_cycles(FindIndex8{tile(DType::uint32, 8), data, eight}, Engine::vector, p) == 1000);
+  CHECK(busy_cycles(MatchReplace8{data, data, eight, 0.0f, std::nullopt}, Engine::vector, p) ==
+        1000);
+  // 20 elements: 20 cycles (no floor)
+  CHECK(busy_cycles(Max8{eight, tile(DType::fp32, 20)}, Engine::vector, p) == 20);
+}

@@ -49,6 +49,12 @@ TEST_CASE("opcodes: every opcode's number is pinned", "[isa]") {
       {"dma_copy", 14},
       {"nop", 15},
       {"tensor_tensor_scan", 16},
+      {"reciprocal", 17},
+      {"tensor_partition_reduce", 18},
+      {"dropout", 19},
+      {"max8", 20},
+      {"find_index8", 21},
+      {"match_replace8", 22},
   };
   check_numbers<Opcode>(pinned, kOpcodeCount, opcode_name, parse_opcode);
   // The enumerators themselves, and the operand struct each number decodes to.
@@ -56,6 +62,10 @@ TEST_CASE("opcodes: every opcode's number is pinned", "[isa]") {
   CHECK(static_cast<int>(Opcode::dma_copy) == 14);
   CHECK(static_cast<int>(Opcode::nop) == 15);
   CHECK(static_cast<int>(Opcode::tensor_tensor_scan) == 16);
+  CHECK(static_cast<int>(Opcode::reciprocal) == 17);
+  CHECK(static_cast<int>(Opcode::tensor_partition_reduce) == 18);
+  CHECK(static_cast<int>(Opcode::dropout) == 19);
+  CHECK(static_cast<int>(Opcode::match_replace8) == 22);
   for (const auto& [text, number] : pinned) {
     const Operation op = asm_detail::default_operation(static_cast<Opcode>(number));
     CHECK(static_cast<int>(op.index()) == number);

@@ -47,6 +47,12 @@ TEST_CASE("engines: the engines of each opcode follow the NKI pages", "[validate
        {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd, Engine::sync}},
       {Opcode::nop, {Engine::tensor, Engine::vector, Engine::scalar, Engine::gpsimd, Engine::sync}},
       {Opcode::tensor_tensor_scan, {Engine::vector}},
+      {Opcode::reciprocal, {Engine::vector}},
+      {Opcode::tensor_partition_reduce, {Engine::gpsimd}},
+      {Opcode::dropout, {Engine::vector}},
+      {Opcode::max8, {Engine::vector}},
+      {Opcode::find_index8, {Engine::vector}},
+      {Opcode::match_replace8, {Engine::vector}},
   };
   REQUIRE(cases.size() == static_cast<std::size_t>(kOpcodeCount));
   for (const auto& c : cases) {

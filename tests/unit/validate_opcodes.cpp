@@ -331,3 +331,65 @@ TEST_CASE("validate: tensor_tensor_scan operands", "[validate]") {
                   TensorTensorScan{sbuf(kY, 128, 512), sbuf(kX, 128, 512), sbuf(kX, 128, 512)}),
              "opcode tensor_tensor_scan cannot run on the gpsimd engine");
 }
+
+TEST_CASE("validate: reciprocal, tensor_partition_reduce and dropout operands", "[validate]") {
+  // NKI reciprocal: dst and data of one shape, SBUF or PSUM; Vector Engine only.
+  expect_none(with(Engine::vector, Reciprocal{psum(kPs, 128, 512), sbuf(kX, 128, 512)}));
+  expect_one(with(Engine::vector, Reciprocal{sbuf(kY, 128, 256), sbuf(kX, 128, 512)}),
+             "dst [128,256] and src [128,512] differ in shape");
+  expect_one(with(Engine::scalar, Reciprocal{sbuf(kY, 128, 512), sbuf(kX, 128, 512)}),
+             "opcode reciprocal cannot run on the scalar engine");
+
+  // NKI tensor_partition_reduce: GpSimd, dst one partition of src's free size.
+  PartitionReduce pr{sbuf(kY, 1, 512), sbuf(kX, 128, 512), AluOp::max};
+  expect_none(with(Engine::gpsimd, pr));
+  auto bad = pr;
+  bad.dst = sbuf(kY, 2, 512);
+  expect_one(with(Engine::gpsimd, bad), "dst [2,512] is not [1,512]");
+  bad = pr;
+  bad.op = AluOp::multiply;
+  expect_one(with(Engine::gpsimd, bad), "op multiply is not a partition reduction");
+  bad = pr;
+  bad.op = AluOp::bitwise_and;
+  bad.dst = sbuf(kInt, 1, 512, DType::int32);
+  expect_one(with(Engine::gpsimd, bad), "op bitwise_and needs integer dtypes, but src is fp32");
+  bad = pr;
+  bad.src = psum(kPs, 128, 512);
+  expect_one(with(Engine::gpsimd, bad), "src: the gpsimd engine cannot access psum");
+  expect_one(with(Engine::vector, pr), "opcode tensor_partition_reduce cannot run on the vector");
+
+  // NKI dropout: prob an immediate in [0, 1] or a [P,1] float vector; integer data keep
+  // their dtype and take an fp32 prob.
+  Dropout d{sbuf(kY, 128, 512), sbuf(kX, 128, 512), vec(), 7};
+  expect_none(with(Engine::vector, d));
+  auto bd = d;
+  bd.prob = 1.5f;
+  expect_one(with(Engine::vector, bd), "prob 1.500000 is not a probability in [0, 1]");
+  bd = d;
+  bd.prob = sbuf(kVec, 64, 1);
+  expect_one(with(Engine::vector, bd), "prob [64,1] is not a [128,1] per-partition vector");
+  bd = Dropout{sbuf(kInt, 128, 512, DType::int32), sbuf(kInt, 128, 512, DType::int32),
+               sbuf(kW, 128, 1, DType::bf16), 0};
+  expect_one(with(Engine::vector, bd), "with integer data (int32) it must be fp32");
+  bd.prob = 0.5f;
+  bd.dst = sbuf(kX, 128, 512);
+  expect_one(with(Engine::vector, bd), "dropout of integer data keeps its dtype");
+}
+
+TEST_CASE("validate: max8, nc_find_index8 and nc_match_replace8 operands", "[validate]") {
+  // NKI max8 / nc_find_index8: 8..16384 elements per partition, [P, 8] results;
+  // nc_find_index8 writes uint16/uint32; nc_match_replace8: dst of data's shape.
+  expect_none(with(Engine::vector, Max8{sbuf(kY, 128, 8), sbuf(kX, 128, 512)}));
+  expect_one(with(Engine::vector, Max8{sbuf(kY, 128, 8), sbuf(kX, 128, 4)}),
+             "src has 4 elements per partition; between 8 and 16384 are allowed");
+  expect_one(with(Engine::vector, Max8{sbuf(kY, 128, 16), sbuf(kX, 128, 512)}),
+             "dst [128,16] is not [128,8]");
+  FindIndex8 f{sbuf(kInt, 128, 8, DType::int32), sbuf(kX, 128, 512), sbuf(kY, 128, 8)};
+  expect_one(with(Engine::vector, f), "dst is int32; nc_find_index8 writes uint16 or uint32");
+  MatchReplace8 m{sbuf(kY, 128, 512), sbuf(kX, 128, 512), sbuf(kY, 128, 8), 0.0f, std::nullopt};
+  expect_none(with(Engine::vector, m));
+  m.dst = sbuf(kY, 128, 256);
+  expect_one(with(Engine::vector, m), "dst [128,256] and data [128,512] differ in shape");
+  expect_one(with(Engine::gpsimd, Max8{sbuf(kY, 128, 8), sbuf(kX, 128, 512)}),
+             "opcode max8 cannot run on the gpsimd engine");
+}

@@ -102,6 +102,12 @@ Engine append_instr(isa::Builder& b, const nlohmann::json& j, const std::string&
       if (j.contains("op1")) ref.then(a.alu("op1", "add"), 1.0);
       if (a.flag("reduce")) ref.reduce(column("acc"));
     }
+  } else if (instr == "reciprocal") {
+    s.reciprocal(tile("dst", psum == "dst"), tile("src", psum == "src"));
+  } else if (instr == "dropout") {
+    s.dropout(tile("dst", false), tile("src", false), 0.5);
+  } else if (instr == "max8") {
+    s.max8(b.sbuf("dst" + tag, dt, {p, 8}).all(), tile("src", false));
   } else if (instr == "tensor_copy") {
     s.tensor_copy(tile("dst", psum == "dst"), tile("src", psum == "src"));
   } else if (instr == "tensor_tensor") {

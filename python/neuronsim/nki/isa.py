@@ -9,6 +9,8 @@ where neuronsim allows it. DMAs are issued by the Sync engine.
 """
 from __future__ import annotations
 
+import enum
+
 from .. import _core as _cxx
 from . import _core
 from . import _mask  # masks and out-of-range views (H2's module): every emit goes through it
@@ -171,7 +173,7 @@ def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None)
             v.exact = True
     instr = Instr(eng, opcode, operands, options, location, writes, reads, queue)
     for key, value in options:
-        if isinstance(value, _core.View) and key != "reduce":
+        if isinstance(value, _core.View) and key not in ("reduce", "dst_idx"):  # outputs
             instr.reads.append(value)
     _mask.emit(tr, instr)
     dst.producer = instr
@@ -457,8 +459,8 @@ def _reduce_axes(data, axis, location):
     axis = sorted(int(x) if x >= 0 else int(x) + data.ndim for x in axis)
     nd = data.ndim
     if 0 in axis:
-        fail("reducing the partition dimension is not supported (tensor_partition_reduce is not "
-             "in neuronsim); transpose first", location)
+        fail("tensor_reduce reduces free axes only; reduce the partition axis with "
+             "nisa.tensor_partition_reduce", location)
     if axis != list(range(nd - len(axis), nd)):
         fail(f"axis {axis} must be the innermost free dimensions of a {nd}-D tile", location)
     return len(axis)
@@ -645,6 +647,48 @@ def _select(a, location):
     return dst
 
 
+def tensor_copy_predicated(*args, **kwargs):
+    """dst = src where predicate is true (with reverse_pred, where it is false), dst kept
+    elsewhere; src a tile or a number; on the Vector engine. Lowered to neuronsim's select
+    with dst as the other operand (select is priced as this page's formula,
+    docs/cost-model.md), so the profile names it select. NKI's current form
+    tensor_copy_predicated(dst, src, predicate, reverse_pred=False) or the earlier keyword
+    form (src=, dst=, predicate=).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.tensor_copy_predicated.html"""
+    location = user_location()
+    a = _bind(args, kwargs, ["dst", "src", "predicate", "reverse_pred"], location,
+              "tensor_copy_predicated")
+    dst = _tile(a.get("dst"), "dst", location)
+    pred = _tile(a.get("predicate"), "predicate", location)
+    check_mask(a.get("mask"), location)
+    if pred.dtype.asm not in ("uint8", "uint16", "uint32"):
+        fail(f"tensor_copy_predicated: predicate is {pred.dtype!r}; it must be nl.uint8, "
+             "nl.uint16 or nl.uint32", location)
+    _same_shape(dst, pred, "dst", "predicate", location)
+    src = a.get("src")
+    if isinstance(src, Tensor):
+        src = _tile(src, "src", location)
+        _same_shape(dst, src, "dst", "src", location)
+        if src.dtype is not dst.dtype:
+            fail(f"tensor_copy_predicated: src is {src.dtype!r} and dst {dst.dtype!r}; they must "
+                 "share a dtype", location)
+        if src.space == "psum" and pred.space == "psum":
+            fail("tensor_copy_predicated: src and predicate are both in PSUM; at most one may be",
+                 location)
+    elif isinstance(src, (int, float)) and not isinstance(src, bool):
+        if isinstance(src, float) and not dst.dtype.is_float:
+            fail("tensor_copy_predicated: a float src needs a float dst", location)
+        t = new_tile(dst.shape, dst.dtype, "sbuf", location, "src")
+        emit("vector", "memset", t, [], [("value", repr(float(src)))], location)
+        src = t
+    else:
+        fail(f"tensor_copy_predicated: src must be a tile or a number, not {type(src).__name__}",
+             location)
+    on_true, on_false = (dst, src) if a.get("reverse_pred") else (src, dst)
+    emit("vector", "select", dst, [pred, on_true, on_false], [], location)
+    return dst
+
+
 def bn_stats(*args, **kwargs):
     """Per-partition (count, mean, variance*count) statistics, 6 values; Vector engine."""
     location = user_location()
@@ -668,6 +712,259 @@ def bn_aggr(*args, **kwargs):
     dst = _out(a.get("dst"), (data.partitions(), 2), dtype, location)
     emit("vector", "bn_aggr", dst, [data], [], location)
     return dst
+
+
+def reciprocal(*args, **kwargs):
+    """dst = 1 / data elementwise, in fp32, on the Vector engine (its own instruction, so
+    the profile names it `reciprocal`). NKI's current form reciprocal(dst, data) or the
+    earlier reciprocal(data, dtype=None, mask=None), which returns a new tile.
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.reciprocal.html"""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    a = _bind(args, kwargs, ["dst", "data"] if new else ["data"], location, "reciprocal")
+    data = _tile(a.get("data"), "data", location)
+    check_mask(a.get("mask"), location)
+    _engine(a.get("engine"), "vector", "reciprocal", "reciprocal", location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
+    dst = _out(a.get("dst"), data.shape, dtype, location)
+    _same_shape(dst, data, "dst", "data", location)
+    emit("vector", "reciprocal", dst, [data], [], location)
+    return dst
+
+
+# NKI/tensor_partition_reduce: "the reduction operator (add, max, bitwise_or, bitwise_and)";
+# the current page adds bitwise_xor (and a mean, which neuronsim's ALU does not have).
+_PARTITION_REDUCE_OPS = ("add", "max", "bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+def tensor_partition_reduce(*args, **kwargs):
+    """dst[1, F...] = op over the partitions of data[P, F...], on the GpSimd engine.
+    NKI's current form tensor_partition_reduce(dst, op, data) or the earlier
+    tensor_partition_reduce(op, data, dtype=None, mask=None), which returns a new tile.
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.tensor_partition_reduce.html"""
+    location = user_location()
+    new = "dst" in kwargs or (args and isinstance(args[0], Tensor))
+    names = ["dst", "op", "data"] if new else ["op", "data"]
+    a = _bind(args, kwargs, names, location, "tensor_partition_reduce")
+    # The GpSimd engine cannot reach PSUM (reference section 3).
+    data = _tile(a.get("data"), "data", location, ("sbuf",))
+    check_mask(a.get("mask"), location)
+    name = _op_name(a.get("op"))
+    if name in ("mean", "average"):
+        fail(f"tensor_partition_reduce: op {name} is not supported by neuronsim; reduce with "
+             "nl.add and scale by 1/P (nisa.tensor_scalar with nl.multiply)", location)
+    op = alu_op(a.get("op"), location)
+    if op not in _PARTITION_REDUCE_OPS:
+        fail(f"tensor_partition_reduce: op {name} is not a partition reduction (use nl.add, "
+             "nl.max, nl.bitwise_and, nl.bitwise_or or nl.bitwise_xor)", location)
+    _engine(a.get("engine"), "gpsimd", "tensor_partition_reduce", "tensor_partition_reduce",
+            location)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
+    dst = _out(a.get("dst"), (1,) + tuple(data.shape[1:]), dtype, location)
+    if dst.space != "sbuf":
+        fail("tensor_partition_reduce runs on the GpSimd engine, which cannot write PSUM: dst "
+             "must be an SBUF tile", location)
+    if dst.partitions() != 1 or dst.free_size() != data.free_size():
+        fail(f"tensor_partition_reduce: dst {list(dst.shape)} must have 1 partition and data's "
+             f"{data.free_size()} elements per partition", location)
+    emit("gpsimd", "tensor_partition_reduce", dst, [data], [("op", op)], location)
+    return dst
+
+
+def set_random_seed(seed, location):
+    """The generator state of nl.random_seed(seed) (for language.py): the following dropouts
+    draw their masks from `seed` and their order since this call, so reseeding with the same
+    value repeats the same masks (NKI random_seed: "Using the same seed will generate the
+    same sequence of random numbers"). The seed must be known when the kernel is traced.
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.language.random_seed.html"""
+    if isinstance(seed, Tensor) or not isinstance(seed, (int,)) or isinstance(seed, bool):
+        fail("random_seed: neuronsim takes the seed as a Python integer known when the kernel "
+             f"is traced, not {type(seed).__name__} (write nl.random_seed(42))", location)
+    tr = _core.trace()
+    tr.nisa_rng = [int(seed) & 0xFFFFFFFF, 0]
+
+
+def _next_dropout_seed():
+    """The seed field of the next dropout: (user seed, draw number) mixed into 32 bits and
+    read as int32 (the instruction's field). Without nl.random_seed the seed is 0."""
+    tr = _core.trace()
+    state = getattr(tr, "nisa_rng", None)
+    if state is None:
+        state = tr.nisa_rng = [0, 0]
+    seed, k = state
+    state[1] += 1
+    mixed = (seed * 0x9E3779B1 + k * 0x85EBCA77 + k) & 0xFFFFFFFF
+    return mixed - (1 << 32) if mixed >= 1 << 31 else mixed
+
+
+def dropout(*args, **kwargs):
+    """dst = data with each element replaced by zero with probability prob (a number in
+    [0, 1] or a [P,1] tile), on the Vector engine; kept elements keep their values (no
+    1/(1-prob) rescaling). The random numbers are neuronsim's deterministic generator
+    (docs/numerics.md "dropout"), seeded by nl.random_seed. NKI's current form
+    dropout(dst, data, prob) or the earlier dropout(data, prob, dtype=None, mask=None).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dropout.html"""
+    location = user_location()
+    # dropout(data, prob_tile) and dropout(dst, data, prob=...) both start with two tiles:
+    # the current form has three arguments in all.
+    new = "dst" in kwargs or len(args) >= 3 or (len(args) == 2 and "prob" in kwargs)
+    a = _bind(args, kwargs, ["dst", "data", "prob"] if new else ["data", "prob"], location,
+              "dropout")
+    return dropout_tile(a.get("data"), a.get("prob"), location, dst=a.get("dst"),
+                        dtype=a.get("dtype"), mask=a.get("mask"), engine=a.get("engine"))
+
+
+def dropout_tile(data, prob, location, dst=None, dtype=None, mask=None, engine=None):
+    """One dropout instruction (nisa.dropout, and nl.dropout(x, rate) for language.py)."""
+    data = _tile(data, "data", location)
+    check_mask(mask, location)
+    _engine(engine, "vector", "dropout", "dropout", location)
+    if isinstance(prob, Tensor):
+        _tile(prob, "prob", location)
+        if not prob.dtype.is_float:
+            fail("dropout: prob must be a float tile (a drop probability)", location)
+        if not data.dtype.is_float and prob.dtype is not FLOAT32:
+            fail("dropout: with integer data, prob must be an fp32 tile", location)
+        if prob.free_size() == 1 and prob.partitions() == 1 and data.partitions() != 1:
+            prob = partition_broadcast(prob, data.partitions(), location)
+    elif isinstance(prob, (int, float)) and not isinstance(prob, bool):
+        if not 0.0 <= float(prob) <= 1.0:
+            fail(f"dropout: prob {prob} is not a probability in [0, 1]", location)
+    else:
+        fail(f"dropout: prob must be a number in [0, 1] or a [P, 1] tile, not "
+             f"{type(prob).__name__}", location)
+    prob_arg = _scalar_arg(prob, "prob", location, data.partitions())
+    dtype = to_dtype(dtype, location) if dtype is not None else data.dtype
+    if not data.dtype.is_float and dtype is not data.dtype:
+        fail("dropout: the output of integer data keeps its dtype", location)
+    dst = _out(dst, data.shape, dtype, location)
+    _same_shape(dst, data, "dst", "data", location)
+    emit("vector", "dropout", dst, [data], [("prob", prob_arg),
+                                           ("seed", str(_next_dropout_seed()))], location)
+    return dst
+
+
+def max8(*args, **kwargs):
+    """dst[P, 8] = the 8 largest values of each partition of src, descending, on the Vector
+    engine (computed in fp32). NKI's max8(dst, src) or the earlier max8(src=, dtype=).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.max8.html"""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    a = _bind(args, kwargs, ["dst", "src"] if new else ["src"], location, "max8")
+    src = _tile(a.get("src"), "src", location)
+    check_mask(a.get("mask"), location)
+    _top8_size(src, "max8: src", location, at_least_eight=True)
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else src.dtype
+    dst = _out(a.get("dst"), (src.partitions(), 8), dtype, location)
+    _eight(dst, "max8: dst", src.partitions(), location)
+    emit("vector", "max8", dst, [src], [], location)
+    return dst
+
+
+def nc_find_index8(*args, **kwargs):
+    """dst[P, 8] (uint32 by default, or uint16) = the index of the first element of each
+    partition of data equal to each of its 8 vals, on the Vector engine; all ones when a
+    value is absent. NKI's nc_find_index8(dst, data, vals) or the earlier
+    nc_find_index8(data=, vals=, dtype=).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_find_index8.html"""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    a = _bind(args, kwargs, ["dst", "data", "vals"] if new else ["data", "vals"], location,
+              "nc_find_index8")
+    data = _tile(a.get("data"), "data", location)
+    vals = _tile(a.get("vals"), "vals", location)
+    check_mask(a.get("mask"), location)
+    _top8_size(data, "nc_find_index8: data", location, at_least_eight=True)
+    _eight(vals, "nc_find_index8: vals", data.partitions(), location)
+    dtype = to_dtype(a.get("dtype") or "uint32", location)
+    dst = _out(a.get("dst"), (data.partitions(), 8), dtype, location)
+    if dst.dtype.asm not in ("uint16", "uint32"):
+        fail(f"nc_find_index8: dst is {dst.dtype!r}; indices are nl.uint16 or nl.uint32", location)
+    _eight(dst, "nc_find_index8: dst", data.partitions(), location)
+    emit("vector", "find_index8", dst, [data, vals], [], location)
+    return dst
+
+
+def nc_match_replace8(*args, **kwargs):
+    """dst = data with the first occurrence of each of the 8 vals of a partition replaced by
+    imm (vals in order; repeated values take successive occurrences), on the Vector engine;
+    dst_idx[P, 8] receives the indices. NKI's nc_match_replace8(dst, data, vals, imm,
+    dst_idx=None), or the earlier nc_match_replace8(data=, vals=, imm=, dtype=), which
+    modifies data in place and returns it.
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_match_replace8.html"""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 3
+    names = ["dst", "data", "vals", "imm", "dst_idx"] if new else ["data", "vals", "imm"]
+    a = _bind(args, kwargs, names, location, "nc_match_replace8")
+    data = _tile(a.get("data"), "data", location)
+    vals = _tile(a.get("vals"), "vals", location)
+    check_mask(a.get("mask"), location)
+    _top8_size(data, "nc_match_replace8: data", location, at_least_eight=False)
+    _eight(vals, "nc_match_replace8: vals", data.partitions(), location)
+    try:
+        imm = float(a.get("imm"))
+    except (TypeError, ValueError):
+        fail("nc_match_replace8: imm must be a number (the fp32 constant that replaces the "
+             "matched values)", location)
+    dst = a.get("dst")
+    if dst is None and (a.get("dtype") is None or to_dtype(a["dtype"], location) is data.dtype):
+        dst = data  # the earlier form: "an in-place modification of the data tensor"
+    dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
+    dst = _out(dst, data.shape, dtype, location)
+    _same_shape(dst, data, "dst", "data", location)
+    options = [("imm", repr(imm))]
+    extra = []
+    idx = a.get("dst_idx")
+    if idx is not None:
+        idx = _tile(idx, "dst_idx", location)
+        _eight(idx, "nc_match_replace8: dst_idx", data.partitions(), location)
+        if idx.dtype.asm not in ("uint16", "uint32"):
+            fail(f"nc_match_replace8: dst_idx is {idx.dtype!r}; indices are nl.uint16 or "
+                 "nl.uint32", location)
+        options.append(("dst_idx", idx.view()))
+        extra.append(idx)
+    emit("vector", "match_replace8", dst, [data, vals], options, location, extra)
+    return dst
+
+
+def _top8_size(t, what, location, at_least_eight):
+    """The pages' bound on the data of max8 / nc_find_index8 / nc_match_replace8."""
+    n = t.free_size()
+    if n > 16384 or (at_least_eight and n < 8):
+        fail(f"{what} has {n} elements per partition; "
+             f"{'between 8 and 16384' if at_least_eight else 'at most 16384'} are allowed",
+             location)
+
+
+def _eight(t, what, partitions, location):
+    if t.partitions() != partitions or t.free_size() != 8:
+        fail(f"{what} {list(t.shape)} must be [{partitions}, 8]", location)
+
+
+class nc_version(enum.IntEnum):
+    """NKI's NeuronCore versions (nki.isa.nc_version): gen2 Trn1/Inf2, gen3 Trn2, gen4 Trn3.
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_version.html"""
+
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
+
+
+# neuronsim's targets by generation (docs/config.md: trn1 NeuronCore-v2, trn2 v3, trn3 v4).
+_NC_VERSION_OF_TARGET = {"trn1": nc_version.gen2, "trn2": nc_version.gen3,
+                         "trn3": nc_version.gen4}
+
+
+def get_nc_version():
+    """The nc_version of the target being traced ("Returns the nc_version of the current
+    target context").
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.get_nc_version.html"""
+    location = user_location()
+    target = _core.trace().target
+    version = _NC_VERSION_OF_TARGET.get(target)
+    if version is None:
+        fail(f"get_nc_version: target {target!r} has no NKI nc_version", location)
+    return version
 
 
 # --- DMA ----------------------------------------------------------------------------------
@@ -704,3 +1001,68 @@ def _dma(dst, src, location, rmw=None):
     if rmw is not None:
         instr.reads.append(dst.view())
     return dst
+
+
+# NKI/dma_transpose: "For 2-d input tile, the permutation will be [1, 0]; for 3-d ... [2, 1,
+# 0]; for 4-d ... [3, 1, 2, 0]"; axes may name the same permutation.
+_DMA_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
+
+
+def dma_transpose(*args, **kwargs):
+    """dst = src transposed (axes (1, 0), (2, 1, 0) or (3, 1, 2, 0)) by DMA, issued by the
+    Sync engine. NKI's current form dma_transpose(dst, src, axes=None, dge_mode=...) or the
+    earlier dma_transpose(src, axes=None, dtype=None, mask=None), which returns a new SBUF
+    tile. neuronsim lowers it to dma_copy: from HBM one DMA whose source pattern walks src
+    in the transposed order (element-sized runs, so the DMA model's small-row efficiency
+    prices it); from SBUF (2-D) a store to an HBM scratch tensor, then that DMA.
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dma_transpose.html"""
+    location = user_location()
+    new = "dst" in kwargs or _leading_tensors(args) >= 2
+    names = ["dst", "src", "axes", "dge_mode"] if new else ["src", "axes"]
+    a = _bind(args, kwargs, names, location, "dma_transpose")
+    check_mask(a.get("mask"), location)
+    return dma_transpose_tile(a.get("src"), location, dst=a.get("dst"), axes=a.get("axes"),
+                              dtype=a.get("dtype"))
+
+
+def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
+    """One transposing DMA from HBM into SBUF: nisa.dma_transpose, and what
+    nl.load_transpose2d(src, dtype) needs (a 2-D src, axes (1, 0)); returns dst (a new SBUF
+    tile when dst is None)."""
+    if not isinstance(src, Tensor):
+        fail(f"dma_transpose: src must be a tensor, not {type(src).__name__}", location)
+    if src.space == "psum":
+        fail("dma_transpose: src is in PSUM, which DMA cannot reach (tensor_copy it to SBUF, or "
+             "transpose it with nisa.nc_transpose)", location)
+    if src.space == "sbuf" and src.ndim != 2:
+        fail(f"dma_transpose: an SBUF src must be 2-D (it is {src.ndim}-D); transpose 3- and "
+             "4-D tiles while loading them from HBM", location)
+    perm = _DMA_TRANSPOSE_AXES.get(src.ndim)
+    if perm is None:
+        fail(f"dma_transpose: src has {src.ndim} dimensions; NKI transposes 2-, 3- and 4-D "
+             "tiles", location)
+    if axes is not None and tuple(int(x) for x in axes) != perm:
+        fail(f"dma_transpose: axes {tuple(axes)} is not the permutation of a {src.ndim}-D tile "
+             f"({perm}; NKI supports (1, 0), (2, 1, 0) and (3, 1, 2, 0))", location)
+    shape = tuple(src.shape[i] for i in perm)
+    dtype = to_dtype(dtype, location) if dtype is not None else src.dtype
+    dst = _out(dst, shape, dtype, location)
+    if dst.space != "sbuf":
+        fail("dma_transpose: dst must be an SBUF tile (DMA cannot reach PSUM)", location)
+    if tuple(dst.shape) != shape:
+        fail(f"dma_transpose: dst {list(dst.shape)} is not src {list(src.shape)} transposed "
+             f"({list(shape)})", location)
+    if src.space == "sbuf":
+        # An SBUF pattern steps partitions in its outer dim only (and a slice of a few
+        # partitions must start on a 32-partition boundary, reference section 2), so the
+        # SBUF tile goes out to an HBM scratch tensor first and transposes on the way back.
+        from . import language  # language imports this module
+        scratch = language.ndarray(src.shape, dtype=src.dtype, buffer=language.private_hbm,
+                                   name="dma_transpose_scratch")
+        _dma(scratch, src, location)
+        src = scratch
+    # One DMA: HBM is addressed by element, so the source pattern can walk src in the
+    # transposed order (partition dim = src's last dim).
+    view = src._derive(shape, tuple(src.strides[i] for i in perm), src.offset)
+    return _dma(dst, view, location)
+
