@@ -85,21 +85,23 @@ std::string source_lines_text(const std::vector<SourceLineTime>& rows, const isa
   std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
     return a->busy_ps + a->dma_ps > b->busy_ps + b->dma_ps;
   });
-  TextTable table({"source line", "instructions", "engine time", "share", "DMA time", "code"}, 1);
+  TextTable table(
+      {"source line", "code", "instructions", "engine time", "share", "DMA engine time"}, 2);
   for (std::size_t i = 0; i < order.size() && i < top; ++i) {
     const SourceLineTime& r = *order[i];
     std::string code = text_line(k.sources[r.location.file].text, r.location.line);
     code.erase(0, std::min(code.find_first_not_of(" \t"), code.size()));
     if (code.size() > 60) code = code.substr(0, 57) + "...";
-    table.row({location_text(k, r.location), std::to_string(r.instructions), human_time(r.busy_ps),
-               device_ps ? percent(100.0 * static_cast<double>(r.busy_ps) /
-                                   static_cast<double>(device_ps))
-                         : "-",
-               human_time(r.dma_ps), code});
+    table.row(
+        {location_text(k, r.location), code, std::to_string(r.instructions), human_time(r.busy_ps),
+         device_ps
+             ? percent(100.0 * static_cast<double>(r.busy_ps) / static_cast<double>(device_ps))
+             : "-",
+         human_time(r.dma_ps)});
   }
   return "\nby source line (" + std::to_string(std::min(top, rows.size())) + " of " +
-         std::to_string(rows.size()) + " lines; engine time summed over engines)\n" +
-         table.str("  ");
+         std::to_string(rows.size()) +
+         " lines; engine time summed over engines, DMA time over DMA engines)\n" + table.str("  ");
 }
 
 std::string source_lines_json(const std::vector<SourceLineTime>& rows, const isa::Kernel& k) {

@@ -24,10 +24,10 @@ namespace {
 constexpr const char* kCoresSuffix = "|cores=";
 constexpr std::uint64_t kPage = 4096;  // tensors start on a page, as a core places them
 
-// Cores of a platform key: 1 unless it ends in "|cores=N".
+// Cores of a run_cores platform key ("...|cores=N"), 0 for a plain run's key.
 unsigned cores_of(const std::string& key) {
   const std::size_t at = key.rfind(kCoresSuffix);
-  if (at == std::string::npos) return 1;
+  if (at == std::string::npos) return 0;
   return static_cast<unsigned>(std::stoul(key.substr(at + std::string(kCoresSuffix).size())));
 }
 
@@ -64,7 +64,7 @@ Session::Platform& Session::add(const config::TargetConfig& config, const std::s
   p->target = config.name;
   p->hbm = std::make_unique<Hbm>(("hbm" + suffix).c_str(), config);
   const unsigned cores = cores_of(key);
-  if (cores == 1) {
+  if (cores == 0) {
     p->core = std::make_unique<NeuronCore>(("core" + suffix).c_str(), config);
     p->core->hbm.bind(p->hbm->socket);
   } else {

@@ -70,7 +70,7 @@ class Session {
   Session();
   ~Session();
   Platform* find(const std::string& key);
-  // `key` ending in "|cores=N" (N > 1) builds N cores on one HBM (cores_key()).
+  // `key` ending in "|cores=N" builds N cores on one HBM with a shared region (run_cores).
   Platform& add(const config::TargetConfig& config, const std::string& key);
   void remember(const config::TargetConfig& config, const std::string& key);
   // A core for a config that has none: added while elaborating, else in a fresh context.
