@@ -169,7 +169,8 @@ TEST_CASE("sources: hostile source tables are refused", "[sources][neff]") {
   refused(with_locations([](Bytes& d) { d[4] = 2; }), "locations version 2");
   refused(with_locations([](Bytes& d) { d[6] = 1; }), "reserved bytes");
   refused(with_locations([](Bytes& d) { d.resize(d.size() - 3); }), "truncated");
-  refused(with_locations([](Bytes& d) { d.push_back(0); }), "trailing bytes");
+  // One byte more than 28 + 8 x 3: refused before it is read.
+  refused(with_locations([](Bytes& d) { d.push_back(0); }), "more than 52 for 3 instructions");
   // The sync stream is the fifth engine: 8 header bytes, four empty engines (4 bytes
   // each), its count, then its first record {file, line}.
   const std::size_t first = 8 + 4 * 4 + 4;
