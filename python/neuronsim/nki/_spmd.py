@@ -194,15 +194,18 @@ class SpmdResult:
     core's time), programs (which programs each core ran), cores (a neuronsim.RunResult
     per core: engines, stats, profile_dir), traced (a TracedKernel per core)."""
 
-    def __init__(self, traced, programs, result):
+    def __init__(self, traced, programs, result, timing_only=False):
         self.traced = traced
         self.programs = programs
         self.cores = result.cores
         self.core_latency_ns = [c.total_ns for c in result.cores]
         self.latency_ns = result.total_ns
         self.profile_dir = result.profile_dir
-        outs = [result.outputs[h.name] for h in traced[0].outputs]
-        self.outputs = outs[0] if len(outs) == 1 else tuple(outs)
+        if timing_only:  # nothing computed: no outputs, as nki.benchmark's timing runs
+            self.outputs = None
+        else:
+            outs = [result.outputs[h.name] for h in traced[0].outputs]
+            self.outputs = outs[0] if len(outs) == 1 else tuple(outs)
 
     @property
     def latency_us(self):
@@ -210,7 +213,8 @@ class SpmdResult:
 
     def __repr__(self):
         per_core = ", ".join(f"core {i}: {t:.0f} ns" for i, t in enumerate(self.core_latency_ns))
-        return (f"<SPMD {self.traced[0].name} on {len(self.cores)} core(s) of "
+        name = self.traced[0].name.rsplit("_nc", 1)[0] if len(self.traced) > 1 else self.traced[0].name
+        return (f"<SPMD {name} on {len(self.cores)} core(s) of "
                 f"{self.traced[0].target}: {self.latency_ns:.0f} ns ({per_core})>")
 
 
@@ -253,5 +257,5 @@ def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
                                      profile_dir=profile_dir)
     except neuronsim.Error as e:
         raise NkiError(python_error(str(e), traced[0].name, traced[0].line_map)) from None
-    r = SpmdResult(traced, [p for _, p in used], result)
+    r = SpmdResult(traced, [p for _, p in used], result, timing_only)
     return r.outputs, r
