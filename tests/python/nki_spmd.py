@@ -117,8 +117,8 @@ class TwoCores(unittest.TestCase):
 
         for i in range(2):
             p = neuronsim.Profile(os.path.join(two.profile_dir, f"core_{i}"))
-            self.assertGreater(p.summary["total_time_ns"] if "total_time_ns" in p.summary
-                               else 1, 0)
+            self.assertEqual(p.summary["kernel_name"], f"nki_tensor_add_kernel__nc{i}")
+            self.assertAlmostEqual(p.summary["total_time"] * 1e9, two.core_latency_ns[i], places=3)
 
     def test_annotated_grids(self):
         a = np.arange(256 * 512, dtype=np.float32).reshape(256, 512)
@@ -128,6 +128,22 @@ class TwoCores(unittest.TestCase):
         a4 = np.arange(512 * 512, dtype=np.float32).reshape(512, 512)
         out, r = run_spmd(copy_rows, a4, grid=(spmd_dim(nc(2), 2), 2), cores=2, target="trn2")
         np.testing.assert_array_equal(out, a4)
+
+    def test_timing_only_and_run_cores_errors(self):
+        import neuronsim
+
+        out, r = run_spmd(KERNEL[8, 4], self.a, self.b, cores=2, target="trn2", timing_only=True)
+        self.assertIsNone(out)
+        self.assertEqual(r.core_latency_ns, self.runs[2][1].core_latency_ns)  # same timing
+        # Kernels that name one tensor with two shapes cannot share it.
+        k1 = KERNEL[2, 1].trace(self.a[:256, :512], self.b[:256, :512], target="trn2").kernel
+        k2 = KERNEL[1, 1].trace(self.a[:128, :512], self.b[:128, :512], target="trn2").kernel
+        with self.assertRaises(neuronsim.Error) as e:
+            neuronsim.run_cores([k1, k2], {"a_input": self.a[:256, :512],
+                                           "b_input": self.b[:256, :512]}, target="trn2")
+        self.assertIn("differs from the tensor of that name", str(e.exception))
+        with self.assertRaises(neuronsim.Error):
+            neuronsim.run_cores([k1] * 3, None, target="trn1", timing_only=True)  # 2 cores
 
     def test_trn1_runs_on_one_core(self):
         a, b = self.a[:256, :1024], self.b[:256, :1024]
