@@ -226,9 +226,7 @@ def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
     (outputs, SpmdResult)."""
     import neuronsim
 
-    from . import JitKernel, _arg_dtype, _inputs, typed
-
-    import numpy as np
+    from . import JitKernel
 
     if not isinstance(jit, JitKernel):
         fail("run_spmd: expected a kernel decorated with @nki.jit")
@@ -236,20 +234,21 @@ def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
     if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 2:
         fail(f"run_spmd: cores is the LNC degree, 1 or 2, not {cores!r}")
     sizes, split = core_programs(jit.grid if grid is None else grid, cores)
-    arrays = []
-    for a in args:
-        if isinstance(a, (np.ndarray, typed)) or (hasattr(a, "__array__") and not np.isscalar(a)):
-            arrays.append(_arg_dtype(a))
-        else:
-            arrays.append(a)
     used = [(c, p) for c, p in enumerate(split) if p]
-    traced = [trace_programs(jit, arrays, target, kwargs, programs, sizes,
-                             jit.name if len(used) == 1 else f"{jit.name}_nc{c}")
-              for c, programs in used]
-    kernels = []
-    for t in traced:
-        kernels.append(t.kernel)  # assembled and validated, errors at the Python line
-    inputs = _inputs(traced[0], args)
+    names = [jit.name if len(used) == 1 else f"{jit.name}_nc{c}" for c, _ in used]
+    if hasattr(jit, "prepare") and hasattr(jit, "programs"):
+        # JitKernel traces a subset of its grid's programs itself (nki/_jit.py).
+        traced, call = [], None
+        for (c, programs), name in zip(used, names):
+            t, call = jit._copy(grid=sizes, programs=programs, name=name).prepare(
+                args, kwargs, target)
+            traced.append(t)
+        tensors = dict(call.tensors)
+        inputs = None if timing_only else {
+            h.name: tensors[h.param].data(i) for i, h in enumerate(traced[0].inputs)}
+    else:
+        inputs, traced = _trace_here(jit, args, target, kwargs, used, sizes, names)
+    kernels = [t.kernel for t in traced]  # assembled and validated: errors at the Python line
     if profile_dir is not None:
         os.makedirs(profile_dir, exist_ok=True)
     try:
@@ -259,3 +258,21 @@ def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
         raise NkiError(python_error(str(e), traced[0].name, traced[0].line_map)) from None
     r = SpmdResult(traced, [p for _, p in used], result, timing_only)
     return r.outputs, r
+
+
+def _trace_here(jit, args, target, kwargs, used, sizes, names):
+    """(run inputs, [TracedKernel per core]) with this module's trace_programs, for a
+    JitKernel that cannot trace a subset of its programs itself."""
+    from . import _arg_dtype, _inputs, typed
+
+    import numpy as np
+
+    arrays = []
+    for a in args:
+        if isinstance(a, (np.ndarray, typed)) or (hasattr(a, "__array__") and not np.isscalar(a)):
+            arrays.append(_arg_dtype(a))
+        else:
+            arrays.append(a)
+    traced = [trace_programs(jit, arrays, target, kwargs, programs, sizes, name)
+              for (c, programs), name in zip(used, names)]
+    return _inputs(traced[0], args), traced
