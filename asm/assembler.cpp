@@ -22,8 +22,9 @@ namespace {
 
 using namespace asm_detail;
 
-enum class NameKind { tensor, allocation, semaphore, queue };
-constexpr const char* kKindNames[] = {"a tensor", "an allocation", "a semaphore", "a queue"};
+enum class NameKind { tensor, allocation, semaphore, queue, source };
+constexpr const char* kKindNames[] = {"a tensor", "an allocation", "a semaphore", "a queue",
+                                      "a source file"};
 const std::set<std::string> kReserved = {"inf", "nan", "true", "false"};
 constexpr std::uint64_t kMaxConstantBytes = std::uint64_t{1} << 30;
 
@@ -202,6 +203,7 @@ class Parser {
     if (t.text == "psum") return allocation_statement(MemSpace::psum);
     if (t.text == "sem") return semaphore_statement();
     if (t.text == "queue") return queue_statement();
+    if (t.text == "source") return source_statement();
     instruction();
   }
 
@@ -402,6 +404,50 @@ class Parser {
     if (k_.queues.size() > std::numeric_limits<std::uint16_t>::max()) fail(name, "too many queues");
     declare(name, NameKind::queue, static_cast<std::uint32_t>(k_.queues.size()));
     k_.queues.push_back(std::move(q));
+  }
+
+  // source NAME "PATH" [text="..."]: a file of the program that generated the kernel, which
+  // instructions name with `@NAME:LINE` (docs/assembly.md, "Source locations").
+  void source_statement() {
+    const Token& kw = next();
+    const Token& name = expect_ident("a source name");
+    SourceFile f;
+    f.name = name.text;
+    if (peek().kind != TokenKind::string)
+      fail(peek(), "expected the path of source '" + f.name + "' (a quoted string), found " +
+                       describe(peek()));
+    f.path = next().text;
+    declaration_options("source", "text", [&](const std::string& key) {
+      if (key != "text") return false;
+      if (peek().kind != TokenKind::string)
+        fail(peek(), "expected the text of source '" + f.name + "' (a quoted string), found " +
+                         describe(peek()));
+      f.text = next().text;
+      return true;
+    });
+    if (k_.sources.size() >= kMaxSourceFiles)
+      fail(kw, "too many source files (at most " + std::to_string(kMaxSourceFiles) + ")");
+    declare(name, NameKind::source, static_cast<std::uint32_t>(k_.sources.size()));
+    k_.sources.push_back(std::move(f));
+    Kernel one;
+    one.sources = {k_.sources.back()};
+    const std::string problem = source_table_problem(one);
+    if (!problem.empty())
+      fail(name, "source '" + name.text + "': " + problem.substr(problem.find(": ") + 2));
+    source_bytes_ += k_.sources.back().text.size();
+    if (source_bytes_ > kMaxSourceTotalBytes)
+      fail(name, "source texts together exceed " + std::to_string(kMaxSourceTotalBytes) + " bytes");
+  }
+
+  // `@NAME:LINE` after an instruction: its line in source NAME.
+  SourceLocation location() {
+    next();  // '@'
+    SourceLocation loc;
+    loc.file = lookup_kind(expect_ident("a source name after '@'"), NameKind::source);
+    expect(":", "between the source name and the line (write '@NAME:LINE')");
+    loc.line = static_cast<std::uint32_t>(
+        parse_int("a source line", 1, std::numeric_limits<std::uint32_t>::max()));
+    return loc;
   }
 
   // --- operands
@@ -637,7 +683,7 @@ class Parser {
     }
     std::size_t operands = 0;
     std::set<std::string> given;
-    if (!at_eos() && !at_clause()) {
+    if (!at_eos() && !at_clause() && !peek().is("@")) {
       for (;;) {
         const Token& item = peek();
         if (item.kind == TokenKind::ident && peek(1).is("=")) {
@@ -666,7 +712,7 @@ class Parser {
         next();
       }
     }
-    if (!at_eos() && !at_clause())
+    if (!at_eos() && !at_clause() && !peek().is("@"))
       fail(peek(), "unexpected " + describe(peek()) + " after the operands of " + opname);
     if (operands < positional.size())
       fail(op_tok, "missing operand: " + opname + " takes " + std::to_string(positional.size()) +
@@ -708,9 +754,12 @@ class Parser {
         } while (peek().is(","));
       }
     }
+    const SourceLocation loc = peek().is("@") ? location() : SourceLocation{};
     if (!at_eos()) fail(peek(), "unexpected " + describe(peek()) + " after " + opname);
     next();
-    k_.stream(*section_).push_back(std::move(ins));
+    InstructionStream& stream = k_.stream(*section_);
+    stream.push_back(std::move(ins));
+    if (loc.known()) stream.set_location(stream.size() - 1, loc);
   }
 
   std::string file_;
@@ -721,6 +770,7 @@ class Parser {
   std::optional<Engine> section_;
   bool have_kernel_ = false;
   int kernel_line_ = 0;
+  std::size_t source_bytes_ = 0;  // text of the sources declared so far
 };
 
 }  // namespace

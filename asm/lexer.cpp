@@ -124,7 +124,7 @@ void TokenStream::lex_more() {
     } else if ((c == '>' || c == '+') && i + 1 < src.size() && src[i + 1] == '=') {
       push(TokenKind::punct, std::string(src.substr(i, 2)), i);
       i += 2;
-    } else if (std::string_view("[](){},:=.-").find(c) != std::string_view::npos) {
+    } else if (std::string_view("[](){},:=.-@").find(c) != std::string_view::npos) {
       if (c == '[' || c == '(' || c == '{') ++depth_;
       if ((c == ']' || c == ')' || c == '}') && depth_ > 0) --depth_;
       push(TokenKind::punct, std::string(1, c), i);

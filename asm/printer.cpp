@@ -47,6 +47,10 @@ void check_names(const Kernel& k) {
     check(s.name, "semaphore");
   for (const auto& q : k.queues)
     check(q.name, "queue");
+  for (const auto& f : k.sources)
+    check(f.name, "source");
+  const std::string problem = source_table_problem(k);
+  if (!problem.empty()) throw Error("print: " + problem);
 }
 
 template <typename T>
@@ -156,7 +160,7 @@ std::string semaphore_name(const Kernel& k, std::uint16_t sem) {
   return k.semaphores[sem].name;
 }
 
-std::string instruction_text(const Kernel& k, const Instruction& ins) {
+std::string instruction_text(const Kernel& k, const Instruction& ins, SourceLocation location) {
   const Opcode opcode = ins.opcode();
   Operation op = ins.op;  // the table's accessors take a mutable operation
   Operation defaults = default_operation(opcode);
@@ -192,6 +196,8 @@ std::string instruction_text(const Kernel& k, const Instruction& ins) {
       s += "+=" + std::to_string(sig.value);
     }
   }
+  if (location.known())
+    s += "  @" + k.sources[location.file].name + ":" + std::to_string(location.line);
   return s;
 }
 
@@ -202,6 +208,13 @@ std::string print(const Kernel& k) {
   std::string out = "kernel " + word(k.name);
   if (!k.target.empty()) out += " target=" + word(k.target);
   out += "\n";
+
+  if (!k.sources.empty()) out += "\n";
+  for (const auto& f : k.sources) {
+    out += "source " + f.name + " " + quote_string(f.path);
+    if (!f.text.empty()) out += " text=" + quote_string(f.text);
+    out += "\n";
+  }
 
   if (!k.tensors.empty()) out += "\n";
   for (const auto& t : k.tensors) {
@@ -247,8 +260,9 @@ std::string print(const Kernel& k) {
     const auto& stream = k.streams[e];
     if (stream.empty()) continue;
     out += "\n" + std::string(engine_name(static_cast<Engine>(e))) + ":\n";
+    std::size_t i = 0;
     for (const auto& ins : stream)
-      out += "    " + instruction_text(k, ins) + "\n";
+      out += "    " + instruction_text(k, ins, stream.location(i++)) + "\n";
   }
   return out;
 }

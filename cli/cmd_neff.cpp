@@ -92,6 +92,11 @@ nlohmann::ordered_json info_json(const std::string& path, const neff::Neff& n) {
     j["instructions"][std::string(isa::engine_name(engine))] = k.stream(engine).size();
   }
   j["instructions"]["total"] = k.instruction_count();
+  if (!k.sources.empty()) {  // a traced kernel's source table (docs/neff.md, version 1.1)
+    j["sources"] = nlohmann::ordered_json::array();
+    for (const auto& f : k.sources)
+      j["sources"].push_back({{"name", f.name}, {"path", f.path}, {"bytes", f.text.size()}});
+  }
   return j;
 }
 
@@ -135,6 +140,11 @@ void print_text(const std::string& path, const neff::Neff& n) {
   for (int e = 0; e < isa::kEngineCount; ++e) {
     const auto engine = static_cast<isa::Engine>(e);
     out << "  " << isa::engine_name(engine) << "  " << k.stream(engine).size() << "\n";
+  }
+  if (!k.sources.empty()) {  // a traced kernel's source table (docs/neff.md, version 1.1)
+    out << "sources        " << k.sources.size() << "\n";
+    for (const auto& f : k.sources)
+      out << "  " << f.name << "  " << f.path << "  " << f.text.size() << " bytes of text\n";
   }
 }
 

@@ -520,6 +520,19 @@ struct SemSignal {
 using SemWaits = SmallList<SemWait, 2>;
 using SemSignals = SmallList<SemSignal, 2>;
 
+// Where an instruction came from in the program that generated the kernel (a traced NKI
+// kernel's Python file and line): `file` indexes Kernel::sources; line 0 means unknown.
+// Unlike source_line it is part of the kernel: the NEFF stores it (docs/neff.md). Held by
+// the InstructionStream beside the records (InstructionStream::location), not in
+// Instruction, which every engine copies per instruction.
+struct SourceLocation {
+  std::uint32_t file = 0;
+  std::uint32_t line = 0;
+  bool known() const { return line != 0; }
+  bool operator==(const SourceLocation& o) const { return file == o.file && line == o.line; }
+  bool operator!=(const SourceLocation& o) const { return !(*this == o); }
+};
+
 struct Instruction {
   Operation op;
   SemWaits waits;

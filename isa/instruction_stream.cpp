@@ -324,7 +324,8 @@ InstructionStream::InstructionStream(const std::vector<Instruction>& instrs) {
 
 std::size_t InstructionStream::memory_bytes() const {
   return bytes_.capacity() + index_.capacity() * sizeof(std::uint64_t) +
-         source_lines_.capacity() * sizeof(std::uint32_t);
+         source_lines_.capacity() * sizeof(std::uint32_t) +
+         locations_.capacity() * sizeof(SourceLocation);
 }
 
 void InstructionStream::push_back(const Instruction& instr) {
@@ -334,6 +335,7 @@ void InstructionStream::push_back(const Instruction& instr) {
     source_lines_.resize(count_, 0);  // zeros for the lines before the first known one
     source_lines_.push_back(instr.source_line);
   }
+  if (!locations_.empty()) locations_.emplace_back();  // set_location() gives it one
   ++count_;
 }
 
@@ -341,6 +343,7 @@ void InstructionStream::clear() {
   bytes_.clear();
   index_.clear();
   source_lines_.clear();
+  locations_.clear();
   count_ = 0;
 }
 
@@ -396,8 +399,16 @@ void InstructionStream::set_source_line(std::size_t i, std::uint32_t line) {
   if (i < source_lines_.size()) source_lines_[i] = line;
 }
 
+void InstructionStream::set_location(std::size_t i, SourceLocation location) {
+  if (location.known() && locations_.empty()) locations_.assign(count_, SourceLocation{});
+  if (i < locations_.size()) locations_[i] = location;
+}
+
 bool InstructionStream::operator==(const InstructionStream& o) const {
   if (count_ != o.count_) return false;
+  if (has_locations() || o.has_locations())
+    for (std::size_t i = 0; i < count_; ++i)
+      if (location(i) != o.location(i)) return false;
   Reader a(*this), b(o);
   Instruction x, y;
   while (a.next(x) && b.next(y))

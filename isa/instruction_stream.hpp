@@ -46,10 +46,16 @@ class InstructionStream {
   std::uint32_t source_line(std::size_t i) const {
     return i < source_lines_.size() ? source_lines_[i] : 0;
   }
+  SourceLocation location(std::size_t i) const {
+    return i < locations_.size() ? locations_[i] : SourceLocation{};
+  }
+  bool has_locations() const { return !locations_.empty(); }
 
   // Replaces instruction `i` (re-encodes the records after it when the size changes).
   void replace(std::size_t i, const Instruction& instr);
   void set_source_line(std::size_t i, std::uint32_t line);
+  // The generating program's line of instruction `i` (kept across replace()).
+  void set_location(std::size_t i, SourceLocation location);
   // Decodes instruction `i`, lets `change` modify it, and stores it back.
   template <typename Change>
   void edit(std::size_t i, Change&& change) {
@@ -58,7 +64,7 @@ class InstructionStream {
     replace(i, instr);
   }
 
-  // Instruction equality (source lines ignored), record by record.
+  // Instruction equality (source lines ignored, locations compared), record by record.
   bool operator==(const InstructionStream& o) const;
   bool operator!=(const InstructionStream& o) const { return !(*this == o); }
 
@@ -118,6 +124,7 @@ class InstructionStream {
   std::vector<std::uint8_t> bytes_;
   std::vector<std::uint64_t> index_;         // offset of record j * kIndexStride
   std::vector<std::uint32_t> source_lines_;  // empty until a line is not 0
+  std::vector<SourceLocation> locations_;    // empty until a location is known
   std::size_t count_ = 0;
 };
 

@@ -61,9 +61,29 @@ struct DmaQueue {
   }
 };
 
+// A file of the program that generated the kernel (a traced NKI kernel's Python file):
+// instructions name it by index in their SourceLocation. `text` is the file's contents
+// (possibly empty), kept so that a profile's report can show the source on its own.
+struct SourceFile {
+  std::string name;  // an identifier, as the assembly's `source NAME "path"` declares it
+  std::string path;  // as the generating program named it
+  std::string text;
+  bool operator==(const SourceFile& o) const {
+    return name == o.name && path == o.path && text == o.text;
+  }
+};
+
+// Bounds on the source table (the assembler and the NEFF reader and writer check them): a
+// kernel's Python files are a few KiB each; these only cap a hostile file's cost.
+inline constexpr std::size_t kMaxSourceFiles = 1024;
+inline constexpr std::size_t kMaxSourcePathBytes = 4096;
+inline constexpr std::size_t kMaxSourceTextBytes = 4u << 20;    // one file
+inline constexpr std::size_t kMaxSourceTotalBytes = 16u << 20;  // all files together
+
 struct Kernel {
   std::string name;
-  std::string target;  // "trn1", "trn2", "trn3": the target it was written for
+  std::string target;               // "trn1", "trn2", "trn3": the target it was written for
+  std::vector<SourceFile> sources;  // empty unless the kernel was generated (instruction.hpp)
   std::vector<HbmTensor> tensors;
   std::vector<Allocation> allocations;
   std::vector<Semaphore> semaphores;
@@ -73,8 +93,14 @@ struct Kernel {
   InstructionStream& stream(Engine e) { return streams[static_cast<int>(e)]; }
   const InstructionStream& stream(Engine e) const { return streams[static_cast<int>(e)]; }
   std::size_t instruction_count() const;
+  bool has_locations() const;  // some instruction has a SourceLocation
   bool operator==(const Kernel& o) const;
   bool operator!=(const Kernel& o) const { return !(*this == o); }
 };
+
+// The first problem with the kernel's source table or its instructions' locations (names
+// that are not unique identifiers, empty or long paths, text over the limits above, a
+// location naming no file), or "" when there is none.
+std::string source_table_problem(const Kernel& k);
 
 }  // namespace neuronsim::isa

@@ -7,6 +7,7 @@
 #include "base/json_text.hpp"
 #include "neff/def_json_impl.hpp"
 #include "neff/instr_codec_impl.hpp"
+#include "neff/sources_impl.hpp"
 
 namespace neuronsim::neff::detail {
 
@@ -207,6 +208,21 @@ std::string make_def_json(const Kernel& k) {
     j["instructions"] = k.stream(engine).size();
     doc["engines"].push_back(std::move(j));
   }
+  if (!k.sources.empty()) {  // NEFF 1.1 (sources_impl.hpp)
+    if (const std::string problem = source_table_problem(k); !problem.empty())
+      throw Error("kernel '" + k.name + "': " + problem);
+    doc["sources"] = ordered_json::array();
+    for (std::size_t i = 0; i < k.sources.size(); ++i)
+      doc["sources"].push_back({{"name", k.sources[i].name},
+                                {"path", k.sources[i].path},
+                                {"file", source_file_name(i)},
+                                {"bytes", k.sources[i].text.size()}});
+    doc["locations"] = kLocationsPath;
+  } else if (k.has_locations()) {
+    throw Error("kernel '" + k.name +
+                "': instructions have source locations but there is no "
+                "source table");
+  }
   return doc.dump(2) + "\n";
 }
 
@@ -218,7 +234,8 @@ Definition parse_def_json(const std::vector<std::uint8_t>& text, const std::stri
   const JsonReader r(where);
   r.expect_keys(doc, "top level",
                 {"format", "encoding_version", "kernel", "target", "tensors", "allocations",
-                 "semaphores", "queues", "engines"});
+                 "semaphores", "queues", "engines"},
+                {"sources", "locations"});
   if (r.string(doc["format"], "format") != kFormatName)
     r.fail("format", "is not '" + std::string(kFormatName) + "'");
   if (r.uint(doc["encoding_version"], "encoding_version", 0xffff) != kEncodingVersion)
@@ -324,6 +341,37 @@ Definition parse_def_json(const std::vector<std::uint8_t>& text, const std::stri
   }
   if (const std::string problem = instruction_total_problem(total); !problem.empty())
     r.fail("engines", problem);
+
+  if (doc.contains("sources") != doc.contains("locations"))
+    r.fail("top level", "'sources' and 'locations' come together");
+  if (doc.contains("sources")) {
+    if (r.string(doc["locations"], "locations") != kLocationsPath)
+      r.fail("locations", "must be '" + std::string(kLocationsPath) + "'");
+    const json& sources = r.array(doc["sources"], "sources");
+    if (sources.empty()) r.fail("sources", "is empty (leave out 'sources' and 'locations')");
+    if (sources.size() > kMaxSourceFiles)
+      r.fail("sources", "more than " + std::to_string(kMaxSourceFiles) + " files");
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const std::string path = index_path("sources", i);
+      const json& j = sources[i];
+      r.expect_keys(j, path, {"name", "path", "file", "bytes"});
+      SourceFile f;
+      f.name = r.string(j["name"], path + ".name");
+      f.path = r.string(j["path"], path + ".path");
+      if (r.string(j["file"], path + ".file") != source_file_name(i))
+        r.fail(path + ".file", "must be '" + source_file_name(i) + "'");
+      const std::uint64_t n = r.uint(j["bytes"], path + ".bytes", kMaxSourceTextBytes);
+      bytes += n;
+      def.source_bytes.push_back(n);
+      k.sources.push_back(std::move(f));
+    }
+    if (bytes > kMaxSourceTotalBytes)
+      r.fail("sources", "texts of " + std::to_string(bytes) + " bytes together, more than " +
+                            std::to_string(kMaxSourceTotalBytes));
+    if (const std::string problem = source_table_problem(k); !problem.empty())
+      r.fail("sources", problem);
+  }
   check_tables(k, where, false);
   return def;
 }

@@ -29,8 +29,10 @@ std::string constant_file_name(std::size_t tensor);  // "sg00/const_000003.bin"
 std::string make_def_json(const isa::Kernel& k);
 
 struct Definition {
+  // Source files' names and paths are in kernel.sources (texts empty until read).
   isa::Kernel kernel;  // name, target and tables; streams empty, constants' data empty
   std::array<std::uint64_t, isa::kEngineCount> instruction_counts{};
+  std::vector<std::uint64_t> source_bytes;  // each source text's size, as def.json says
 };
 // Parses and checks def.json. `where` prefixes every error ("k.neff: def.json").
 Definition parse_def_json(const std::vector<std::uint8_t>& text, const std::string& where);

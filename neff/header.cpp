@@ -64,13 +64,14 @@ std::array<std::uint8_t, 16> uuid_from_hash(const std::array<std::uint8_t, 32>& 
   return u;
 }
 
-Header make_header(const std::string& kernel_name, const std::vector<std::uint8_t>& payload) {
+Header make_header(const std::string& kernel_name, const std::vector<std::uint8_t>& payload,
+                   std::uint64_t minor) {
   Header h;
   h.pkg_version = kPkgVersion;
   h.header_size = kHeaderSize;
   h.data_size = payload.size();
   h.neff_version_major = kNeffVersionMajor;
-  h.neff_version_minor = kNeffVersionMinor;
+  h.neff_version_minor = minor;
   h.build_version = kBuildVersion;
   h.num_tpb = 1;  // one NeuronCore ("sg00")
   h.hash = sha256(payload.data(), payload.size());

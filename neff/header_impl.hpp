@@ -14,7 +14,10 @@ namespace neuronsim::neff::detail {
 // (reference section 6); neff_version is neuronsim's own container version.
 inline constexpr std::uint64_t kPkgVersion = 1;
 inline constexpr std::uint64_t kNeffVersionMajor = 1;
-inline constexpr std::uint64_t kNeffVersionMinor = 0;
+// Minor 1 added the source table (sources_impl.hpp); the writer uses the lowest minor
+// version that holds the kernel, so a kernel without sources still writes 1.0.
+inline constexpr std::uint64_t kNeffVersionMinor = 1;
+inline constexpr std::uint64_t kNeffMinorWithSources = 1;
 inline constexpr const char* kBuildVersion = "neuronsim 0.1.0";
 
 // Byte offsets of the fields, in the order of reference section 6, packed.
@@ -45,7 +48,9 @@ std::array<std::uint8_t, 32> sha256(const std::uint8_t* data, std::size_t size);
 std::array<std::uint8_t, 16> uuid_from_hash(const std::array<std::uint8_t, 32>& hash);
 
 // The header neuronsim writes for a payload: sizes, versions, hash, uuid, name.
-Header make_header(const std::string& kernel_name, const std::vector<std::uint8_t>& payload);
+// `minor`: the neff_version_minor the payload needs (kNeffMinorWithSources for sources).
+Header make_header(const std::string& kernel_name, const std::vector<std::uint8_t>& payload,
+                   std::uint64_t minor = 0);
 std::vector<std::uint8_t> encode_header(const Header& h);  // exactly kHeaderSize bytes
 // Decodes the header of a file of `file_size` bytes starting at `bytes` and checks every
 // field (versions, sizes against the file size, strings, uuid against hash, padding).

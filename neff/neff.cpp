@@ -12,6 +12,7 @@
 #include "neff/def_json_impl.hpp"
 #include "neff/header_impl.hpp"
 #include "neff/instr_codec_impl.hpp"
+#include "neff/sources_impl.hpp"
 #include "neff/tarball_impl.hpp"
 
 namespace neuronsim::neff {
@@ -20,11 +21,12 @@ namespace {
 
 using namespace detail;
 
-// What a payload entry other than def.json is: an engine's stream or a constant's bytes.
+// What a payload entry other than def.json is: an engine's stream, a constant's bytes, a
+// source file's text or the instructions' locations.
 struct ExpectedFile {
-  bool is_engine = false;
-  int engine = 0;
-  std::size_t tensor = 0;
+  enum Kind { engine, constant, source, locations } kind = engine;
+  int engine_index = 0;
+  std::size_t index = 0;  // tensor or source
 };
 
 }  // namespace
@@ -45,8 +47,15 @@ std::vector<std::uint8_t> write(const isa::Kernel& k) {
     const auto engine = static_cast<isa::Engine>(e);
     entries.push_back({engine_file_name(engine), encode_stream(k, engine)});
   }
+  if (!k.sources.empty()) {  // def.json checked the table
+    for (std::size_t i = 0; i < k.sources.size(); ++i)
+      entries.push_back({source_file_name(i), std::vector<std::uint8_t>(k.sources[i].text.begin(),
+                                                                        k.sources[i].text.end())});
+    entries.push_back({kLocationsPath, encode_locations(k)});
+  }
   const std::vector<std::uint8_t> payload = pack_tarball(std::move(entries));
-  std::vector<std::uint8_t> out = encode_header(make_header(k.name, payload));
+  std::vector<std::uint8_t> out =
+      encode_header(make_header(k.name, payload, k.sources.empty() ? 0 : kNeffMinorWithSources));
   out.insert(out.end(), payload.begin(), payload.end());
   return out;
 }
@@ -92,13 +101,26 @@ Neff read(const std::vector<std::uint8_t>& bytes, const std::string& source) {
     throw Error(source + ": header name '" + result.header.name +
                 "' differs from def.json's kernel '" + k.name + "'");
 
+  const bool has_sources = !k.sources.empty();
+  if (has_sources && result.header.neff_version_minor < kNeffMinorWithSources)
+    throw Error(source + ": def.json has a source table, which needs NEFF version 1." +
+                std::to_string(kNeffMinorWithSources) + " (the header says 1." +
+                std::to_string(result.header.neff_version_minor) + ")");
+
   std::map<std::string, ExpectedFile> expected;
   for (int e = 0; e < isa::kEngineCount; ++e)
-    expected[engine_file_name(static_cast<isa::Engine>(e))] = {true, e, 0};
+    expected[engine_file_name(static_cast<isa::Engine>(e))] = {ExpectedFile::engine, e, 0};
   for (std::size_t i = 0; i < k.tensors.size(); ++i)
     if (k.tensors[i].role == isa::TensorRole::constant)
-      expected[constant_file_name(i)] = {false, 0, i};
+      expected[constant_file_name(i)] = {ExpectedFile::constant, 0, i};
+  for (std::size_t i = 0; i < k.sources.size(); ++i)
+    expected[source_file_name(i)] = {ExpectedFile::source, 0, i};
+  if (has_sources) expected[kLocationsPath] = {ExpectedFile::locations, 0, 0};
   std::set<std::string> seen{kDefJsonPath};
+  // The locations entry sorts before the engines' (sg00/l < sg00/s, sg00/t, sg00/v), so
+  // it is decoded after the loop, when every stream is.
+  std::vector<std::uint8_t> locations;
+  std::string locations_where;
 
   while (tar.next()) {
     const std::string path = tar.path();
@@ -111,12 +133,27 @@ Neff read(const std::vector<std::uint8_t>& bytes, const std::string& source) {
     auto it = expected.find(path);
     if (it == expected.end()) throw Error(where + ": unknown entry in the payload");
     const ExpectedFile& file = it->second;
-    if (file.is_engine) {
-      const auto engine = static_cast<isa::Engine>(file.engine);
+    if (file.kind == ExpectedFile::engine) {
+      const auto engine = static_cast<isa::Engine>(file.engine_index);
       k.stream(engine) =
-          decode_stream(k, engine, tar.read(), def.instruction_counts[file.engine], where);
+          decode_stream(k, engine, tar.read(), def.instruction_counts[file.engine_index], where);
+    } else if (file.kind == ExpectedFile::source) {
+      if (tar.size() != def.source_bytes[file.index])
+        throw Error(where + ": " + std::to_string(tar.size()) + " bytes, def.json says " +
+                    std::to_string(def.source_bytes[file.index]));
+      const std::vector<std::uint8_t> text = tar.read();
+      k.sources[file.index].text.assign(text.begin(), text.end());
+    } else if (file.kind == ExpectedFile::locations) {
+      // 8 bytes per instruction and 28 of headers: the instruction limit bounds it.
+      const std::uint64_t most = 8 + isa::kEngineCount * 4 + 8 * instructions;
+      if (tar.size() > most)
+        throw Error(where + ": " + std::to_string(tar.size()) + " bytes, more than " +
+                    std::to_string(most) + " for " + std::to_string(instructions) +
+                    " instructions");
+      locations = tar.read();
+      locations_where = where;
     } else {
-      isa::HbmTensor& t = k.tensors[file.tensor];
+      isa::HbmTensor& t = k.tensors[file.index];
       if (tar.size() != t.bytes())
         throw Error(where + ": " + std::to_string(tar.size()) + " bytes, tensor '" + t.name +
                     "' needs " + std::to_string(t.bytes()));
@@ -125,6 +162,7 @@ Neff read(const std::vector<std::uint8_t>& bytes, const std::string& source) {
   }
   for (const auto& [path, file] : expected)
     if (!seen.count(path)) throw Error(source + ": payload: missing entry '" + path + "'");
+  if (has_sources) decode_locations(k, locations, locations_where);
   result.kernel = std::move(k);
   return result;
 }

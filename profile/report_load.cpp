@@ -19,6 +19,7 @@
 #include "profile/directory.hpp"
 #include "profile/peak_flops.hpp"
 #include "report/lanes.hpp"
+#include "report/source_view.hpp"
 #include "report/summary_sum.hpp"
 #include "traces/ntff.hpp"
 
@@ -94,6 +95,7 @@ KernelProfile load_kernel(const std::string& path, report::Run& run,
       run.viewer, trace, k.profile.neff.kernel, static_cast<std::uint32_t>(run.launches.size()),
       offset_ps, device_end_ps ? device_end_ps : offset_ps + trace.info.total_ps);
   set_capacity(run.viewer, k.profile.neff.kernel);
+  report::add_source_times(run.sources, k.profile.neff.kernel, trace);
   report::add_device_trace(device_lanes, trace, queues, offset_ps, first_detail);
   return k;
 }

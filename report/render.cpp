@@ -5,6 +5,7 @@
 #include "base/error.hpp"
 #include "report/explain.hpp"
 #include "report/html_text.hpp"
+#include "report/source_view.hpp"
 #include "report/style.hpp"
 #include "report/svg_stalls.hpp"
 #include "report/svg_timeline.hpp"
@@ -230,8 +231,9 @@ std::string viewer_section(const Run& run, std::size_t index) {
   const std::string id = std::to_string(index);
   std::string out = "<h3>Viewer</h3><div class=\"viewer\" data-run=\"" + id + "\">";
   out +=
-      "<div class=\"bar\"><input type=\"search\" placeholder=\"search: opcode, or line N\" "
-      "aria-label=\"search by opcode or source line\"><button class=\"prev\" "
+      "<div class=\"bar\"><input type=\"search\" placeholder=\"search: opcode, line N, "
+      "file.py:N\" aria-label=\"search by opcode, assembly line or Python line\"><button "
+      "class=\"prev\" "
       "type=\"button\">&#9664;</button><button class=\"next\" type=\"button\">&#9654;</button>"
       "<span class=\"matches\"></span><label><input type=\"checkbox\" class=\"critical\"> "
       "critical path</label><span class=\"crit-info\"></span><button class=\"reset\" "
@@ -262,6 +264,7 @@ std::string run_section(const Run& run, const std::string& label, const RunFacts
       "column: the bar's colour is the kind that took most of the column, its height the "
       "share of the column's time in use. Hover a slice for details.</p>";
   out += viewer_section(run, index);
+  out += source_view_html(run, index);
   out += "<h3>Stall attribution</h3>" + stall_svg(run);
   out += "<h3>Summary</h3>" + summary_tables(run, f);
   if (run.sequence) out += launch_table(run);

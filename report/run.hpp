@@ -46,6 +46,22 @@ struct Lane {
   std::vector<Slice> slices;  // by start time, not overlapping
 };
 
+// Device time of one line of a source file (report/source_view.hpp).
+struct SourceLineStats {
+  std::uint32_t line = 0;
+  std::uint64_t instructions = 0;
+  std::uint64_t busy_ps = 0;  // engine time of its instructions, all engines together
+  std::uint64_t dma_ps = 0;   // DMA engine time of the transfers its dma_copies issued
+};
+
+// A file of the program that generated the run's kernels (a traced NKI kernel's Python),
+// with its text when the NEFF carries it and the device time of each line that has any.
+struct SourceView {
+  std::string path;
+  std::string text;
+  std::vector<SourceLineStats> lines;  // by line
+};
+
 // One kernel launch of a sequence (the whole run for a single kernel profile).
 struct Launch {
   std::string name, op;
@@ -64,9 +80,10 @@ struct Run {
   double peak_flops_per_s = 0;
   std::vector<std::pair<std::string, std::string>> host_model;  // name -> "value unit"
   std::vector<Launch> launches;
-  traces::Summary device;   // all launches' summaries added (total_ps: sum of device times)
-  std::vector<Lane> lanes;  // host lanes (sequences), engines, DMA queues
-  ViewerData viewer;        // instruction details, critical path, occupancy
+  traces::Summary device;           // all launches' summaries added (total_ps: sum of device times)
+  std::vector<Lane> lanes;          // host lanes (sequences), engines, DMA queues
+  ViewerData viewer;                // instruction details, critical path, occupancy
+  std::vector<SourceView> sources;  // traced kernels' files, by first appearance
 };
 
 // DMA route of a piece as a slice kind: src * 3 + dst (isa::MemSpace values).

@@ -50,6 +50,11 @@ ul.explain{margin:4px 0 12px;padding-left:22px;font-size:14px;line-height:1.5}
 .legend span{display:inline-flex;align-items:center;gap:5px}
 .legend svg{flex:none}
 .note{font-size:12px;color:#666}
+.source-path{font:600 13px ui-monospace,Menlo,Consolas,monospace;margin:8px 0 2px}
+.source-lines td{padding:0 6px;border-bottom:none;font-size:12px}.source-lines th:last-child{text-align:left}
+.source-lines td.code{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:pre}
+.source-lines tr.hot{background:#fff7e6}.source-lines tr.gap td{color:#aaa}
+.source-lines .heat{display:inline-block;height:9px;background:#e8871e;vertical-align:middle}
 svg{display:block;max-width:100%;height:auto;font-size:11px}
 svg text{fill:#333}
 .tick{text-anchor:middle;fill:#555}

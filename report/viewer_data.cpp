@@ -1,5 +1,7 @@
 #include "report/viewer_data.hpp"
 
+#include "traces/source_lines.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -248,6 +250,8 @@ std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Ke
     d.opcode = r.opcode;
     d.pc = r.index;
     d.source_line = instr ? instr->source_line : 0;
+    if (const isa::SourceLocation loc = k.stream(r.engine).location(r.index); instr && loc.known())
+      d.location = v.intern(traces::location_text(k, loc));
     d.operands = v.intern(instr ? traces::operand_text(k, *instr) : "?");
     d.waits = v.intern(waits_text(k, instr ? &*instr : nullptr));
     if (const traces::SemaphoreWaitRecord* longest = traces::longest_wait(r))

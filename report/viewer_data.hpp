@@ -31,6 +31,7 @@ struct InstructionDetail {
   isa::Opcode opcode = isa::Opcode::nop;
   std::uint32_t pc = 0;           // position in the engine's stream
   std::uint32_t source_line = 0;  // 0: unknown
+  std::uint32_t location = 0;     // into strings: "kernel.py:42", a traced kernel's line ("": none)
   std::uint32_t operands = 0;     // into ViewerData::strings
   std::uint32_t waits = 0;        // into strings: "a_loaded>=1, b_loaded>=1" (may be "")
   std::uint32_t waited = 0;       // into strings: the semaphore waited on longest ("" if none)

@@ -160,8 +160,8 @@ void write_occupancy(std::string& out, const char* name, const Occupancy& o) {
 
 void write_instructions(std::string& out, const ViewerData& v,
                         const std::unordered_map<std::uint32_t, std::uint32_t>& dma_slot) {
-  Column engine("e"), opcode("o"), launch("l"), pc("pc"), line("ln"), operands("x"), waits("w"),
-      waited("ws"), start("s"), duration("d"), ready("r"), cycle0("c0"), cycles("c1"),
+  Column engine("e"), opcode("o"), launch("l"), pc("pc"), line("ln"), location("lc"), operands("x"),
+      waits("w"), waited("ws"), start("s"), duration("d"), ready("r"), cycle0("c0"), cycles("c1"),
       sem_wait("sw"), port_wait("pw"), dma_wait("dw"), flops("fl"), signal_kind("sk"),
       signal_index("si"), signal_time("st");
   Column read[3] = {Column("r0"), Column("r1"), Column("r2")};
@@ -181,6 +181,7 @@ void write_instructions(std::string& out, const ViewerData& v,
     p.pc = d.pc;
     line.add(diff(d.source_line, p.line));
     p.line = d.source_line;
+    location.add(d.location);
     operands.add(d.operands);
     waits.add(d.waits);
     waited.add(d.waited);
@@ -211,10 +212,10 @@ void write_instructions(std::string& out, const ViewerData& v,
   }
   out += "\"count\":" + std::to_string(v.instructions.size());
   for (const Column* c :
-       {&engine,     &opcode,   &launch,      &pc,           &line,       &operands,   &waits,
-        &waited,     &start,    &duration,    &ready,        &cycle0,     &cycles,     &sem_wait,
-        &port_wait,  &dma_wait, &read[0],     &read[1],      &read[2],    &written[0], &written[1],
-        &written[2], &flops,    &signal_kind, &signal_index, &signal_time})
+       {&engine,     &opcode,     &launch,   &pc,          &line,         &location,   &operands,
+        &waits,      &waited,     &start,    &duration,    &ready,        &cycle0,     &cycles,
+        &sem_wait,   &port_wait,  &dma_wait, &read[0],     &read[1],      &read[2],    &written[0],
+        &written[1], &written[2], &flops,    &signal_kind, &signal_index, &signal_time})
     c->write(out);
 }
 

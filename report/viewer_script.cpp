@@ -97,7 +97,7 @@ Viewer.prototype.prepare = function () {
   this.kinds = d.kinds;
   // Instructions first: the engine lanes are views of them.
   var ins = d.ins, n = ins.count, I = {n: n};
-  ['e', 'o', 'l', 'x', 'w', 'ws', 'd', 'r', 'c1', 'sw', 'pw', 'dw', 'r0', 'r1', 'r2',
+  ['e', 'o', 'l', 'lc', 'x', 'w', 'ws', 'd', 'r', 'c1', 'sw', 'pw', 'dw', 'r0', 'r1', 'r2',
    'w0', 'w1', 'w2', 'fl', 'sk', 'si', 'st'].forEach(function (k) { I[k] = column(ins, k, n, false); });
   // pc, line, start and start cycle: deltas against the same engine's previous instruction.
   ['pc', 'ln', 's', 'c0'].forEach(function (k) {
@@ -541,7 +541,8 @@ Viewer.prototype.showInstruction = function (i) {
       (this.data.launches.length > 1 ? ' in launch ' + I.l[i] + ' (' + this.data.launches[I.l[i]] + ')' : '')));
   row('opcode', '<b class="d-opcode">' + esc(this.kindInfo('engine', I.o[i])[0]) + '</b>');
   row('operands', '<code class="d-operands">' + esc(S[I.x[i]]) + '</code>');
-  row('source line', '<span class="d-line">' + (I.ln[i] ? I.ln[i] : 'unknown') + '</span>');
+  if (I.lc[i]) row('python line', '<span class="d-loc">' + esc(S[I.lc[i]]) + '</span>');
+  row(I.lc[i] ? 'assembly line' : 'source line', '<span class="d-line">' + (I.ln[i] ? I.ln[i] : 'unknown') + '</span>');
   row('start / end', '<span class="d-start">' + fmtNs(start) + '</span> .. <span class="d-end">' + fmtNs(end) +
       '</span> (' + fmtTime(end - start) + ')');
   row('cycles', '<span class="d-cycles">' + I.c0[i] + ' .. ' + (I.c0[i] + I.c1[i]) + '</span> (' + I.c1[i] + ' cycles)');
@@ -601,16 +602,25 @@ Viewer.prototype.showSlice = function (lane, k) {
   this.detailsEl.innerHTML = '<table class="d-table">' + rows + '</table>';
 };
 
-// Matches: opcode names containing the text, or "line N" / ":N" / "N": source line N.
+// Matches: opcode names containing the text; "line N" / ":N" / "N": assembly line N;
+// "kernel.py:42" (any end of "path:line", with a character before the colon): the
+// instructions traced from that Python line.
 Viewer.prototype.search = function (text) {
-  var q = text.trim().toLowerCase(), I = this.ins, n = I.n;
+  var q = text.trim().toLowerCase(), I = this.ins, n = I.n, S = this.data.strings;
   this.matchList = [];
   this.matchAt = -1;
   if (!q) { this.matches = null; this.countEl.textContent = ''; this.draw(); return; }
-  var m = new Uint8Array(n), line = /^(?:line\s*|:)?(\d+)$/.exec(q), ops = {};
+  var m = new Uint8Array(n), line = /^(?:line\s*|:)?(\d+)$/.exec(q), ops = {}, locs = null;
+  if (/.:\d+$/.test(q)) {
+    locs = {};
+    S.forEach(function (s, k) {
+      var t = s.toLowerCase();
+      if (s && t.length >= q.length && t.lastIndexOf(q) === t.length - q.length && /:\d+$/.test(s)) locs[k] = 1;
+    });
+  }
   (this.kinds.engine || []).forEach(function (k, i) { if (k[0].indexOf(q) >= 0) ops[i] = 1; });
   for (var i = 0; i < n; i++) {
-    var hit = line ? I.ln[i] === +line[1] : ops[I.o[i]] === 1;
+    var hit = locs ? locs[I.lc[i]] === 1 : line ? I.ln[i] === +line[1] : ops[I.o[i]] === 1;
     if (hit) { m[i] = 1; this.matchList.push(i); }
   }
   var I2 = this.ins;
@@ -653,6 +663,20 @@ var observer = new ResizeObserver(function () {
 });
 viewers.forEach(function (v) { observer.observe(v.root); });
 window.neuronsimViewers = viewers;
+// A line number of a source view searches its run's viewer for that line's instructions.
+document.querySelectorAll('.source tr.hot a.src-line').forEach(function (a) {
+  a.addEventListener('click', function () {
+    var loc = a.closest('tr').getAttribute('data-loc');
+    var run = a.closest('.source').getAttribute('data-run');
+    viewers.forEach(function (v) {
+      if (v.root.getAttribute('data-run') !== run) return;
+      var box = v.root.querySelector('input[type=search]');
+      box.value = loc;
+      v.search(loc);
+      v.nextMatch(1);
+    });
+  });
+});
 document.body.setAttribute('data-viewer-ms', (performance.now() - begin).toFixed(1));
 document.body.setAttribute('data-viewer-ready-ms', performance.now().toFixed(1));
 // The first frame after drawing: what a user waits for.

@@ -1,5 +1,7 @@
 #include "traces/instruction_json.hpp"
 
+#include "traces/source_lines.hpp"
+
 #include "traces/format.hpp"
 #include "traces/operand_text.hpp"
 
@@ -36,6 +38,9 @@ void InstructionJsonWriter::add(const InstructionRecord& r) {
   field(s, "operands", json_string(instr ? operand_text(*kernel_, *instr) : ""));
   field(s, "pc", std::to_string(r.index));
   field(s, "source_line", std::to_string(instr ? instr->source_line : 0));
+  if (instr && r.index < kernel_->stream(r.engine).size())  // a traced kernel's Python line
+    if (const isa::SourceLocation loc = kernel_->stream(r.engine).location(r.index); loc.known())
+      field(s, "source", json_string(location_text(*kernel_, loc)));
   field(s, "ready_ts", ps_as_ns(r.ready_ps));
   field(s, "evt_wait_time_ns", ps_as_ns(r.semaphore_wait_ps));
   field(s, "port_wait_time_ns", ps_as_ns(r.port_wait_ps));

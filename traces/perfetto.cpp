@@ -1,6 +1,8 @@
 // TraceData -> Chrome JSON trace for Perfetto (perfetto.hpp), written event by event.
 #include "traces/perfetto.hpp"
 
+#include "traces/source_lines.hpp"
+
 #include "base/text.hpp"
 
 #include <algorithm>
@@ -56,6 +58,8 @@ std::string instruction_slice(const InstructionRecord& r, const isa::Kernel* k) 
   if (instr && instr->opcode() == r.opcode) {
     s += arg("operands", json_string(operand_text(*k, *instr)));
     if (instr->source_line) s += arg("source_line", std::to_string(instr->source_line));
+    if (const isa::SourceLocation loc = k->stream(r.engine).location(r.index); loc.known())
+      s += arg("source", json_string(location_text(*k, loc)));
   }
   if (r.semaphore_wait_ps) s += arg("semaphore_wait_ns", ps_as_ns(r.semaphore_wait_ps));
   if (r.port_wait_ps) s += arg("port_wait_ns", ps_as_ns(r.port_wait_ps));

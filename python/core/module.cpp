@@ -1,6 +1,9 @@
 // neuronsim._core: the C++ half of the Python module (python/neuronsim/__init__.py is the
 // other; docs/python.md). Kernels, in-process runs on live NeuronCores (session.hpp),
 // profiles, the compiler and dtype conversions, all through the libraries the CLI uses.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -86,11 +89,35 @@ const isa::HbmTensor* find_tensor(const isa::Kernel& k, const std::string& name,
   return nullptr;
 }
 
+// The text of each source file the kernel declares without one (`source NAME "PATH"`, as
+// neuronsim.nki's tracer writes them: docs/assembly.md "Source locations"), read from PATH
+// when it is a regular file that fits the table's limits; otherwise the text stays empty
+// (the locations still name the lines). Python code assembling in its own process reads
+// the files it names, nothing more; the CLI's assembler never reads them.
+void fill_source_texts(isa::Kernel& k) {
+  std::size_t total = 0;
+  for (const isa::SourceFile& f : k.sources)
+    total += f.text.size();
+  for (isa::SourceFile& f : k.sources) {
+    if (!f.text.empty()) continue;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(f.path, ec)) continue;
+    const std::uintmax_t size = std::filesystem::file_size(f.path, ec);
+    if (ec || size > isa::kMaxSourceTextBytes || total + size > isa::kMaxSourceTotalBytes) continue;
+    std::ifstream in(f.path, std::ios::binary);
+    std::string text(static_cast<std::size_t>(size), '\0');
+    if (!in.read(text.data(), static_cast<std::streamsize>(size))) continue;
+    f.text = std::move(text);
+    total += f.text.size();
+  }
+}
+
 // `neuronsim asm`'s rules: the kernel's own target unless one is given (then recorded in
-// the kernel), validated against its limits.
+// the kernel), validated against its limits; source texts filled (fill_source_texts).
 KernelObject assemble(const std::string& text, const std::string& name,
                       const std::optional<std::string>& target) {
   isa::Kernel k = isa::assemble(text, name);
+  fill_source_texts(k);
   const std::string t = target ? *target : k.target;
   if (t.empty()) throw Error(name + ": kernel '" + k.name + "' names no target; give target=");
   const config::TargetConfig config = config::load_target(t);
@@ -98,6 +125,9 @@ KernelObject assemble(const std::string& text, const std::string& name,
   isa::validate(k, config.limits, name);
   return KernelObject(std::move(k), name);
 }
+
+void add_launch_facts(py::dict& out, const LaunchResult& r, const config::TargetConfig& cfg,
+                      const isa::Kernel& k);
 
 KernelObject load_neff_file(const std::string& path) {
   return KernelObject(read_file(path, Limit::neff_file_bytes), path);
@@ -148,6 +178,111 @@ py::dict run(const KernelObject& kernel, const py::object& inputs,
       outputs[py::str(t.name)] = tensor_to_array(it->second, t, raw_outputs);
   }
   out["outputs"] = outputs;
+  add_launch_facts(out, r, cfg, k);
+  if (profile) {
+    out["profile_dir"] = *profile_dir;
+    out["profile_neff"] = profile->neff_path;
+    out["profile_ntff"] = profile->ntff_path;
+  } else {
+    out["profile_dir"] = py::none();
+  }
+  return out;
+}
+
+// The one-kernel-per-core run (Session::run_cores): `kernels[i]` on core i of one device,
+// all at once, sharing its HBM; every input and output tensor is shared by name (each
+// kernel may write its part of an output). Profiles go to profile_dir/core_<i>/.
+py::dict run_cores(const std::vector<const KernelObject*>& kernels, const py::object& inputs,
+                   const std::optional<std::string>& target,
+                   const std::vector<std::string>& overrides, bool timing_only,
+                   const std::optional<std::string>& profile_dir, bool raw_bits, bool raw_outputs) {
+  if (kernels.empty()) throw Error("run_cores: no kernels");
+  const isa::Kernel& first = kernels.front()->kernel();
+  const std::string target_name = target ? *target : (first.target.empty() ? "trn2" : first.target);
+  const ResolvedConfig resolved = resolve(target_name, overrides);
+  const config::TargetConfig& cfg = resolved.config;
+  // The shared tensors: every input and output of any kernel, equal wherever named twice.
+  std::map<std::string, Session::SharedTensor> shared;
+  std::map<std::string, const isa::HbmTensor*> defined;
+  for (const KernelObject* ko : kernels)
+    for (const isa::HbmTensor& t : ko->kernel().tensors) {
+      if (t.role != isa::TensorRole::input && t.role != isa::TensorRole::output) continue;
+      auto [it, fresh] = defined.emplace(t.name, &t);
+      if (!fresh && (it->second->dtype != t.dtype || it->second->shape != t.shape ||
+                     it->second->role != t.role))
+        throw Error(ko->source() + ": tensor '" + t.name +
+                    "' differs from the tensor of that name in another core's kernel (shared "
+                    "tensors need one dtype, shape and role)");
+      Session::SharedTensor& s = shared[t.name];
+      s.size = t.bytes();
+      s.output = t.role == isa::TensorRole::output;
+    }
+  if (!inputs.is_none())
+    for (const auto& [key, value] : inputs.cast<py::dict>()) {
+      const std::string name = py::str(key);
+      auto it = defined.find(name);
+      if (it == defined.end() || it->second->role != isa::TensorRole::input)
+        throw Error(first.name + ": no kernel has an input tensor named '" + name + "'");
+      if (timing_only) continue;
+      shared[name].bytes =
+          array_to_tensor(value.cast<py::array>(), *it->second, raw_bits, "input '" + name + "'");
+    }
+  if (!timing_only)
+    for (const auto& [name, t] : defined)
+      if (t->role == isa::TensorRole::input && shared[name].bytes.empty())
+        throw Error(first.name + ": input '" + name + "' not given");
+  std::vector<LaunchRequest> requests;
+  std::vector<std::unique_ptr<profile::LaunchProfile>> profiles;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    LaunchRequest request;
+    request.source = kernels[i]->source();
+    if (profile_dir) {
+      const std::shared_ptr<const neff::Neff> neff = kernels[i]->neff();
+      profiles.push_back(std::make_unique<profile::LaunchProfile>(
+          kernels[i]->neff_bytes(), neff, cfg, *profile_dir + "/core_" + std::to_string(i)));
+      request.kernel = std::shared_ptr<const isa::Kernel>(neff, &neff->kernel);
+      request.observers.push_back(profiles.back()->observer());
+    } else {
+      request.kernel = kernels[i]->shared();
+    }
+    requests.push_back(std::move(request));
+  }
+  const std::vector<LaunchResult> results =
+      Session::get().run_cores(cfg, resolved.key, std::move(requests), shared, timing_only);
+  for (const LaunchResult& r : results)
+    r.rethrow_if_failed();
+  py::dict out;
+  py::dict outputs;
+  for (const auto& [name, t] : defined)
+    if (t->role == isa::TensorRole::output && !timing_only)
+      outputs[py::str(name)] = tensor_to_array(shared.at(name).bytes, *t, raw_outputs);
+  out["outputs"] = outputs;
+  py::list cores;
+  double total_ns = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    py::dict core;
+    add_launch_facts(core, results[i], cfg, kernels[i]->kernel());
+    total_ns = std::max(total_ns, static_cast<double>(results[i].total_ps) / 1000.0);
+    if (profile_dir) {
+      profiles[i]->finish(results[i]);
+      core["profile_dir"] = *profile_dir + "/core_" + std::to_string(i);
+      core["profile_neff"] = profiles[i]->neff_path;
+      core["profile_ntff"] = profiles[i]->ntff_path;
+    } else {
+      core["profile_dir"] = py::none();
+    }
+    cores.append(core);
+  }
+  out["cores"] = cores;
+  out["total_ns"] = total_ns;  // the last core to finish
+  out["target"] = cfg.name;
+  out["profile_dir"] = profile_dir ? py::object(py::str(*profile_dir)) : py::object(py::none());
+  return out;
+}
+
+// What every run reports of a launch: times, cycles, statistics and per-engine time.
+void add_launch_facts(py::dict& out, const LaunchResult& r, const config::TargetConfig& cfg,
+                      const isa::Kernel& k) {
   // Exactly the total_time_ns statistic `neuronsim run` reports (LaunchResult::total_ns may
   // differ from it in the last bit).
   out["total_ns"] = static_cast<double>(r.total_ps) / 1000.0;
@@ -176,14 +311,6 @@ py::dict run(const KernelObject& kernel, const py::object& inputs,
     engines[py::str(std::string(isa::engine_name(e.engine)))] = d;
   }
   out["engines"] = engines;
-  if (profile) {
-    out["profile_dir"] = *profile_dir;
-    out["profile_neff"] = profile->neff_path;
-    out["profile_ntff"] = profile->ntff_path;
-  } else {
-    out["profile_dir"] = py::none();
-  }
-  return out;
 }
 
 // `neuronsim compile`: the graph (JSON text) compiled for a target, and with `out_dir` the
@@ -309,6 +436,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", &run, guard, py::arg("kernel"), py::arg("inputs"), py::arg("target"),
         py::arg("overrides"), py::arg("timing_only"), py::arg("profile_dir"), py::arg("raw_bits"),
         py::arg("raw_outputs"), py::arg("fill_uninitialised"));
+  m.def("run_cores", &run_cores, guard, py::arg("kernels"), py::arg("inputs"), py::arg("target"),
+        py::arg("overrides"), py::arg("timing_only"), py::arg("profile_dir"), py::arg("raw_bits"),
+        py::arg("raw_outputs"));
   m.def("compile", &compile, guard, py::arg("graph_json"), py::arg("source"), py::arg("mode"),
         py::arg("target"), py::arg("out_dir"));
   m.def("profile_summary", &profile_summary, guard, py::arg("path"), py::arg("peak_tflops") = 0.0,

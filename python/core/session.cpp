@@ -13,8 +13,25 @@ struct Session::Platform {
   std::string key;
   std::unique_ptr<Hbm> hbm;
   std::unique_ptr<NeuronCore> core;
+  std::vector<std::unique_ptr<NeuronCore>> more;  // cores 1.. of a multi-core platform
+  std::uint64_t shared_bytes = 0;  // HBM below the cores' windows, for shared tensors
   std::string target;
+  NeuronCore& core_at(std::size_t i) { return i == 0 ? *core : *more.at(i - 1); }
 };
+
+namespace {
+
+constexpr const char* kCoresSuffix = "|cores=";
+constexpr std::uint64_t kPage = 4096;  // tensors start on a page, as a core places them
+
+// Cores of a run_cores platform key ("...|cores=N"), 0 for a plain run's key.
+unsigned cores_of(const std::string& key) {
+  const std::size_t at = key.rfind(kCoresSuffix);
+  if (at == std::string::npos) return 0;
+  return static_cast<unsigned>(std::stoul(key.substr(at + std::string(kCoresSuffix).size())));
+}
+
+}  // namespace
 
 Session& Session::get() {
   // Never destroyed by static destruction: shutdown() (Python's atexit) tears down the
@@ -46,8 +63,28 @@ Session::Platform& Session::add(const config::TargetConfig& config, const std::s
   p->key = key;
   p->target = config.name;
   p->hbm = std::make_unique<Hbm>(("hbm" + suffix).c_str(), config);
-  p->core = std::make_unique<NeuronCore>(("core" + suffix).c_str(), config);
-  p->core->hbm.bind(p->hbm->socket);
+  const unsigned cores = cores_of(key);
+  if (cores == 0) {
+    p->core = std::make_unique<NeuronCore>(("core" + suffix).c_str(), config);
+    p->core->hbm.bind(p->hbm->socket);
+  } else {
+    // As a Device lays its cores out (sim/device.cpp: equal windows of the HBM), with
+    // one more window-sized region first for the tensors the cores share.
+    const std::uint64_t window = p->hbm->size() / (cores + 1) / kPage * kPage;
+    p->shared_bytes = window;
+    for (unsigned i = 0; i < cores; ++i) {
+      CoreOptions options;
+      options.hbm_window_base = window * (i + 1);
+      options.hbm_window_bytes = window;
+      auto core = std::make_unique<NeuronCore>(("core" + suffix + "_" + std::to_string(i)).c_str(),
+                                               config, options);
+      core->hbm.bind(p->hbm->socket);
+      if (i == 0)
+        p->core = std::move(core);
+      else
+        p->more.push_back(std::move(core));
+    }
+  }
   platforms_.push_back(std::move(p));
   return *platforms_.back();
 }
@@ -111,6 +148,79 @@ LaunchResult Session::run(const config::TargetConfig& config, const std::string&
   LaunchResult result = launch->take_result();
   launch.reset();
   return result;
+}
+
+std::vector<LaunchResult> Session::run_cores(const config::TargetConfig& config,
+                                             const std::string& key,
+                                             std::vector<LaunchRequest> requests,
+                                             std::map<std::string, SharedTensor>& shared,
+                                             bool timing_only) {
+  if (requests.empty()) throw Error("run_cores: no kernels");
+  if (requests.size() > config.cores_per_chip)
+    throw Error("run_cores: " + std::to_string(requests.size()) + " kernels, but a " + config.name +
+                " device has " + std::to_string(config.cores_per_chip) + " cores");
+  const std::string platform_key = key + kCoresSuffix + std::to_string(requests.size());
+  if (broken_) replace_context();
+  Platform* platform = find(platform_key);
+  remember(config, platform_key);
+  if (!platform) platform = &build_core(config, platform_key);
+  // The shared tensors, one after the other from address 0, each on its own pages.
+  std::map<std::string, std::uint64_t> addresses;
+  std::uint64_t cursor = 0;
+  for (auto& [name, t] : shared) {
+    if (t.size > platform->shared_bytes - cursor)
+      throw Error("run_cores: the shared tensors need more than the " +
+                  std::to_string(platform->shared_bytes) + " bytes of HBM set aside for them");
+    addresses[name] = cursor;
+    if (!timing_only) {
+      if (!t.output && t.bytes.size() != t.size)
+        throw Error("run_cores: input '" + name + "' has " + std::to_string(t.bytes.size()) +
+                    " bytes, the tensor needs " + std::to_string(t.size));
+      // Outputs start zeroed: an earlier run on this platform left its bytes there.
+      const std::vector<std::uint8_t> zeros(t.output ? t.size : 0, 0);
+      platform->hbm->write(cursor, t.output ? zeros.data() : t.bytes.data(), t.size);
+    }
+    cursor = (cursor + t.size + kPage - 1) / kPage * kPage;
+  }
+  std::vector<LaunchHandle> launches;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    LaunchRequest& r = requests[i];
+    for (const isa::HbmTensor& t : r.kernel->tensors) {
+      auto it = addresses.find(t.name);
+      if (it == addresses.end()) continue;
+      if (t.bytes() != shared.at(t.name).size)
+        throw Error(r.source + ": tensor '" + t.name + "' has " + std::to_string(t.bytes()) +
+                    " bytes, the shared tensor of that name " +
+                    std::to_string(shared.at(t.name).size));
+      r.tensor_addresses[t.name] = it->second;
+    }
+    r.collect_outputs = false;  // the shared outputs are read below, the rest are the core's
+    r.timing_only = timing_only;
+    launches.push_back(platform->core_at(i).launch(std::move(r)));
+    ++launches_;
+  }
+  try {
+    sc_core::sc_start();
+  } catch (...) {
+    broken_ = true;
+    throw;
+  }
+  std::vector<LaunchResult> results;
+  for (auto& l : launches) {
+    if (!l->finished()) {
+      broken_ = true;
+      throw Error("run_cores: the simulation ended before every launch finished");
+    }
+    results.push_back(l->take_result());
+    l.reset();
+  }
+  if (!timing_only)
+    for (auto& [name, t] : shared)
+      if (t.output) {
+        t.bytes.assign(t.size, 0);
+        platform->hbm->read(addresses.at(name), t.bytes.data(), t.size);
+      }
+  return results;
 }
 
 void Session::shutdown() {

@@ -11,6 +11,7 @@
 // deleted: SystemC's own static events refer to it until the process exits.
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,21 @@ class Session {
   // result, failed or not. Throws neuronsim::Error when launch() refuses the request.
   LaunchResult run(const config::TargetConfig& config, const std::string& key,
                    LaunchRequest request);
+  // One launch per core of a platform of `requests.size()` cores sharing one HBM (the
+  // cores of a device, as `neuronsim run --cores`), all started at once; returns their
+  // results in core order. The tensors named in `shared` are the cores' common tensors:
+  // each is placed once, in a region of the HBM below every core's own window, filled
+  // with its bytes (inputs) or zeros (outputs) and, after the run, read back into
+  // `shared` (outputs only). Every other tensor is the core's own.
+  struct SharedTensor {
+    std::vector<std::uint8_t> bytes;  // inputs: their bytes; outputs: the result
+    std::uint64_t size = 0;
+    bool output = false;
+  };
+  std::vector<LaunchResult> run_cores(const config::TargetConfig& config, const std::string& key,
+                                      std::vector<LaunchRequest> requests,
+                                      std::map<std::string, SharedTensor>& shared,
+                                      bool timing_only);
   // Destroys every module and restores the process's first context: at interpreter exit.
   void shutdown();
   SessionInfo info() const;
@@ -54,6 +70,7 @@ class Session {
   Session();
   ~Session();
   Platform* find(const std::string& key);
+  // `key` ending in "|cores=N" builds N cores on one HBM with a shared region (run_cores).
   Platform& add(const config::TargetConfig& config, const std::string& key);
   void remember(const config::TargetConfig& config, const std::string& key);
   // A core for a config that has none: added while elaborating, else in a fresh context.

@@ -21,6 +21,7 @@ from ._core import from_bits, round_to, to_bits
 __all__ = [
     "Error", "Kernel", "RunResult", "Profile", "Program", "assemble", "load_neff", "run",
     "compile", "round_to", "to_bits", "from_bits", "target_names", "session_info",
+    "run_cores", "CoresResult",
 ]
 
 Error.__module__ = __name__  # shown as neuronsim.Error
@@ -155,6 +156,54 @@ def run(kernel_or_neff_path, inputs=None, target="trn2", timing_only=False, prof
     finally:
         extra.close()
     return RunResult(d)
+
+
+class CoresResult:
+    """A run of one kernel per core of one device (run_cores): outputs (the shared output
+    tensors, name -> ndarray), cores (a RunResult per core, in core order, without
+    outputs), total_ns (the last core's end), profile_dir (core_<i>/ per core)."""
+
+    def __init__(self, d):
+        self.outputs = d["outputs"]
+        self.cores = [RunResult(dict(c, outputs={})) for c in d["cores"]]
+        self.total_ns = d["total_ns"]
+        self.target = d["target"]
+        self.profile_dir = d["profile_dir"]
+
+    def __repr__(self):
+        return "<neuronsim.CoresResult on %d %s cores: %s ns>" % (
+            len(self.cores), self.target, ", ".join("%.3f" % c.total_ns for c in self.cores))
+
+
+def run_cores(kernels, inputs=None, target="trn2", timing_only=False, profile_dir=None,
+              raw_bits=False, raw_outputs=False, overrides=None):
+    """Runs kernels[i] on core i of one simulated device of `target`, all at once, sharing
+    its HBM (as `neuronsim run --cores`): every input and output tensor is one tensor in
+    the device HBM that all kernels naming it share (each may write its part of an
+    output), the rest are each core's own. Returns a CoresResult; profile_dir gets one
+    profile per core, profile_dir/core_<i>/ (`neuronsim report P/core_0 P/core_1`)."""
+    kernels = [_kernel_of(k) for k in kernels]
+    if not kernels:
+        raise Error("run_cores: give at least one kernel")
+    arrays = None
+    if inputs is not None:
+        if not hasattr(inputs, "items"):
+            raise Error("run_cores: inputs must be a dict {tensor name: array}, not %s"
+                        % type(inputs).__name__)
+        arrays = {str(name): _input_array(value) for name, value in inputs.items()}
+    extra = _Overrides(overrides)
+    try:
+        d = _core.run_cores(kernels, arrays, None if target is None else os.fspath(target),
+                            extra.paths, bool(timing_only),
+                            None if profile_dir is None else os.fspath(profile_dir),
+                            bool(raw_bits), bool(raw_outputs))
+    except Error as e:
+        if extra.paths and extra._dir is not None:
+            raise Error(extra.message(e)) from None
+        raise
+    finally:
+        extra.close()
+    return CoresResult(d)
 
 
 class Profile:

@@ -207,8 +207,9 @@ inline std::vector<std::uint8_t> gzip(const std::vector<std::uint8_t>& bytes) {
 
 // A NEFF file around any payload, with a correct header and hash.
 inline std::vector<std::uint8_t> wrap(const std::vector<std::uint8_t>& payload,
-                                      const std::string& name = "every_opcode") {
-  auto out = detail::encode_header(detail::make_header(name, payload));
+                                      const std::string& name = "every_opcode",
+                                      std::uint64_t minor = 0) {
+  auto out = detail::encode_header(detail::make_header(name, payload, minor));
   out.insert(out.end(), payload.begin(), payload.end());
   return out;
 }
@@ -230,7 +231,8 @@ inline std::vector<std::uint8_t> with_entry(
   auto entries = entries_of(neff);
   for (auto& e : entries)
     if (e.path == path) mutate(e.data);
-  return wrap(detail::pack_tarball(entries));
+  const neuronsim::neff::Header h = detail::decode_header(neff.data(), neff.size(), "test");
+  return wrap(detail::pack_tarball(entries), h.name, h.neff_version_minor);
 }
 
 }  // namespace neff_test

@@ -26,6 +26,7 @@ import re
 
 from ._alloc import place_tiles
 from ._core import NkiError
+from ._sources import SourceTable
 
 ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")
 DMA_SEM_POOL = 48  # of the target's 64 semaphores (config sync.semaphores), 4 are per-engine
@@ -426,14 +427,19 @@ def _lower(tr, name, inputs, outputs, schedule):
     queues = sorted({ins.queue for ins in instrs if ins.queue})
     for q in queues:
         lines.append(f"queue {q} first_engine=0 engines=16")
+    sources = SourceTable(list(roles) + list(sems) + queues + ["_sbuf", "_psum"])
     for eng in ENGINE_ORDER:
         if not streams[eng]:
             continue
         lines += ["", f"{eng}:"]
         for ins in streams[eng]:
-            file, line = ins.location
-            lines.append(f"    {ins.asm()}  # {_short(file)}:{line}")
+            lines.append(f"    {ins.asm()}  {sources.at(ins.location)}")
             line_map[len(lines)] = ins.location
+    # The Python files, declared after the kernel line (before the first use).
+    declared = sources.declarations()
+    lines[3:3] = declared + ([""] if declared else [])
+    line_map = {n + len(declared) + (1 if declared else 0) if n > 3 else n: loc
+                for n, loc in line_map.items()}
     return "\n".join(lines) + "\n", line_map
 
 
