@@ -76,7 +76,8 @@ Session::Platform& Session::add(const config::TargetConfig& config, const std::s
       CoreOptions options;
       options.hbm_window_base = window * (i + 1);
       options.hbm_window_bytes = window;
-      auto core = std::make_unique<NeuronCore>(("core" + suffix + "_" + std::to_string(i)).c_str(),
+      // "cores...": a one-core platform's "core_<n>" never names one of these.
+      auto core = std::make_unique<NeuronCore>(("cores" + suffix + "_" + std::to_string(i)).c_str(),
                                                config, options);
       core->hbm.bind(p->hbm->socket);
       if (i == 0)

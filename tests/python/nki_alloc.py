@@ -130,8 +130,8 @@ class Allocation(unittest.TestCase):
                 self.assertTrue(stores, "no spill store")
                 self.assertTrue(loads, "no spill load")
                 # The store names the line that made the tile, the load the line using it.
-                self.assertIn(f"nki_alloc.py:{line_of(two_pass_scale, 't = nl.load(')}", stores[0])
-                self.assertIn(f"nki_alloc.py:{line_of(two_pass_scale, 'value=nl.multiply')}",
+                self.assertIn(f"@py_nki_alloc:{line_of(two_pass_scale, 't = nl.load(')}", stores[0])
+                self.assertIn(f"@py_nki_alloc:{line_of(two_pass_scale, 'value=nl.multiply')}",
                               loads[0])
                 got = nki.simulate(two_pass_scale, x, target=target)
                 np.testing.assert_allclose(got, two_pass_reference(x), rtol=2e-4, atol=1e-2)

@@ -15,7 +15,8 @@ sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
 from neuronsim import nki  # noqa: E402
 import neuronsim.nki.language as nl  # noqa: E402
 from neuronsim.nki import _spmd  # noqa: E402
-from neuronsim.nki._spmd import nc, spmd_dim, run_spmd, core_programs  # noqa: E402
+from neuronsim.nki._spmd import run_spmd, core_programs  # noqa: E402
+from neuronsim.nki.language import nc, spmd_dim  # noqa: E402
 import tensor_add  # noqa: E402
 
 KERNEL = tensor_add.nki_tensor_add_kernel_
@@ -75,7 +76,7 @@ class Assignment(unittest.TestCase):
                 os.environ["NEURON_LOGICAL_NC_CONFIG"] = old
 
     def test_bad_grids_are_nki_errors(self):
-        for bad in (lambda: nc(0), lambda: nc(1.5), lambda: spmd_dim(2, 2),
+        for bad in (lambda: nc(0), lambda: nc(1.5), lambda: spmd_dim(nc(2), 0),
                     lambda: core_programs((nc(2), nc(2)), 2),
                     lambda: core_programs((nc(2), 4), 1), lambda: core_programs((0,), 1)):
             with self.assertRaises(nki.NkiError) as e:
@@ -119,6 +120,36 @@ class TwoCores(unittest.TestCase):
             p = neuronsim.Profile(os.path.join(two.profile_dir, f"core_{i}"))
             self.assertEqual(p.summary["kernel_name"], f"nki_tensor_add_kernel__nc{i}")
             self.assertAlmostEqual(p.summary["total_time"] * 1e9, two.core_latency_ns[i], places=3)
+
+    def test_drivers_use_both_cores(self):
+        # Every driver runs a gridded kernel on both cores of trn2's logical NeuronCore
+        # (LNC=2 by default); NEURON_LOGICAL_NC_CONFIG=1 puts it back on one core.
+        old = os.environ.pop("NEURON_LOGICAL_NC_CONFIG", None)
+        try:
+            np.testing.assert_allclose(nki.simulate(KERNEL[8, 4])(self.a, self.b), self.a + self.b,
+                                       rtol=1e-6)
+            r = nki.benchmark(KERNEL[8, 4], self.a, self.b, target="trn2")
+            self.assertEqual(len(r.core_latency_ns), 2)
+            self.assertEqual(r.latency_ns, max(r.core_latency_ns))
+            # The same times as run_spmd's (same split, same traced kernels).
+            self.assertEqual(r.core_latency_ns, self.runs[2][1].core_latency_ns)
+            t1 = nki.benchmark(KERNEL[8, 4], self.a, self.b, target="trn1")
+            self.assertEqual(len(t1.core_latency_ns), 1)  # trn1: LNC=1 only
+            os.environ["NEURON_LOGICAL_NC_CONFIG"] = "1"
+            one = nki.benchmark(KERNEL[8, 4], self.a, self.b, target="trn2")
+            self.assertEqual(one.core_latency_ns, [one.latency_ns])
+            self.assertLess(r.latency_ns, one.latency_ns)
+            np.testing.assert_allclose(nki.simulate_kernel(KERNEL[8, 4], self.a, self.b),
+                                       self.a + self.b, rtol=1e-6)
+        finally:
+            os.environ.pop("NEURON_LOGICAL_NC_CONFIG", None)
+            if old is not None:
+                os.environ["NEURON_LOGICAL_NC_CONFIG"] = old
+
+    def test_nc_grid_through_the_drivers(self):
+        a = np.arange(256 * 512, dtype=np.float32).reshape(256, 512)
+        out = nki.simulate(copy_rows[nl.nc(2), 2])(a)
+        np.testing.assert_array_equal(out, a)
 
     def test_annotated_grids(self):
         a = np.arange(256 * 512, dtype=np.float32).reshape(256, 512)

@@ -37,6 +37,14 @@ def _run(kernel, args, kwargs, target, location, seed=0, **run_options):
     """(TracedKernel, Call, neuronsim.RunResult) of one run."""
     import neuronsim
 
+    from . import _spmd
+
+    # A launch grid on a logical NeuronCore of several physical cores runs one program
+    # per core (nki/_spmd.py), unless the user chose cores (neuronsim's runner options).
+    used = _spmd.split_launch(kernel, kernel.resolve_target(target))
+    if used is not None and set(run_options) <= {"timing_only", "profile_dir"}:
+        return _spmd.run_launch(kernel, used, args, kwargs, kernel.resolve_target(target),
+                                location, seed, **run_options)
     traced, call = kernel.prepare(args, kwargs, target, location)
     tensors = dict(call.tensors)
     # A timing-only run reads no data ("nothing computes and no data moves"): skip making
@@ -190,6 +198,8 @@ class BenchmarkResult:
         self.profile_dir = result.profile_dir
         self.outputs = result.outputs
         self.latencies_ns = list(latencies_ns or [result.total_ns])
+        # An SPMD launch on several physical cores: each core's device time (nki/_spmd.py).
+        self.core_latency_ns = list(getattr(result, "core_latency_ns", [result.total_ns]))
         self.nc_latency = LatencyStats([t / 1000.0 for t in self.latencies_ns])
 
     @property

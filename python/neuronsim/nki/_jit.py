@@ -153,6 +153,7 @@ class JitKernel:
         self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
         self.reuse_delay = int(reuse_delay)
         self.grid = grid
+        self.launch_grid = grid  # as launched: nl.nc / nl.spmd_dim axes keep their class
         self.platform_target = platform_target
         self.options = dict(options or {})
         self.benchmark_result = None  # set by a call in mode="benchmark"
@@ -166,6 +167,7 @@ class JitKernel:
         k = JitKernel(self.fn, self.name, self.reuse_delay, self.grid, self.schedule, self.mode,
                       self.platform_target, self.options)
         k.programs = self.programs
+        k.launch_grid = self.launch_grid
         for attr, value in changes.items():
             setattr(k, attr, value)
         return k
@@ -174,14 +176,14 @@ class JitKernel:
         """kernel[gx, gy](...): NKI's SPMD launch grid. neuronsim.nki traces the programs
         one after the other into one kernel (nl.program_id gives each its index);
         nl.shared_hbm tensors are shared by all programs."""
-        grid = grid if isinstance(grid, tuple) else (grid,)
+        launch = grid if isinstance(grid, tuple) else (grid,)
         try:
-            grid = tuple(int(g) for g in grid)
+            grid = tuple(int(g) for g in launch)
         except (TypeError, ValueError):
-            fail(f"a launch grid is a tuple of ints, e.g. kernel[4, 2](...), got {grid!r}")
+            fail(f"a launch grid is a tuple of ints, e.g. kernel[4, 2](...), got {launch!r}")
         if not grid or any(g < 1 for g in grid):
             fail(f"a launch grid needs positive sizes, got {list(grid)}")
-        return self._copy(grid=grid, programs=None)
+        return self._copy(grid=grid, launch_grid=launch, programs=None)
 
     def resolve_target(self, target=None):
         """An explicit target=, else @nki.jit(platform_target=), else `--target` in

@@ -27,67 +27,12 @@ from __future__ import annotations
 import itertools
 import os
 
-from ._core import NkiError, Trace, fail
-from ._lower import lower, python_error
-from ._tensor import HbmTensor, Tensor, _row_major
+from ._core import NkiError, fail
+from ._lower import python_error
 
 # awsdocs-neuron compiler/error-codes/EARG001: "On trn1, only lnc=1 is supported";
 # EVRF066: neuronx-cc defaults to LNC=2 on Trn2 and later.
 DEFAULT_LNC = {"trn1": 1, "trn2": 2, "trn3": 2}
-
-
-class CoreDim:
-    """nl.nc(N): a launch-grid axis of N programs, one per physical core
-    (awsdocs-neuron nki/api/generated/nki.language.nc)."""
-
-    def __init__(self, cores):
-        if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
-            fail(f"nl.nc(cores) takes a positive number of cores, not {cores!r}")
-        self.cores = cores
-
-    @property
-    def size(self):
-        return self.cores
-
-    def __index__(self):
-        return self.size
-
-    __int__ = __index__
-
-    def __repr__(self):
-        return f"nl.nc({self.cores})"
-
-
-class SpmdDim:
-    """nl.spmd_dim(nl.nc(N), M): a launch-grid axis of N*M programs whose blocks of M go
-    to the N cores (awsdocs-neuron nki/api/generated/nki.language.spmd_dim)."""
-
-    def __init__(self, core_dim, per_core):
-        if not isinstance(core_dim, CoreDim):
-            fail(f"nl.spmd_dim(nl.nc(N), M) takes nl.nc(N) first, not {core_dim!r}")
-        if isinstance(per_core, bool) or not isinstance(per_core, int) or per_core < 1:
-            fail(f"nl.spmd_dim(nl.nc(N), M) takes a positive M, not {per_core!r}")
-        self.cores, self.per_core = core_dim.cores, per_core
-
-    @property
-    def size(self):
-        return self.cores * self.per_core
-
-    def __index__(self):
-        return self.size
-
-    __int__ = __index__
-
-    def __repr__(self):
-        return f"nl.spmd_dim(nl.nc({self.cores}), {self.per_core})"
-
-
-def nc(cores):
-    return CoreDim(cores)
-
-
-def spmd_dim(core_dim, per_core):
-    return SpmdDim(core_dim, per_core)
 
 
 def lnc_degree(target):
@@ -102,27 +47,36 @@ def lnc_degree(target):
 
 def core_programs(grid, cores):
     """(grid sizes, [programs of core 0, programs of core 1, ...]) for a launch grid of
-    ints, nc() and spmd_dim() axes, each program a tuple of indices in launch order."""
+    ints and nl.nc / nl.spmd_dim axes, each program a tuple of indices in launch order."""
+    from .language import nc, spmd_dim
+
     grid = tuple(grid if isinstance(grid, (tuple, list)) else (grid,))
     sizes = []
     for g in grid:
-        size = g.size if isinstance(g, (CoreDim, SpmdDim)) else g
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            fail(f"a launch grid axis is a positive int, nl.nc(N) or nl.spmd_dim(nl.nc(N), M), "
+        if isinstance(g, bool) or not isinstance(g, int) or g < 1:
+            fail(f"a launch grid axis is a positive int, nl.nc(N) or nl.spmd_dim(...), "
                  f"not {g!r}")
-        sizes.append(size)
+        sizes.append(int(g))
     programs = list(itertools.product(*(range(s) for s in sizes))) if sizes else [()]
-    marked = [a for a, g in enumerate(grid) if isinstance(g, (CoreDim, SpmdDim))]
-    if len(marked) > 1:
-        fail("only one launch grid axis can be nl.nc or nl.spmd_dim (the cores of one "
-             "logical NeuronCore)")
+    marked = [a for a, g in enumerate(grid) if isinstance(g, (nc, spmd_dim)) and g.cores > 1]
     if marked:
-        axis, g = marked[0], grid[marked[0]]
-        if g.cores != cores:
-            fail(f"the launch grid asks for {g!r} but the logical NeuronCore has {cores} "
-                 f"core(s) (set NEURON_LOGICAL_NC_CONFIG or cores= to {g.cores})")
-        per_core = 1 if isinstance(g, CoreDim) else g.per_core
-        split = [[p for p in programs if p[axis] // per_core == c] for c in range(cores)]
+        asked = 1
+        for a in marked:
+            asked *= grid[a].cores
+        if asked != cores:
+            axes = ", ".join(repr(grid[a]) for a in marked)
+            fail(f"the launch grid spreads over {asked} cores ({axes}) but the logical "
+                 f"NeuronCore has {cores} (set NEURON_LOGICAL_NC_CONFIG={asked}, or cores=)")
+
+        def core_of(p):
+            core = 0
+            for a in marked:
+                core = core * grid[a].cores + grid[a].core_of(p[a])
+            return core
+
+        split = [[] for _ in range(cores)]
+        for p in programs:
+            split[core_of(p)].append(p)
     elif cores == 1:
         split = [programs]
     else:
@@ -137,55 +91,6 @@ def core_programs(grid, cores):
                 split.append(programs[start:start + count])
                 start += count
     return tuple(sizes), split
-
-
-def trace_programs(jit, arrays, target, kwargs, programs, grid, name):
-    """A TracedKernel of `jit` (a JitKernel) running only `programs` of `grid`, as
-    JitKernel._trace traces all of them (each program sees its own nl.program_id)."""
-    from . import TracedKernel  # the package's class; imported late (it imports us)
-
-    import inspect
-
-    if Trace.active is not None:
-        fail("a kernel cannot be traced inside another kernel's trace")
-    tr = Trace(target, jit.reuse_delay)
-    params = list(inspect.signature(jit.fn).parameters)
-    call_args, inputs = [], []
-    Trace.active = tr
-    try:
-        for i, a in enumerate(arrays):
-            if isinstance(a, tuple):
-                arr, dt = a
-                pname = params[i] if i < len(params) else f"arg{i}"
-                tname = tr.unique_name(pname)
-                h = HbmTensor(tname, arr.shape, dt, "input")
-                tr.hbm[tname] = h
-                inputs.append(h)
-                call_args.append(Tensor("hbm", dt, arr.shape, _row_major(arr.shape), 0, hbm=h,
-                                        name=tname))
-            else:
-                call_args.append(a)
-        result = None
-        for program in programs:
-            tr.start_program(program, grid)
-            r = jit.fn(*call_args, **kwargs)
-            result = r if result is None else result
-        location = (inspect.getsourcefile(jit.fn) or "<kernel>", jit.fn.__code__.co_firstlineno)
-        results = result if isinstance(result, (tuple, list)) else ([] if result is None else [result])
-        outputs = []
-        for r in results:
-            if not isinstance(r, Tensor) or r.space != "hbm" or r.hbm.role == "input":
-                fail("a kernel returns the HBM tensors it made with nl.ndarray(..., "
-                     "buffer=nl.shared_hbm)", location)
-            r.hbm.role = "output"
-            outputs.append(r.hbm)
-        if not outputs:
-            fail("the kernel returns no output tensor", location)
-        del call_args, result, results
-        text, line_map = lower(tr, name, inputs, outputs, jit.schedule)
-    finally:
-        Trace.active = None
-    return TracedKernel(name, text, line_map, inputs, outputs, target)
 
 
 class SpmdResult:
@@ -218,6 +123,66 @@ class SpmdResult:
                 f"{self.traced[0].target}: {self.latency_ns:.0f} ns ({per_core})>")
 
 
+class SpmdRun:
+    """A launch on several cores as the drivers read one run (neuronsim.RunResult's
+    fields): the shared outputs, total_ns (the last core's end), and the engines and
+    stats of the core that ends last (the launch's critical path); cores and
+    core_latency_ns give every core, profile_dir holds core_<i>/ per core."""
+
+    def __init__(self, result):
+        self.cores = result.cores
+        self.core_latency_ns = [c.total_ns for c in result.cores]
+        self.outputs = result.outputs
+        self.total_ns = result.total_ns
+        last = max(range(len(result.cores)), key=lambda i: result.cores[i].total_ns)
+        self.engines = result.cores[last].engines
+        self.stats = result.cores[last].stats
+        self.profile_dir = result.profile_dir
+
+
+def split_launch(kernel, target):
+    """[(core, programs)] of the cores a launch of `kernel` (a JitKernel) uses on
+    `target`'s logical NeuronCore, or None when it runs on one core (no grid, LNC=1, or
+    a grid with one program)."""
+    if not kernel.grid or kernel.programs is not None:
+        return None
+    cores = lnc_degree(target)
+    if cores == 1:
+        return None
+    sizes, split = core_programs(kernel.launch_grid, cores)
+    used = [(c, p) for c, p in enumerate(split) if p]
+    return used if len(used) > 1 else None
+
+
+def run_launch(kernel, used, args, kwargs, target, location, seed=0, timing_only=False,
+               profile_dir=None):
+    """(TracedKernel of core 0, Call, SpmdRun): one program per physical core, all at once
+    on one device, sharing HBM (neuronsim.run_cores)."""
+    import neuronsim
+
+    sizes = tuple(int(g) for g in kernel.grid)
+    traced, call = [], None
+    for c, programs in used:
+        t, call = kernel._copy(grid=sizes, programs=programs,
+                               name=f"{kernel.name}_nc{c}").prepare(args, kwargs, target,
+                                                                    location)
+        traced.append(t)
+    tensors = dict(call.tensors)
+    inputs = None if timing_only else {
+        h.name: tensors[h.param].data(seed + i) for i, h in enumerate(traced[0].inputs)}
+    kernels = [t.kernel for t in traced]  # assembled and validated: errors at the Python line
+    if profile_dir is not None:
+        os.makedirs(profile_dir, exist_ok=True)
+    try:
+        result = neuronsim.run_cores(kernels, inputs, target=traced[0].target,
+                                     timing_only=timing_only, profile_dir=profile_dir)
+    except neuronsim.Error as e:
+        if isinstance(e, NkiError):
+            raise
+        raise NkiError(python_error(str(e), traced[0].name, traced[0].line_map)) from None
+    return traced[0], call, SpmdRun(result)
+
+
 def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
              timing_only=False, **kwargs):
     """Runs `jit` (an @nki.jit kernel) over its launch grid (or `grid`, which may hold
@@ -233,21 +198,17 @@ def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
     cores = lnc_degree(target) if cores is None else cores
     if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 2:
         fail(f"run_spmd: cores is the LNC degree, 1 or 2, not {cores!r}")
-    sizes, split = core_programs(jit.grid if grid is None else grid, cores)
+    sizes, split = core_programs(jit.launch_grid if grid is None else grid, cores)
     used = [(c, p) for c, p in enumerate(split) if p]
     names = [jit.name if len(used) == 1 else f"{jit.name}_nc{c}" for c, _ in used]
-    if hasattr(jit, "prepare") and hasattr(jit, "programs"):
-        # JitKernel traces a subset of its grid's programs itself (nki/_jit.py).
-        traced, call = [], None
-        for (c, programs), name in zip(used, names):
-            t, call = jit._copy(grid=sizes, programs=programs, name=name).prepare(
-                args, kwargs, target)
-            traced.append(t)
-        tensors = dict(call.tensors)
-        inputs = None if timing_only else {
-            h.name: tensors[h.param].data(i) for i, h in enumerate(traced[0].inputs)}
-    else:
-        inputs, traced = _trace_here(jit, args, target, kwargs, used, sizes, names)
+    traced, call = [], None
+    for (c, programs), name in zip(used, names):
+        t, call = jit._copy(grid=sizes, programs=programs, name=name).prepare(
+            args, kwargs, target)
+        traced.append(t)
+    tensors = dict(call.tensors)
+    inputs = None if timing_only else {
+        h.name: tensors[h.param].data(i) for i, h in enumerate(traced[0].inputs)}
     kernels = [t.kernel for t in traced]  # assembled and validated: errors at the Python line
     if profile_dir is not None:
         os.makedirs(profile_dir, exist_ok=True)
@@ -258,21 +219,3 @@ def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
         raise NkiError(python_error(str(e), traced[0].name, traced[0].line_map)) from None
     r = SpmdResult(traced, [p for _, p in used], result, timing_only)
     return r.outputs, r
-
-
-def _trace_here(jit, args, target, kwargs, used, sizes, names):
-    """(run inputs, [TracedKernel per core]) with this module's trace_programs, for a
-    JitKernel that cannot trace a subset of its programs itself."""
-    from . import _arg_dtype, _inputs, typed
-
-    import numpy as np
-
-    arrays = []
-    for a in args:
-        if isinstance(a, (np.ndarray, typed)) or (hasattr(a, "__array__") and not np.isscalar(a)):
-            arrays.append(_arg_dtype(a))
-        else:
-            arrays.append(a)
-    traced = [trace_programs(jit, arrays, target, kwargs, programs, sizes, name)
-              for (c, programs), name in zip(used, names)]
-    return _inputs(traced[0], args), traced

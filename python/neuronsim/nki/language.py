@@ -73,12 +73,17 @@ class nc(int):
     `cores` says how many cores it spreads over."""
 
     def __new__(cls, n):
-        self = super().__new__(cls, int(n))
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            fail(f"nl.nc(n) takes a positive number of cores, not {n!r}")
+        self = super().__new__(cls, n)
         self.cores = int(n)
         return self
 
     def core_of(self, index):
         return int(index)
+
+    def __repr__(self):
+        return f"nl.nc({int(self)})"
 
 
 class spmd_dim(int):
@@ -101,6 +106,9 @@ class spmd_dim(int):
         for f in factors:
             self.cores *= getattr(f, "cores", 1)
         return self
+
+    def __repr__(self):
+        return f"nl.spmd_dim({', '.join(repr(f) for f in self.factors)})"
 
     def core_of(self, index):
         """The physical core (0 .. cores-1) of program `index` along this dimension."""
