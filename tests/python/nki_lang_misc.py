@@ -274,5 +274,45 @@ class Misc(unittest.TestCase):
         np.testing.assert_allclose(nki.simulate(spmd_ids[grid, 2], a), want, rtol=1e-6)
 
 
+@nki.jit
+def reseeded_dropouts(a):
+    # nki.language.random_seed: "Using the same seed will generate the same sequence of
+    # random numbers": two dropouts after the same seed drop the same elements.
+    out = nl.ndarray((3,) + a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    nl.random_seed(7)
+    nl.store(out[0], nl.dropout(t, rate=0.5))
+    nl.random_seed(7)
+    nl.store(out[1], nl.dropout(t, rate=0.5))
+    nl.store(out[2], nl.dropout(t, rate=0.5))  # the next draw of seed 7: another mask
+    return out
+
+
+class RandomSeed(unittest.TestCase):
+    def test_same_seed_same_mask(self):
+        x = np.ones((128, 256), np.float32)
+        for target in ("trn1", "trn2"):
+            y = nki.simulate(reseeded_dropouts, x, target=target)
+            np.testing.assert_array_equal(y[0], y[1])
+            self.assertFalse(np.array_equal(y[0], y[2]))
+            for k in range(3):
+                kept = (y[k] != 0).mean()
+                self.assertTrue(0.45 < kept < 0.55, kept)  # rate 0.5 over 32768 elements
+
+    def test_seed_known_at_trace_time(self):
+        @nki.jit
+        def tensor_seed(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            t = nl.load(a)
+            nl.random_seed(t)
+            nl.store(out, t)
+            return out
+
+        with self.assertRaises(nki.NkiError) as cm:
+            nki.simulate(tensor_seed, np.ones((128, 4), np.float32))
+        self.assertIn("nki_lang_misc.py:", str(cm.exception))
+        self.assertIn("random_seed", str(cm.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -21,7 +21,6 @@ _DEFAULT_HINT = "rewrite that part of the kernel with the nki.language / nki.isa
 LANGUAGE = {
     "atomic_rmw": "use nisa.dma_copy(dst, src, dst_rmw_op=np.add) for an HBM read-modify-write",
     "rand": "pass random data as a kernel argument",
-    "random_seed": "pass random data as a kernel argument",
     "shared_identity_matrix": "build it with nisa.iota / nisa.affine_select or pass it as an "
                               "argument",
     "var": "compute it with nl.mean of squares, or nisa.bn_stats + nisa.bn_aggr",

@@ -976,7 +976,16 @@ def dropout(x, rate, dtype=None, mask=None, **kw):
     """Zeroes elements of x with probability `rate` (nki.language.dropout): nki.isa's
     dropout instruction where neuronsim.nki.isa provides one."""
     location = user_location()
-    if not hasattr(_isa, "dropout"):
-        fail("nl.dropout is not supported: neuronsim has no random number instruction", location)
     check_mask(mask, location)
     return _isa.dropout(data=_tile_of(x, location), prob=rate, dtype=dtype)
+
+
+def random_seed(seed, mask=None, **kw):
+    """Seeds the random numbers of the dropouts that follow (nki.language.random_seed):
+    the same seed gives the same masks (docs/numerics.md "dropout"). The seed is an int
+    known when the kernel is traced."""
+    location = user_location()
+    check_mask(mask, location)
+    if kw:
+        fail(f"nl.random_seed: unexpected keyword(s) {', '.join(sorted(kw))}", location)
+    _isa.set_random_seed(seed, location)
