@@ -90,6 +90,15 @@ Session::Platform& Session::add(const config::TargetConfig& config, const std::s
   return *platforms_.back();
 }
 
+void Session::simulate() {
+  try {
+    sc_core::sc_start();
+  } catch (...) {
+    broken_ = true;
+    throw;
+  }
+}
+
 void Session::remember(const config::TargetConfig& config, const std::string& key) {
   for (auto it = recent_.begin(); it != recent_.end(); ++it)
     if (it->first == key) {
@@ -135,12 +144,7 @@ LaunchResult Session::run(const config::TargetConfig& config, const std::string&
   const std::string source = request.source;
   LaunchHandle launch = platform->core->launch(std::move(request));
   ++launches_;
-  try {
-    sc_core::sc_start();
-  } catch (...) {
-    broken_ = true;
-    throw;
-  }
+  simulate();
   if (!launch->finished()) {
     broken_ = true;
     throw Error(source + ": the simulation ended before the launch finished");
@@ -200,12 +204,7 @@ std::vector<LaunchResult> Session::run_cores(const config::TargetConfig& config,
     launches.push_back(platform->core_at(i).launch(std::move(r)));
     ++launches_;
   }
-  try {
-    sc_core::sc_start();
-  } catch (...) {
-    broken_ = true;
-    throw;
-  }
+  simulate();
   std::vector<LaunchResult> results;
   for (auto& l : launches) {
     if (!l->finished()) {

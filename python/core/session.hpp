@@ -76,6 +76,8 @@ class Session {
   // A core for a config that has none: added while elaborating, else in a fresh context.
   Platform& build_core(const config::TargetConfig& config, const std::string& key);
   void replace_context();
+  // sc_start until the launches are done; a throw marks the context broken.
+  void simulate();
 
   std::vector<std::unique_ptr<Platform>> platforms_;                 // in the current context
   std::deque<std::pair<std::string, config::TargetConfig>> recent_;  // by key, newest first

@@ -126,6 +126,16 @@ class _Overrides:
             self._dir.cleanup()
 
 
+def _input_arrays(inputs, what):
+    """{tensor name: array} of a run's inputs (None: no data, a timing-only run)."""
+    if inputs is None:
+        return None
+    if not hasattr(inputs, "items"):
+        raise Error("%s: inputs must be a dict {tensor name: array}, not %s"
+                    % (what, type(inputs).__name__))
+    return {str(name): _input_array(value) for name, value in inputs.items()}
+
+
 def run(kernel_or_neff_path, inputs=None, target="trn2", timing_only=False, profile_dir=None,
         raw_bits=False, raw_outputs=False, overrides=None, fill_uninitialised=False):
     """Runs a kernel on a live simulated NeuronCore of `target` (a preset name or a config
@@ -138,12 +148,7 @@ def run(kernel_or_neff_path, inputs=None, target="trn2", timing_only=False, prof
     `neuronsim config --override`. profile_dir: write a profile `neuronsim view` opens.
     """
     kernel = _kernel_of(kernel_or_neff_path)
-    arrays = None
-    if inputs is not None:
-        if not hasattr(inputs, "items"):
-            raise Error("run: inputs must be a dict {tensor name: array}, not %s"
-                        % type(inputs).__name__)
-        arrays = {str(name): _input_array(value) for name, value in inputs.items()}
+    arrays = _input_arrays(inputs, "run")
     extra = _Overrides(overrides)
     try:
         d = _core.run(kernel, arrays, None if target is None else os.fspath(target), extra.paths,
@@ -185,12 +190,7 @@ def run_cores(kernels, inputs=None, target="trn2", timing_only=False, profile_di
     kernels = [_kernel_of(k) for k in kernels]
     if not kernels:
         raise Error("run_cores: give at least one kernel")
-    arrays = None
-    if inputs is not None:
-        if not hasattr(inputs, "items"):
-            raise Error("run_cores: inputs must be a dict {tensor name: array}, not %s"
-                        % type(inputs).__name__)
-        arrays = {str(name): _input_array(value) for name, value in inputs.items()}
+    arrays = _input_arrays(inputs, "run_cores")
     extra = _Overrides(overrides)
     try:
         d = _core.run_cores(kernels, arrays, None if target is None else os.fspath(target),
