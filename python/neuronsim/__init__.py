@@ -126,6 +126,19 @@ class _Overrides:
             self._dir.cleanup()
 
 
+def _with_overrides(overrides, call):
+    """call(override file paths), its errors naming the override that caused them."""
+    extra = _Overrides(overrides)
+    try:
+        return call(extra.paths)
+    except Error as e:
+        if extra.paths and extra._dir is not None:
+            raise Error(extra.message(e)) from None
+        raise
+    finally:
+        extra.close()
+
+
 def _input_arrays(inputs, what):
     """{tensor name: array} of a run's inputs (None: no data, a timing-only run)."""
     if inputs is None:
@@ -149,17 +162,10 @@ def run(kernel_or_neff_path, inputs=None, target="trn2", timing_only=False, prof
     """
     kernel = _kernel_of(kernel_or_neff_path)
     arrays = _input_arrays(inputs, "run")
-    extra = _Overrides(overrides)
-    try:
-        d = _core.run(kernel, arrays, None if target is None else os.fspath(target), extra.paths,
-                      bool(timing_only), None if profile_dir is None else os.fspath(profile_dir),
-                      bool(raw_bits), bool(raw_outputs), bool(fill_uninitialised))
-    except Error as e:
-        if extra.paths and extra._dir is not None:
-            raise Error(extra.message(e)) from None
-        raise
-    finally:
-        extra.close()
+    d = _with_overrides(overrides, lambda paths: _core.run(
+        kernel, arrays, None if target is None else os.fspath(target), paths, bool(timing_only),
+        None if profile_dir is None else os.fspath(profile_dir), bool(raw_bits),
+        bool(raw_outputs), bool(fill_uninitialised)))
     return RunResult(d)
 
 
@@ -191,18 +197,10 @@ def run_cores(kernels, inputs=None, target="trn2", timing_only=False, profile_di
     if not kernels:
         raise Error("run_cores: give at least one kernel")
     arrays = _input_arrays(inputs, "run_cores")
-    extra = _Overrides(overrides)
-    try:
-        d = _core.run_cores(kernels, arrays, None if target is None else os.fspath(target),
-                            extra.paths, bool(timing_only),
-                            None if profile_dir is None else os.fspath(profile_dir),
-                            bool(raw_bits), bool(raw_outputs))
-    except Error as e:
-        if extra.paths and extra._dir is not None:
-            raise Error(extra.message(e)) from None
-        raise
-    finally:
-        extra.close()
+    d = _with_overrides(overrides, lambda paths: _core.run_cores(
+        kernels, arrays, None if target is None else os.fspath(target), paths, bool(timing_only),
+        None if profile_dir is None else os.fspath(profile_dir), bool(raw_bits),
+        bool(raw_outputs)))
     return CoresResult(d)
 
 

@@ -154,18 +154,17 @@ def split_launch(kernel, target):
     return used if len(used) > 1 else None
 
 
-def run_launch(kernel, used, args, kwargs, target, location, seed=0, timing_only=False,
-               profile_dir=None):
-    """(TracedKernel of core 0, Call, SpmdRun): one program per physical core, all at once
-    on one device, sharing HBM (neuronsim.run_cores)."""
+def _run_on_cores(kernel, used, names, args, kwargs, target, location, seed, timing_only,
+                  profile_dir):
+    """([TracedKernel per core], Call, neuronsim.CoresResult): each core's programs traced
+    as one kernel, all run at once on one device sharing HBM (neuronsim.run_cores)."""
     import neuronsim
 
     sizes = tuple(int(g) for g in kernel.grid)
     traced, call = [], None
-    for c, programs in used:
-        t, call = kernel._copy(grid=sizes, programs=programs,
-                               name=f"{kernel.name}_nc{c}").prepare(args, kwargs, target,
-                                                                    location)
+    for (c, programs), name in zip(used, names):
+        t, call = kernel._copy(grid=sizes, programs=programs, name=name).prepare(
+            args, kwargs, target, location)
         traced.append(t)
     tensors = dict(call.tensors)
     inputs = None if timing_only else {
@@ -180,6 +179,16 @@ def run_launch(kernel, used, args, kwargs, target, location, seed=0, timing_only
         if isinstance(e, NkiError):
             raise
         raise NkiError(python_error(str(e), traced[0].name, traced[0].line_map)) from None
+    return traced, call, result
+
+
+def run_launch(kernel, used, args, kwargs, target, location, seed=0, timing_only=False,
+               profile_dir=None):
+    """(TracedKernel of core 0, Call, SpmdRun): one program set per physical core, all at
+    once on one device, sharing HBM."""
+    names = [f"{kernel.name}_nc{c}" for c, _ in used]
+    traced, call, result = _run_on_cores(kernel, used, names, args, kwargs, target, location,
+                                         seed, timing_only, profile_dir)
     return traced[0], call, SpmdRun(result)
 
 
@@ -189,8 +198,6 @@ def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
     nc()/spmd_dim() axes) on `cores` physical cores of one device (default: the LNC degree,
     lnc_degree()), one traced program per core, all at once, sharing HBM. Returns
     (outputs, SpmdResult)."""
-    import neuronsim
-
     from . import JitKernel
 
     if not isinstance(jit, JitKernel):
@@ -198,24 +205,13 @@ def run_spmd(jit, *args, grid=None, cores=None, target="trn2", profile_dir=None,
     cores = lnc_degree(target) if cores is None else cores
     if isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 2:
         fail(f"run_spmd: cores is the LNC degree, 1 or 2, not {cores!r}")
-    sizes, split = core_programs(jit.launch_grid if grid is None else grid, cores)
+    if grid is not None:
+        launch = grid if isinstance(grid, (tuple, list)) else (grid,)
+        jit = jit._copy(grid=tuple(int(g) for g in launch), launch_grid=tuple(launch))
+    _, split = core_programs(jit.launch_grid, cores)
     used = [(c, p) for c, p in enumerate(split) if p]
     names = [jit.name if len(used) == 1 else f"{jit.name}_nc{c}" for c, _ in used]
-    traced, call = [], None
-    for (c, programs), name in zip(used, names):
-        t, call = jit._copy(grid=sizes, programs=programs, name=name).prepare(
-            args, kwargs, target)
-        traced.append(t)
-    tensors = dict(call.tensors)
-    inputs = None if timing_only else {
-        h.name: tensors[h.param].data(i) for i, h in enumerate(traced[0].inputs)}
-    kernels = [t.kernel for t in traced]  # assembled and validated: errors at the Python line
-    if profile_dir is not None:
-        os.makedirs(profile_dir, exist_ok=True)
-    try:
-        result = neuronsim.run_cores(kernels, inputs, target=target, timing_only=timing_only,
-                                     profile_dir=profile_dir)
-    except neuronsim.Error as e:
-        raise NkiError(python_error(str(e), traced[0].name, traced[0].line_map)) from None
+    traced, _, result = _run_on_cores(jit, used, names, args, kwargs, target, None, 0,
+                                      timing_only, profile_dir)
     r = SpmdResult(traced, [p for _, p in used], result, timing_only)
     return r.outputs, r
