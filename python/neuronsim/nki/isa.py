@@ -135,7 +135,7 @@ def _scalar_arg(x, role, location, partitions):
         _tile(x, role, location)
         if x.partitions() != partitions or x.free_size() != 1:
             fail(f"{role} {list(x.shape)} must be a number or a [{partitions}, 1] tile", location)
-        return x.view()
+        return x.operand()
     try:
         return repr(float(x))
     except (TypeError, ValueError):
@@ -164,9 +164,9 @@ def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None)
     tr = _core.trace()
     # One View per operand, shared by the operand list and the reads/writes lists (a
     # view is frozen once made; placement moves it once, for all three).
-    reads = [s.view() for s in srcs if s is not None]
-    dv = dst.view()
-    writes = [dv] + [w.view() for w in extra_writes] if extra_writes else [dv]
+    reads = [s.operand() for s in srcs if s is not None]
+    dv = dst.operand()
+    writes = [dv] + [w.operand() for w in extra_writes] if extra_writes else [dv]
     operands = [dv] + reads
     if opcode in EXACT_DIMS:
         for v in operands[:EXACT_DIMS[opcode]]:
@@ -280,7 +280,7 @@ def _activation(a, location):
             fail(f"reduce_cmd {cmd} is not supported: neuronsim's activation writes the "
                  "reduction of this instruction alone (reset_reduce)", location)
         res = _tile(res, "reduce_res", location)
-        options.append(("reduce", res.view()))
+        options.append(("reduce", res.operand()))
         extra.append(res)
     emit("scalar", "activation", dst, [data], options, location, extra)
     return dst
@@ -398,7 +398,7 @@ def _tensor_scalar(a, location):
     extra = []
     if a.get("reduce_res") is not None:
         res = _tile(a["reduce_res"], "reduce_res", location)
-        options.append(("reduce", res.view()))
+        options.append(("reduce", res.operand()))
         options.append(("reduce_op", alu_op(a.get("reduce_op", "add"), location)))
         extra.append(res)
     emit(eng, "tensor_scalar", dst, [data], options, location, extra)
@@ -481,14 +481,24 @@ def tensor_reduce(*args, **kwargs):
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
     dst = _out(a.get("dst"), shape, dtype, location)
     # The instruction sees src's dims of size > 1 (View.exact): count the reduced ones.
-    axes = max(1, sum(1 for n in data.shape[data.ndim - axes:] if n != 1))
+    axes = sum(1 for n in data.shape[data.ndim - axes:] if n != 1)
+    eng = _engine(a.get("engine"), "vector", "tensor_reduce", "tensor_reduce", location)
+    if axes == 0:
+        # Every reduced axis holds one element (a 1x1 pooling window, say): op over one
+        # value is the value, and the instruction would find no axis of its own to reduce.
+        if a.get("negate"):
+            emit(eng, "tensor_scalar", dst, [data],
+                 [("op0", alu_op("multiply", location)),
+                  ("arg0", _scalar_arg(-1.0, "operand0", location, data.partitions()))], location)
+        else:
+            emit(eng, "tensor_copy", dst, [data], [], location)
+        return dst
     options = [("op", op)]
     if axes != 1:
         options.append(("axes", str(axes)))
     if a.get("negate"):
         options.append(("negate", "true"))
-    emit(_engine(a.get("engine"), "vector", "tensor_reduce", "tensor_reduce", location), "tensor_reduce",
-         dst, [data], options, location)
+    emit(eng, "tensor_reduce", dst, [data], options, location)
     return dst
 
 
@@ -921,7 +931,7 @@ def nc_match_replace8(*args, **kwargs):
         if idx.dtype.asm not in ("uint16", "uint32"):
             fail(f"nc_match_replace8: dst_idx is {idx.dtype!r}; indices are nl.uint16 or "
                  "nl.uint32", location)
-        options.append(("dst_idx", idx.view()))
+        options.append(("dst_idx", idx.operand()))
         extra.append(idx)
     emit("vector", "match_replace8", dst, [data, vals], options, location, extra)
     return dst
@@ -999,7 +1009,7 @@ def _dma(dst, src, location, rmw=None):
         options.append(("accumulate", "true"))
     instr = emit("sync", "dma_copy", dst, [src], options, location, queue=queue)
     if rmw is not None:
-        instr.reads.append(dst.view())
+        instr.reads.append(dst.operand())
     return dst
 
 
