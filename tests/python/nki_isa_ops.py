@@ -394,5 +394,40 @@ class Errors(unittest.TestCase):
                 self.assertIn(text, str(cm.exception))
 
 
+@nki.jit
+def transpose_mode(a):
+    # nc_matmul(is_transpose=True) against the identity, as the nc_transpose page says it
+    # is: into an fp32 PSUM tile, and into one of the input's dtype (the bit-accurate mode).
+    P, F = a.shape
+    wide = nl.ndarray((F, P), dtype=nl.float32, buffer=nl.shared_hbm)
+    same = nl.ndarray((F, P), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    ident = nl.load(nl.shared_identity_matrix(n=P, dtype=a.dtype))
+    ps = nl.ndarray((F, P), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=ps, stationary=t, moving=ident, is_transpose=True, is_moving_onezero=True)
+    nl.store(wide, value=nl.copy(ps))
+    nl.store(same, value=nl.copy(nisa.nc_matmul(t, ident, is_transpose=True)))
+    return wide, same
+
+
+@nki.jit
+def transpose_mode_not_identity(a):
+    t = nl.load(a)
+    return nisa.nc_matmul(t, t[:, 0:64], is_transpose=True)
+
+
+class TransposeMode(unittest.TestCase):
+    def test_is_transpose_gives_the_transpose(self):
+        a = np.random.default_rng(3).standard_normal((128, 96)).astype(np.float32)
+        wide, same = nki.simulate_kernel(transpose_mode, a)
+        np.testing.assert_array_equal(wide, a.T)
+        np.testing.assert_array_equal(same, a.T)
+
+    def test_moving_must_be_the_square_identity(self):
+        a = np.zeros((128, 96), np.float32)
+        with self.assertRaisesRegex(nki.NkiError, r"nki_isa_ops.py:\d+: .*\[128, 128\] identity"):
+            nki.simulate_kernel(transpose_mode_not_identity, a)
+
+
 if __name__ == "__main__":
     unittest.main()

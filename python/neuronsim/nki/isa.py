@@ -160,7 +160,7 @@ def _engine(value, default, opcode, what, location):
 EXACT_DIMS = {"iota": 1, "affine_select": 2, "tensor_reduce": 2}
 
 
-def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None):
+def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None, extra_reads=()):
     tr = _core.trace()
     # One View per operand, shared by the operand list and the reads/writes lists (a
     # view is frozen once made; placement moves it once, for all three).
@@ -175,6 +175,7 @@ def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None)
     for key, value in options:
         if isinstance(value, _core.View) and key not in ("reduce", "dst_idx"):  # outputs
             instr.reads.append(value)
+    instr.reads += [r.operand() for r in extra_reads]  # read, but not an operand
     _mask.emit(tr, instr)
     dst.producer = instr
     return instr
@@ -198,17 +199,38 @@ def nc_matmul(*args, **kwargs):
     a = _bind(args, kwargs, names, location, "nc_matmul")
     st = _tile(a.get("stationary"), "stationary", location, ("sbuf",))
     mv = _tile(a.get("moving"), "moving", location, ("sbuf",))
-    for unsupported in ("is_stationary_onezero", "is_moving_onezero", "is_transpose",
-                        "tile_position", "tile_size", "perf_mode"):
+    for unsupported in ("tile_position", "tile_size", "perf_mode"):
         if a.get(unsupported) not in (None, False, (), 0, "none"):
             fail(f"nc_matmul: {unsupported} is not supported by neuronsim", location)
     check_mask(a.get("mask"), location)
+    if a.get("is_transpose"):
+        return _transpose_mode(a, st, mv, location)
     dst = _out(a.get("dst"), (st.free_size(), mv.free_size()), FLOAT32, location, "psum")
     if dst.space != "psum":
         fail("nc_matmul writes PSUM: dst must be an nl.psum tile", location)
     instr = emit("tensor", "matmul", dst, [st, mv], [], location)
     acc = a.get("accumulate")
     instr.acc = "auto" if acc is None else bool(acc)
+    return dst
+
+
+def _transpose_mode(a, st, mv, location):
+    """nc_matmul(is_transpose=True): the Tensor engine's transpose mode, stationary [P, F]
+    through the array against an identity moving [P, P] (NKI page nc_transpose: "equivalent
+    to calling nisa.nc_matmul directly with is_transpose=True"): dst [F, P] = stationary.T,
+    bit-accurate, in stationary's dtype or fp32. The moving tile is read (it orders the
+    instruction after whatever made it) but its values are taken to be the identity the
+    page prescribes: the trace cannot see data."""
+    if a.get("accumulate"):
+        fail("nc_matmul: is_transpose=True does not accumulate", location)
+    p = st.partitions()
+    if mv.partitions() != p or mv.free_size() != p:
+        fail(f"nc_matmul: is_transpose=True needs moving to be the [{p}, {p}] identity "
+             f"(stationary has {p} partitions), not {list(mv.shape)}", location)
+    dst = _out(a.get("dst"), (st.free_size(), p), st.dtype, location, "psum")
+    if dst.space != "psum":
+        fail("nc_matmul writes PSUM: dst must be an nl.psum tile", location)
+    emit("tensor", "transpose", dst, [st], [], location, extra_reads=[mv])
     return dst
 
 
