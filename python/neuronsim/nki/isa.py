@@ -125,7 +125,30 @@ def _out(dst, shape, dtype, location, space="sbuf"):
     if dst is not None:
         return _tile(dst, "dst", location)
     name = _core.assigned_name(location)
-    return new_tile(shape, dtype, space, location, name)
+    t = new_tile(shape, dtype, space, location, name)
+    t.returned = True  # a buffer the call chose, not the kernel (see _matmul_operand)
+    return t
+
+
+def _matmul_operand(x, role, location):
+    """A Tensor-engine operand in SBUF. A PSUM tile the kernel did not allocate itself (the
+    result of a returning call, `nisa.nc_transpose(w)`) is copied to SBUF first, as NKI's
+    compiler does for such values (nki-samples' fft1d multiplies nc_transpose results,
+    validated on hardware); a PSUM tile the kernel allocated is an error, as on the
+    nc_matmul page. One copy per result: later uses read the same SBUF tile."""
+    x = _tile(x, role, location)
+    if x.space == "sbuf":
+        return x
+    if not getattr(x, "returned", False):
+        fail(f"{role} is in PSUM; the Tensor engine reads SBUF (copy it with "
+             f"nisa.tensor_copy or nl.copy first)", location)
+    cached = getattr(x, "sbuf_copy", None)
+    if cached is not None and cached[0] is x.producer:
+        return cached[1]
+    copy = new_tile(x.shape, x.dtype, "sbuf", location)
+    emit("vector", "tensor_copy", copy, [x], [], location)
+    x.sbuf_copy = (x.producer, copy)
+    return copy
 
 
 def _scalar_arg(x, role, location, partitions):
@@ -197,8 +220,8 @@ def nc_matmul(*args, **kwargs):
     new = "dst" in kwargs or _leading_tensors(args) >= 3
     names = ["dst", "stationary", "moving"] if new else ["stationary", "moving"]
     a = _bind(args, kwargs, names, location, "nc_matmul")
-    st = _tile(a.get("stationary"), "stationary", location, ("sbuf",))
-    mv = _tile(a.get("moving"), "moving", location, ("sbuf",))
+    st = _matmul_operand(a.get("stationary"), "stationary", location)
+    mv = _matmul_operand(a.get("moving"), "moving", location)
     for unsupported in ("tile_position", "tile_size", "perf_mode"):
         if a.get(unsupported) not in (None, False, (), 0, "none"):
             fail(f"nc_matmul: {unsupported} is not supported by neuronsim", location)
