@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from . import _core
-from ._core import View, fail
+from ._core import View, fail, regions_overlap
 
 _CMP = {"is_lt": np.less, "is_le": np.less_equal, "is_gt": np.greater, "is_ge": np.greater_equal,
         "is_equal": np.equal, "not_equal": np.not_equal}
@@ -380,11 +380,6 @@ def _align_partitions(ins, rects, axes, b, ref_sizes):
     return grown + exact, len(grown)
 
 
-def _overlaps(a, b):
-    return a[0] == b[0] and a[1][0] < b[1][1] and b[1][0] < a[1][1] and \
-        a[2][0] < b[2][1] and b[2][0] < a[2][1]
-
-
 def _element_offsets(v):
     """The byte offsets of the elements an on-chip view touches in one partition."""
     offs = np.array([v.offset], dtype=np.int64)
@@ -400,7 +395,7 @@ def _views_overlap(a, b):
     split by a padding mask (one box per edge row and column of the output) interleave in
     memory without sharing an element."""
     ra, rb = a.region(), b.region()
-    if not _overlaps(ra, rb):
+    if not regions_overlap(ra, rb):
         return False
     if a.space == "hbm" or a.dtype is not b.dtype:
         return True
@@ -444,11 +439,6 @@ def defer_zero(tr, ins):
     zeros.append((ins.writes[0].region(), ins))
 
 
-def _overlap(a, b):
-    return a[0] == b[0] and a[1][0] < b[1][1] and b[1][0] < a[1][1] and \
-        a[2][0] < b[2][1] and b[2][0] < a[2][1]
-
-
 def take_zero(tr, region):
     """Drops the deferred zero fill of exactly `region`; True if there was one."""
     zeros = tr.__dict__.get("_nki_deferred_zeros")
@@ -468,7 +458,7 @@ def flush_zeros(tr, views, before_last=False):
     regions = [v.region() for v in views]
     keep = []
     for r, ins in zeros:
-        if any(_overlap(r, q) for q in regions):
+        if any(regions_overlap(r, q) for q in regions):
             if before_last and tr.instrs:
                 last = tr.instrs.pop()
                 tr.emit(ins)
