@@ -17,6 +17,13 @@ from . import _mask  # masks and out-of-range views (H2's module): every emit go
 from ._core import FLOAT32, Instr, fail, to_dtype, user_location
 from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
 
+# Module names that are the implementation's, not NKI's: dir(nisa) leaves them out (the
+# helpers nki.language builds on among them).
+_INTERNAL = ("annotations", "enum", "FLOAT32", "Instr", "fail", "to_dtype", "user_location",
+             "IndexExpr", "Tensor", "check_mask", "new_tile", "EXACT_DIMS", "act_func",
+             "alu_op", "emit", "constant_tile", "partition_broadcast", "dma_transpose_tile",
+             "dropout_tile")
+
 
 class engine:
     """NKI's nki.isa.engine values."""

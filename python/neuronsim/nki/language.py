@@ -18,6 +18,11 @@ from ._core import BY_NKI, FLOAT32, fail, to_dtype, user_location
 from ._tensor import HBM_BUFFERS, HbmTensor, ParDim, Tensor, check_mask, new_tile
 from . import _index, _mask
 
+# Module names that are the implementation's, not NKI's: dir(nl) leaves them out.
+_INTERNAL = ("annotations", "builtins", "np", "BY_NKI", "FLOAT32", "fail", "to_dtype",
+             "user_location", "HBM_BUFFERS", "HbmTensor", "ParDim", "Tensor", "check_mask",
+             "new_tile")
+
 arange = _index.arange  # nl.arange(n)[:, None]: an index expression (nki.language.arange)
 mgrid = _index.mgrid  # nl.mgrid[0:128, 0:D]: index expressions, .p / .x (nki.language.mgrid)
 ds = _index.ds  # nl.ds(start, size): the slice start:start+size (nki.language.ds)
