@@ -44,7 +44,8 @@ class _Capture(TorchDispatchMode):
             raise Error("%s: a meta tensor the capture did not make" % user_line())
         n = self.graph.placeholder("const_%d" % len(self.constants))
         n.meta["python_line"] = user_line()
-        n.meta["val"] = t.to("meta")
+        with no_dispatch():
+            n.meta["val"] = t.to("meta")
         self.constants.append((n.name, t))
         self.nodes[id(t)] = (t, n)
         return n
@@ -94,7 +95,8 @@ def capture(fn, args, name):
         if not isinstance(a, torch.Tensor):
             raise Error("neuronsim.torch.compile(%s): argument %d is %s; compiled functions take "
                         "tensors" % (name, i, type(a).__name__))
-        m = a.to("meta")
+        with no_dispatch():
+            m = a.to("meta")
         n = graph.placeholder("arg_%d" % i)
         n.meta["val"] = m
         n.meta["python_line"] = ""
@@ -197,8 +199,8 @@ class Compiled:
         if rt.target != self.target:
             raise Error("%s: neuronsim.torch.compile(%s, target=%s) called inside "
                         "neuronsim.torch.device(%s)" % (line, self.name, self.target, rt.target))
+        gm, constants, spec, graph, inputs, outs, prog = self._entry(args)
         with no_dispatch():
-            gm, constants, spec, graph, inputs, outs, prog = self._entry(args)
             timing = rt.timing_only
             arrays = {}
             if not timing:

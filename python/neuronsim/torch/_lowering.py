@@ -247,7 +247,9 @@ def _layer_norm(g, a, out):
         r = g.add("mul", [r, a["weight"]], x.shape, x.dtype, "xw")
     if a["bias"] is not None:
         r = g.add("add", [r, a["bias"]], x.shape, x.dtype, "y")
-    return r, mean, rstd
+    # The statistics are stored in x's dtype; PyTorch's meta kernel calls them float32 for
+    # a bf16 x (its CPU kernel returns bf16): they come back widened to what it says.
+    return r, Value(mean.name, stat, mean_o.dtype), Value(rstd.name, stat, rstd_o.dtype)
 
 
 def _rms_norm(g, a, out):
@@ -264,15 +266,16 @@ def _transpose(g, a, out):
 
 def _slice(g, a, out):
     x = a["self"]
+    if tuple(out.shape) == tuple(x.shape):  # x[:, ...]: the whole range, a view
+        return Value(x.name, out.shape, out.dtype)
     _last_dim(a["dim"], len(x.shape), "aten::slice")
     if a["step"] != 1:
         raise Unsupported("step %d; the compiler slices contiguous ranges" % a["step"])
     n = x.shape[-1]
-    start = 0 if a["start"] is None else max(0, min(n, a["start"] + n if a["start"] < 0 else a["start"]))
-    end = n if a["end"] is None else max(0, min(n, a["end"] + n if a["end"] < 0 else a["end"]))
-    if start == 0 and end == n:
-        return Value(x.name, out.shape, out.dtype)
-    return g.add("slice", [x], out.shape, out.dtype, start=start, end=end, dim=-1)
+    start = 0 if a["start"] is None else a["start"]
+    start = max(0, min(n, start + n if start < 0 else start))
+    return g.add("slice", [x], out.shape, out.dtype, start=start, end=start + out.shape[-1],
+                 dim=-1)
 
 
 def _cat(g, a, out):

@@ -20,6 +20,20 @@ def _reference(x, weight, eps):
 
 _lib.impl("rms_norm", _reference, "CompositeExplicitAutograd")
 
+
+def _below_autograd(x, weight, eps):
+    guard = torch._C._AutoDispatchBelowAutograd()  # a guard object: below autograd while alive
+    try:
+        return torch.ops.neuronsim.rms_norm(x, weight, eps)
+    finally:
+        del guard
+
+
+# Meta tensors (compiled mode's capture) have an autograd key of their own, which
+# CompositeExplicitAutograd does not cover in PyTorch 1.13: pass them on to the dispatch
+# modes below autograd.
+_lib.impl("rms_norm", _below_autograd, "AutogradMeta")
+
 # The study's hand-fused kernel double-buffers (scripts/rmsnorm_study.sh: --double-buffer).
 HAND_BUFFERS = 2
 _HAND_DTYPES = {torch.bfloat16: "bf16", torch.float32: "fp32"}
