@@ -28,6 +28,7 @@
 #include "isa/instruction.hpp"
 #include "profile/profiled_run.hpp"
 #include "python/core/arrays.hpp"
+#include "python/core/bindings.hpp"
 #include "python/core/json_to_python.hpp"
 #include "python/core/kernel_object.hpp"
 #include "python/core/profile_export.hpp"
@@ -491,4 +492,6 @@ PYBIND11_MODULE(_core, m) {
 #endif
   m.def(
       "shutdown", [] { Session::get().shutdown(); }, guard);
+  bind_host_scheduler(m);
+  bind_example_kernels(m);
 }
