@@ -6,15 +6,19 @@
         z = nt.rms_norm(x, w)                  # the fused op: one launch
     f = nt.compile(fn, target="trn2")          # compiled: the captured graph, fused
     y = f(x, w)
+    with nt.profile(output_dir="prof") as prof:  # torch.profiler's shape (profiler.py)
+        y = f(x, w); nt.synchronize()
+    print(prof.key_averages().table(sort_by="self_privateuse1_time_total"))
 
 Tensors stay ordinary CPU tensors; results carry the device's numerics."""
 from ._compiled import Compiled, compile
 from ._eager import device
 from ._rms_norm import rms_norm
+from .profiler import ProfilerAction, profile, schedule
 from ._runtime import HostOpRecord, LaunchRecord, Runtime, current_runtime
 
 __all__ = ["device", "compile", "Compiled", "rms_norm", "synchronize", "current_runtime",
-           "Runtime", "LaunchRecord", "HostOpRecord"]
+           "Runtime", "LaunchRecord", "HostOpRecord", "profile", "schedule", "ProfilerAction"]
 
 
 def synchronize():

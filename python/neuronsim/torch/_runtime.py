@@ -55,8 +55,21 @@ def current_runtime():
     return _stack[-1] if _stack else None
 
 
+_watchers = []  # fn(runtime) at every push: a profiler attaches to runtimes entered inside it
+
+
+def add_watcher(fn):
+    _watchers.append(fn)
+
+
+def remove_watcher(fn):
+    _watchers.remove(fn)
+
+
 def push_runtime(rt):
     _stack.append(rt)
+    for fn in list(_watchers):
+        fn(rt)
 
 
 def pop_runtime(rt):

@@ -117,14 +117,16 @@ class profile:
                 self._begin_step()
 
     def stop(self):
-        if self._window is not None:
-            self._end_step()
-            self._stop_window()
-        _runtime.remove_watcher(self._attach)
-        if self._runtime is not None:
-            self._runtime.remove_listener(self._listen)
-            self._runtime.set_profile_recording(None)
-        self.current_action = None
+        try:
+            if self._window is not None:
+                self._end_step()
+                self._stop_window()
+        finally:  # detached even when saving the window failed
+            _runtime.remove_watcher(self._attach)
+            if self._runtime is not None:
+                self._runtime.remove_listener(self._listen)
+                self._runtime.set_profile_recording(None)
+            self.current_action = None
 
     # --- results ---
     def key_averages(self, group_by_input_shape=False):
