@@ -2,8 +2,10 @@
 `neuronsim view`, `report` and `compare`, the Chrome trace's lanes (strictly checked), the
 record_engines filter, and synchronize(): device work in flight when the profiler stops
 is missing unless the host waited for it (docs/torch.md, "The profiler")."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,6 +18,7 @@ import neuronsim.torch as nt
 NS = os.environ["NEURONSIM"]
 SOURCE = os.environ["SOURCE_DIR"]
 work = tempfile.mkdtemp(prefix="torch-profiler-")
+atexit.register(shutil.rmtree, work, True)
 
 
 def check(cond, what):
