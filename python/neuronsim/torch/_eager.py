@@ -13,7 +13,8 @@ from .. import Error
 from . import _program
 from ._lines import user_line
 from ._rms_norm import hand_kernel
-from ._lowering import LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind
+from ._lowering import (LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind,
+                        no_lowering)
 from ._runtime import Runtime, pop_runtime, push_runtime
 
 # Ops whose result is no computation on a device tensor: views/metadata (VIEW_LOWERINGS)
@@ -66,7 +67,7 @@ class _Eager(TorchDispatchMode):
                 return self._hand(k, x, w, name, line)
         lower = LOWERINGS.get(name)
         if lower is None:
-            raise Unsupported("neuronsim has no lowering of this op")
+            raise no_lowering(name)
         out = func(*_meta(args), **_meta(kwargs))  # shapes and dtypes of the results
         outs, out_spec = tree_flatten(out)
         g = GraphBuilder(name.replace("::", "_").replace(".", "_"))
