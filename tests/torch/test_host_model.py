@@ -15,6 +15,7 @@ import tempfile
 
 import torch
 
+import neuronsim
 import neuronsim.torch as nt
 from support import SOURCE_DIR, check, expect, finish
 
@@ -129,6 +130,29 @@ def main():
     expect(adds[4].runtime_start_ns == max(adds[4].dispatch_end_ns, adds[0].device_end_ns + 5000),
            "queue depth: %s vs %s" % (adds[4].runtime_start_ns, adds[0].device_end_ns))
     expect(all(r.python_line.startswith("test_host_model.py:") for r in rt.records), "lines")
+
+    # A compiled call inside a device context runs on that context's runtime, after its
+    # eager launches; profile recording writes each launch's profile directory.
+    f = nt.compile(naive, target="trn2")
+    w = torch.ones(128)
+    prof = os.path.join(SCRATCH, "profiles")
+    with nt.device("trn2") as rt:
+        rt.set_profile_recording(prof)
+        a = x * 2
+        b = f(a, w)
+        rt.set_profile_recording(None)
+        c = a + 1
+    ops = [r.op for r in rt.records]
+    expect(ops == ["aten::mul.Tensor", "neuronsim::compiled:naive", "aten::add.Tensor"],
+           "mixed records %s" % ops)
+    expect(len(f.runtime.records) == 0, "the compiled callable's own runtime stays unused")
+    expect(rt.records[1].device_start_ns >= rt.records[0].device_end_ns, "in order on one core")
+    for r in rt.records[:2]:
+        expect(r.profile_dir == os.path.join(prof, "%d_%s" % (r.index, r.kernel)), r.profile_dir)
+        p = neuronsim.Profile(r.profile_dir)
+        expect(abs(p.total_ns - (r.device_end_ns - r.device_start_ns)) < 1e-3, "profile time")
+    expect(rt.records[2].profile_dir is None, "recording off")
+    check("compiled in eager", b, naive(a.double(), w.double()), torch.float32)
     finish()
 
 
