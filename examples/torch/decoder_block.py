@@ -8,8 +8,18 @@ as HF transformers' LlamaDecoderLayer computes it (RMSNorm, rotary embedding wit
 rotate_half, causal softmax attention, SwiGLU MLP), one sequence of S tokens as a [S, E]
 tensor. The heads are column blocks of q, k and v (q[:, h*D:(h+1)*D]), as in
 examples/transformer/make_graph.py, because neuronsim's graph format keeps a tensor's row
-length (no reshape of [S, E] into [S, H, D]); rotate_half is the same permutation and
-negation written with slices and torch.cat. The causal mask is an additive [S, S] buffer.
+length (no reshape of [S, E] into [S, H, D]). rotate_half (per head [-x2, x1]) is a signed
+permutation of the columns, so it is the product with that permutation matrix R, exactly
+(each output is one input, negated or not; nothing rounds): `x @ R`. Written as HF writes
+it, with 2H slices and a torch.cat, it works at the reduced size, but at 32 heads the
+compiled graph's row kernel of those 128 slices and negations needs 102 semaphores, more
+than the core's 64 (the compiler does not split a row kernel), so the block uses the matmul
+form at every size. The causal mask is an additive [S, S] buffer. The projections keep
+their weights as [in, out] (`x @ W`, make_graph.py's layout) rather than nn.Linear's
+[out, in] (`x @ W.t()`): neuronsim's GEMM reads a transposed B only when all of B fits in
+SBUF, so a [4096, 4096] bf16 nn.Linear weight (32 MiB) would be transposed by DMA at every
+call (3.0 ms per projection on trn2, measured: the compiled full block took 51.9 ms
+instead of the graph's 15.3 ms).
 
     DecoderBlock(SMALL)  the reduced size (CI numerics): 200 tokens, 2 heads of 64,
                          MLP 128 -> 344 -> 128 (decoder_layer_small.json's shapes)
@@ -46,6 +56,17 @@ SMALL = Config(tokens=200, heads=2, head_dim=64, ffn=344)
 FULL = Config(tokens=2048, heads=32, head_dim=128, ffn=11008)
 
 
+class Linear(torch.nn.Module):
+    """y = x @ weight, weight [in, out], no bias (Llama's projections have none)."""
+
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.empty(d_in, d_out))
+
+    def forward(self, x):
+        return x @ self.weight
+
+
 class RMSNorm(torch.nn.Module):
     """HF LlamaRMSNorm's formula, in the tensor's own dtype."""
 
@@ -66,38 +87,50 @@ def rope_tables(cfg):
     return emb.cos().repeat(1, cfg.heads), emb.sin().repeat(1, cfg.heads)
 
 
+def rotate_half_matrix(cfg):
+    """R [E, E] with x @ R = HF's rotate_half on every head's columns: column j < D/2 of a
+    head is minus its column j + D/2, column j >= D/2 is its column j - D/2."""
+    r = torch.zeros(cfg.hidden, cfg.hidden)
+    half = cfg.head_dim // 2
+    for h in range(cfg.heads):
+        c = h * cfg.head_dim
+        for j in range(half):
+            r[c + half + j, c + j] = -1.0
+            r[c + j, c + half + j] = 1.0
+    return r
+
+
+def rotate_half(x, heads, head_dim):
+    """HF's rotate_half on the head column blocks of x [S, H*D] (the reference of R)."""
+    half = head_dim // 2
+    parts = []
+    for h in range(heads):
+        lo = h * head_dim
+        parts += [-x[:, lo + half:lo + head_dim], x[:, lo:lo + half]]
+    return torch.cat(parts, dim=-1)
+
+
 class DecoderBlock(torch.nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.cfg = cfg
         e = cfg.hidden
         self.attn_norm = RMSNorm(e, cfg.eps)
-        self.wq = torch.nn.Linear(e, e, bias=False)
-        self.wk = torch.nn.Linear(e, e, bias=False)
-        self.wv = torch.nn.Linear(e, e, bias=False)
-        self.wo = torch.nn.Linear(e, e, bias=False)
+        self.wq, self.wk, self.wv, self.wo = (Linear(e, e) for _ in range(4))
         self.mlp_norm = RMSNorm(e, cfg.eps)
-        self.w_gate = torch.nn.Linear(e, cfg.ffn, bias=False)
-        self.w_up = torch.nn.Linear(e, cfg.ffn, bias=False)
-        self.w_down = torch.nn.Linear(cfg.ffn, e, bias=False)
+        self.w_gate = Linear(e, cfg.ffn)
+        self.w_up = Linear(e, cfg.ffn)
+        self.w_down = Linear(cfg.ffn, e)
         cos, sin = rope_tables(cfg)
         self.register_buffer("cos", cos)
         self.register_buffer("sin", sin)
         # HF's additive causal mask: the dtype's most negative value above the diagonal
         mask = torch.full((cfg.tokens, cfg.tokens), torch.finfo(torch.bfloat16).min).triu(1)
         self.register_buffer("mask", mask)
-
-    def rotate_half(self, x):
-        """HF's rotate_half on every head's columns: [-x2, x1] per head."""
-        d, half = self.cfg.head_dim, self.cfg.head_dim // 2
-        parts = []
-        for h in range(self.cfg.heads):
-            lo = h * d
-            parts += [-x[:, lo + half:lo + d], x[:, lo:lo + half]]
-        return torch.cat(parts, dim=-1)
+        self.register_buffer("rot", rotate_half_matrix(cfg))
 
     def rope(self, x):
-        return x * self.cos + self.rotate_half(x) * self.sin
+        return x * self.cos + (x @ self.rot) * self.sin
 
     def attention(self, x):
         cfg = self.cfg
@@ -128,7 +161,7 @@ def make_block(cfg, dtype=torch.bfloat16, seed=0):
             if name.endswith("norm.weight"):
                 p.copy_(1 + 0.1 * torch.randn_like(p))
             else:
-                p.copy_(torch.randn_like(p) / math.sqrt(p.shape[1]))
+                p.copy_(torch.randn_like(p) / math.sqrt(p.shape[0]))
     return block.to(dtype)
 
 

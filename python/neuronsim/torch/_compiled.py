@@ -21,7 +21,8 @@ from .. import Error
 from . import _program
 from ._eager import op_name
 from ._lines import user_line
-from ._lowering import LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind
+from ._lowering import (LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind,
+                        no_lowering)
 from ._runtime import Runtime, current_runtime, pop_runtime, push_runtime
 
 # Ops through which Python reads a tensor's value: data-dependent control flow.
@@ -136,7 +137,7 @@ def lower_graph(gm, name):
             lower = LOWERINGS.get(op) or VIEW_LOWERINGS.get(op)
             try:
                 if lower is None:
-                    raise Unsupported("neuronsim has no lowering of this op")
+                    raise no_lowering(op)
                 a = bind(n.target, tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.args),
                          tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.kwargs))
                 m = n.meta["val"]

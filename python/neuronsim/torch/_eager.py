@@ -13,7 +13,8 @@ from .. import Error
 from . import _program
 from ._lines import user_line
 from ._rms_norm import hand_kernel
-from ._lowering import LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind
+from ._lowering import (LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind,
+                        no_lowering)
 from ._runtime import Runtime, pop_runtime, push_runtime
 
 # Ops whose result is no computation on a device tensor: views/metadata (VIEW_LOWERINGS)
@@ -28,9 +29,36 @@ def op_name(func):
     return func._schema.name + ("." + func._overloadname if func._overloadname != "default" else "")
 
 
-def _is_transposed(t):
-    """A 2-D view that is the transpose of a contiguous tensor (w.t() of a Linear weight)."""
-    return t.dim() == 2 and not t.is_contiguous() and t.t().is_contiguous()
+def _column_slice(t):
+    """(base, [("slice", start, end)]) when 2-D t is a column range of contiguous rows in its
+    storage (x[:, a:b] of a [R, C] tensor: strides (C, 1)), base that [R, C] block; (t, [])
+    when t is contiguous; else None. (Below autograd, where dispatch modes run, views carry
+    no _base: the block is found from the strides.)"""
+    if t.is_contiguous():
+        return t, []
+    if t.dim() != 2 or t.stride(1) != 1:
+        return None
+    c = t.stride(0)
+    col0 = t.storage_offset() % c
+    start = t.storage_offset() - col0
+    if c <= t.shape[1] or col0 + t.shape[1] > c or start + t.shape[0] * c > t.storage().size():
+        return None
+    base = t.as_strided((t.shape[0], c), (c, 1), start)
+    return base, [("slice", col0, col0 + t.shape[1])]
+
+
+def _matmul_view(t, transpose_ok):
+    """How a matmul operand is read from the tensor it views: (base, steps) or None."""
+    if t.dim() != 2 or t.is_contiguous():
+        return None
+    direct = _column_slice(t)
+    if direct is not None:
+        return direct
+    if transpose_ok:
+        under = _column_slice(t.t())
+        if under is not None:
+            return under[0], under[1] + [("transpose",)]
+    return None
 
 
 class _Eager(TorchDispatchMode):
@@ -66,24 +94,41 @@ class _Eager(TorchDispatchMode):
                 return self._hand(k, x, w, name, line)
         lower = LOWERINGS.get(name)
         if lower is None:
-            raise Unsupported("neuronsim has no lowering of this op")
+            raise no_lowering(name)
         out = func(*_meta(args), **_meta(kwargs))  # shapes and dtypes of the results
         outs, out_spec = tree_flatten(out)
         g = GraphBuilder(name.replace("::", "_").replace(".", "_"))
         arrays, shapes, dtypes = {}, [], []
         bound = bind(func, args, kwargs)
 
+        matmul_operands = {"aten::mm": ("self", "mat2"),
+                           "aten::addmm": ("mat1", "mat2")}.get(func._schema.name, ())
+
+        def array(t):  # timing only: no data moves, so none is converted
+            return None if self.rt.timing_only else _program.to_array(t)
+
         def operand(t, arg):
             shapes.append(list(t.shape))
             dtypes.append(str(t.dtype).replace("torch.", ""))
-            # A matmul's transposed B (Linear's w.t()) is read transposed by the kernel,
-            # as the fused compiler takes a transpose into a matmul (docs/compiler.md).
-            if arg == "mat2" and _is_transposed(t):
-                v = g.input(arg, tuple(reversed(t.shape)), t.dtype)
-                arrays[v.name] = _program.to_array(t.t())
-                return g.add("transpose", [v], tuple(t.shape), t.dtype, arg + "_t")
+            # A matmul reads its operands through the views the fused compiler takes into
+            # a GEMM for free (docs/compiler.md, "Operands through views"): a column slice
+            # of A or B, B transposed (Linear's w.t(), attention's k_h.t()), from the
+            # tensor the view is of. Other non-contiguous operands are read as contiguous.
+            chain = _matmul_view(t, arg == "mat2") if arg in matmul_operands else None
+            if chain is not None:
+                base, steps = chain
+                v = g.input(arg, tuple(base.shape), base.dtype)
+                arrays[v.name] = array(base)
+                for step in steps:
+                    if step[0] == "slice":
+                        shape = tuple(v.shape[:-1]) + (step[2] - step[1],)
+                        v = g.add("slice", [v], shape, t.dtype, arg + "_s", start=step[1],
+                                  end=step[2], dim=-1)
+                    else:
+                        v = g.add("transpose", [v], tuple(reversed(v.shape)), t.dtype, arg + "_t")
+                return v
             v = g.input(arg, tuple(t.shape), t.dtype)
-            arrays[v.name] = _program.to_array(t)
+            arrays[v.name] = array(t)
             return v
 
         vals = {}
@@ -101,7 +146,7 @@ class _Eager(TorchDispatchMode):
             if not isinstance(v, Value) or tuple(v.shape) != tuple(m.shape) or v.dtype != m.dtype:
                 raise Unsupported("its result (%s %s) is not the lowered graph's"
                                   % (list(m.shape), m.dtype))
-        if any(v.name in arrays for v in res):
+        if any(v.name in {i["name"] for i in g.inputs} for v in res):
             raise Unsupported("its result is its input (no computation)")
         graph = g.graph(list(res))
         try:
@@ -115,7 +160,8 @@ class _Eager(TorchDispatchMode):
         return tree_unflatten(results, out_spec)
 
     def _hand(self, k, x, w, name, line):
-        arrays = {"x": _program.to_array(x), "w": _program.to_array(w)}
+        arrays = None if self.rt.timing_only else {"x": _program.to_array(x),
+                                                   "w": _program.to_array(w)}
         shapes = [list(x.shape), list(w.shape)]
         dtypes = [str(x.dtype).replace("torch.", "")] * 2
         out = self.rt.launch(k, arrays, name, line, shapes, dtypes)

@@ -313,6 +313,21 @@ LOWERINGS = {
     "aten::cat": _cat,
 }
 
+# Why some ops a user meets are not lowered (the message for any other op says only that).
+NOT_LOWERED = {
+    "aten::max.dim": "it returns int64 indices besides the values, which the device does not "
+                     "compute (torch.amax(x, -1, keepdim=True) lowers)",
+    "aten::bmm": "a batched matmul; the compiler's matmul is 2-D (write attention heads as "
+                 "column blocks, examples/torch/decoder_block.py)",
+    "aten::_to_copy": "a dtype conversion; the graph format has no cast (convert before the "
+                      "device context)",
+}
+
+
+def no_lowering(op):
+    return Unsupported(NOT_LOWERED.get(op, "neuronsim has no lowering of this op"))
+
+
 # Views and metadata ops: no kernel in eager mode (a framework dispatch on the host, the
 # result a view of CPU data, as on a device); in a compiled graph the layout ones lower to
 # data movement (transpose, slice) and the rest alias their input's rows.
