@@ -143,4 +143,9 @@ with nt.device("trn2"):
     except neuronsim.Error as e:
         check("holds something other than a profile" in str(e), str(e))
 check(os.listdir(not_a_profile) == ["keep.txt"], "left as it was")
+try:
+    prof.export_chrome_trace(os.path.join(work, "no/such/dir/t.json"))
+    check(False, "an unwritable trace path is refused")
+except neuronsim.Error as e:
+    check("cannot write" in str(e) and "no/such/dir/t.json" in str(e), str(e))
 print("profiler_device: ok")

@@ -9,7 +9,7 @@ import json
 import os
 import tempfile
 
-from .. import _core
+from .. import Error, _core
 from ._profiler_window import host_span
 
 _HOST_PID = 1000  # profile/sequence_perfetto.cpp's host process
@@ -72,11 +72,17 @@ def export(window, profile_dir, path, engines):
         events = _keep_engines(events, engines)
     doc["traceEvents"] = events + _host_lanes(window)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix=".%s.tmp-" % os.path.basename(path), dir=directory)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".%s.tmp-" % os.path.basename(path), dir=directory)
+    except OSError as e:
+        raise Error("export_chrome_trace: %s: cannot write: %s" % (path, e.strerror)) from None
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f)
         os.replace(temp, path)
+    except OSError as e:
+        os.unlink(temp)
+        raise Error("export_chrome_trace: %s: cannot write: %s" % (path, e.strerror)) from None
     except BaseException:
         os.unlink(temp)
         raise

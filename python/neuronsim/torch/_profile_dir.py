@@ -83,11 +83,14 @@ def write(window, out_dir, host_model_json):
     """Writes the window as a sequence profile at out_dir (replacing an earlier profile
     there), moving each launch's recorded profile into it."""
     launches = check_writable(window, out_dir)
-    out_dir = os.path.abspath(out_dir)
+    given, out_dir = out_dir, os.path.abspath(out_dir)
     replace = _replaceable(out_dir)
     parent = os.path.dirname(out_dir)
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".%s.tmp-" % os.path.basename(out_dir), dir=parent)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".%s.tmp-" % os.path.basename(out_dir), dir=parent)
+    except OSError as e:
+        raise Error("%s: cannot write the profile: %s" % (given, e.strerror)) from None
     try:
         folders = []
         for i, r in enumerate(launches):
@@ -105,6 +108,9 @@ def write(window, out_dir, host_model_json):
             shutil.rmtree(old)
         else:
             os.rename(staging, out_dir)
+    except OSError as e:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise Error("%s: cannot write the profile: %s" % (given, e.strerror)) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -204,9 +204,14 @@ class profile:
             return
         if self._recording_dir is None:
             parent = os.path.dirname(os.path.abspath(self.output_dir)) if self.output_dir else None
-            if parent:
-                os.makedirs(parent, exist_ok=True)
-            self._recording_dir = tempfile.mkdtemp(prefix=".neuronsim-torch-profile-", dir=parent)
+            try:
+                if parent:
+                    os.makedirs(parent, exist_ok=True)
+                self._recording_dir = tempfile.mkdtemp(prefix=".neuronsim-torch-profile-",
+                                                       dir=parent)
+            except OSError as e:
+                raise Error("neuronsim.torch.profile: %s: cannot record there: %s"
+                            % (self.output_dir or tempfile.gettempdir(), e.strerror)) from None
             weakref.finalize(self, shutil.rmtree, self._recording_dir, True)
         self._runtime.set_profile_recording(self._recording_dir)
 
