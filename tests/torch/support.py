@@ -72,6 +72,16 @@ def expect_error(fn, *parts):
     return None
 
 
+def scratch_dir(prefix):
+    """A temporary directory, removed when the test exits."""
+    import atexit
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
 def finish():
     for f in failures:
         print("FAIL:", f)

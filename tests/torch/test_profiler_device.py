@@ -2,41 +2,32 @@
 `neuronsim view`, `report` and `compare`, the Chrome trace's lanes (strictly checked), the
 record_engines filter, and synchronize(): device work in flight when the profiler stops
 is missing unless the host waited for it (docs/torch.md, "The profiler")."""
-import atexit
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import torch
 
 import neuronsim
 import neuronsim.torch as nt
+from support import expect, finish, scratch_dir
 
 NS = os.environ["NEURONSIM"]
 SOURCE = os.environ["SOURCE_DIR"]
-work = tempfile.mkdtemp(prefix="torch-profiler-")
-atexit.register(shutil.rmtree, work, True)
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL:", what)
-        sys.exit(1)
+work = scratch_dir("torch-profiler-")
 
 
 def cli(*args):
     r = subprocess.run([NS] + list(args), capture_output=True, text=True)
-    check(r.returncode == 0, "neuronsim %s: %s%s" % (" ".join(args), r.stdout, r.stderr))
+    expect(r.returncode == 0, "neuronsim %s: %s%s" % (" ".join(args), r.stdout, r.stderr))
     return r.stdout
 
 
 def perfetto_check(path):
     r = subprocess.run([sys.executable, os.path.join(SOURCE, "tests/tools/perfetto_check.py"),
                         path], capture_output=True, text=True)
-    check(r.returncode == 0, "perfetto_check %s: %s%s" % (path, r.stdout, r.stderr))
+    expect(r.returncode == 0, "perfetto_check %s: %s%s" % (path, r.stdout, r.stderr))
 
 
 def f(x, w):
@@ -54,26 +45,26 @@ with nt.device("trn2") as rt:
         y2 = y.t()              # a view: host work, no launch
         nt.synchronize()
     tot = prof.totals()
-    check(tot["launches"] == 2 and tot["in_flight"] == 0, "two launches: %s" % tot)
+    expect(tot["launches"] == 2 and tot["in_flight"] == 0, "two launches: %s" % tot)
     table = prof.key_averages().table(sort_by="self_device_time_total")
     print(table)
     host = json.load(open(os.path.join(p_sync, "host.json")))
     ops = [l["op"] for l in host["launches"]]
-    check(len(ops) == 2 and ops[0].startswith("aten::exp") and ops[1].startswith("aten::mul"),
+    expect(len(ops) == 2 and ops[0].startswith("aten::exp") and ops[1].startswith("aten::mul"),
           "host.json ops: %s" % ops)
     exp, mul = ops
-    check(all(os.path.isdir(os.path.join(p_sync, l["profile"])) for l in host["launches"]),
+    expect(all(os.path.isdir(os.path.join(p_sync, l["profile"])) for l in host["launches"]),
           "launch folders")
-    check(abs(host["device_ns"] - tot["device_ns"]) < 1e-6, "device time agrees")
-    check(host["total_ns"] == tot["end_to_end_ns"], "end to end agrees")
+    expect(abs(host["device_ns"] - tot["device_ns"]) < 1e-6, "device time agrees")
+    expect(host["total_ns"] == tot["end_to_end_ns"], "end to end agrees")
     rows = {r.key: r for r in prof.key_averages()}
     launch_ns = {l["op"]: l["device_ns"] for l in host["launches"]}
-    check(abs(rows[exp].self_device_time_total * 1000 - launch_ns[exp]) < 1e-6,
+    expect(abs(rows[exp].self_device_time_total * 1000 - launch_ns[exp]) < 1e-6,
           "the table's device time is the launch's")
 
     # view, report and compare open the directory.
     view = cli("view", p_sync)
-    check(exp in view and mul in view, "view lists the ops:\n" + view)
+    expect(exp in view and mul in view, "view lists the ops:\n" + view)
     cli("report", p_sync, "-o", os.path.join(work, "report.html"))
 
     # 2. Chrome trace: host lanes, the view's host op, and the engines' lanes.
@@ -84,12 +75,12 @@ with nt.device("trn2") as rt:
              if e["ph"] == "M" and e["name"] == "thread_name"}
     for lane in ("framework dispatch", "runtime calls", "device execution", "sync",
                  "aten ops without a device record"):
-        check((1000, lane) in lanes, "host lane %r: %s" % (lane, sorted(lanes)))
+        expect((1000, lane) in lanes, "host lane %r: %s" % (lane, sorted(lanes)))
     device_lanes = {name for pid, name in lanes if pid != 1000}
-    check({"scalar", "vector"} & device_lanes and any(n.startswith("DMA") for n in device_lanes),
+    expect({"scalar", "vector"} & device_lanes and any(n.startswith("DMA") for n in device_lanes),
           "engine and DMA lanes: %s" % sorted(device_lanes))
     names = {e.get("name") for e in doc["traceEvents"] if e["ph"] == "X"}
-    check(any(n.startswith("aten::t") for n in names), "the view aten::t on the host lane")
+    expect(any(n.startswith("aten::t") for n in names), "the view aten::t on the host lane")
 
     # record_engines keeps only the named lanes (and the arrows between kept slices).
     with nt.profile(record_engines=["vector"]) as prof2:
@@ -99,7 +90,7 @@ with nt.device("trn2") as rt:
     perfetto_check(trace2)
     lanes2 = {e["args"]["name"] for e in json.load(open(trace2))["traceEvents"]
               if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] != 1000}
-    check(lanes2 <= {"vector"}, "record_engines=['vector']: %s" % sorted(lanes2))
+    expect(lanes2 <= {"vector"}, "record_engines=['vector']: %s" % sorted(lanes2))
 
     # 3. Without synchronize(): the last launch is still on the device when the profiler
     # stops (the host ran ahead), so its device work is missing, as on the hardware.
@@ -108,10 +99,10 @@ with nt.device("trn2") as rt:
         f(x, w)
     tot3 = prof3.totals()
     print("without synchronize:", tot3)
-    check(tot3["in_flight"] >= 1 and tot3["launches"] == 2 - tot3["in_flight"],
+    expect(tot3["in_flight"] >= 1 and tot3["launches"] == 2 - tot3["in_flight"],
           "in-flight work missing: %s" % tot3)
     rows3 = {r.key: r for r in prof3.key_averages()}
-    check(rows3[mul].self_device_time_total == 0,
+    expect(rows3[mul].self_device_time_total == 0,
           "no device time for the launch in flight")
     nt.synchronize()
 
@@ -121,16 +112,16 @@ cli("compile", os.path.join(SOURCE, "examples/rmsnorm/rmsnorm_small.json"), "--m
 cli("run", os.path.join(work, "fused/launch.json"), "--timing-only", "--profile-dir",
     os.path.join(work, "p_fused"))
 out = cli("compare", p_sync, os.path.join(work, "p_fused"))
-check("speedup" in out, "compare:\n" + out)
+expect("speedup" in out, "compare:\n" + out)
 
 # Bad input: one clear error each.
 for kwargs, want in (({"record_engines": ["tensr"]}, "unknown lane 'tensr'"),
                      ({"output_dir": p_sync, "record_device": False}, "needs record_device=True")):
     try:
         nt.profile(**kwargs)
-        check(False, "refused: %s" % kwargs)
+        expect(False, "refused: %s" % kwargs)
     except neuronsim.Error as e:
-        check(want in str(e), str(e))
+        expect(want in str(e), str(e))
 not_a_profile = os.path.join(work, "notes")
 os.makedirs(not_a_profile)
 open(os.path.join(not_a_profile, "keep.txt"), "w").close()
@@ -139,13 +130,13 @@ with nt.device("trn2"):
         with nt.profile(output_dir=not_a_profile):
             f(x, w)
             nt.synchronize()
-        check(False, "a directory of other files is not replaced")
+        expect(False, "a directory of other files is not replaced")
     except neuronsim.Error as e:
-        check("holds something other than a profile" in str(e), str(e))
-check(os.listdir(not_a_profile) == ["keep.txt"], "left as it was")
+        expect("holds something other than a profile" in str(e), str(e))
+expect(os.listdir(not_a_profile) == ["keep.txt"], "left as it was")
 try:
     prof.export_chrome_trace(os.path.join(work, "no/such/dir/t.json"))
-    check(False, "an unwritable trace path is refused")
+    expect(False, "an unwritable trace path is refused")
 except neuronsim.Error as e:
-    check("cannot write" in str(e) and "no/such/dir/t.json" in str(e), str(e))
-print("profiler_device: ok")
+    expect("cannot write" in str(e) and "no/such/dir/t.json" in str(e), str(e))
+finish()

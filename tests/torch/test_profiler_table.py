@@ -1,7 +1,6 @@
 """neuronsim.torch.profile over synthetic runtime records (no simulation): the key_averages
 table against torch 1.13's own table code, the device columns, every sort key, the
 schedule and step(), and the in-flight rule (docs/torch.md, "The profiler")."""
-import sys
 
 from torch.autograd.profiler_util import FunctionEventAvg, _build_table
 
@@ -9,6 +8,7 @@ import neuronsim
 from neuronsim.torch import _runtime
 from neuronsim.torch._runtime import HostOpRecord, LaunchRecord
 from neuronsim.torch.profiler import profile, schedule
+from support import expect, finish
 
 
 class FakeRuntime:
@@ -59,12 +59,6 @@ class FakeRuntime:
         self.now += ns
 
 
-def check(cond, what):
-    if not cond:
-        print("FAIL:", what)
-        sys.exit(1)
-
-
 rt = FakeRuntime()
 _runtime.push_runtime(rt)
 
@@ -87,7 +81,7 @@ for row in ours:
 for key in ("self_cpu_time_total", "cpu_time_total", "count"):
     a = ours.table(sort_by=key, row_limit=10)
     b = _build_table(theirs, sort_by=key, row_limit=10)
-    check(a == b, "CPU-only table differs from torch's for sort_by=%s:\n%s\n%s" % (key, a, b))
+    expect(a == b, "CPU-only table differs from torch's for sort_by=%s:\n%s\n%s" % (key, a, b))
 print(ours.table(sort_by="self_cpu_time_total"))
 
 # 2. Device columns: aten ops with their launches' device time, kernels as device events.
@@ -101,41 +95,41 @@ print(t)
 for h in ("Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
           "Self NeuronCore", "Self NeuronCore %", "NeuronCore total", "NeuronCore time avg",
           "# of Launches", "# of Calls"):
-    check(h in t.splitlines()[1], "header %r missing" % h)
-check(t.strip().endswith("Self NeuronCore time total: 10.000us"), "device total counts kernels once")
+    expect(h in t.splitlines()[1], "header %r missing" % h)
+expect(t.strip().endswith("Self NeuronCore time total: 10.000us"), "device total counts kernels once")
 rows = {r.key: r for r in prof.key_averages()}
-check(rows["aten::mul"].count == 2 and rows["aten::mul"].launches == 2, "mul calls and launches")
-check(rows["aten::mul"].self_cpu_time_total == 60.0, "host time = dispatch + runtime call")
-check(rows["aten::mul"].self_device_time_total == 6.0, "mul device time")
-check(rows["mul_k"].kind == "kernel" and rows["mul_k"].self_cpu_time_total == 0, "kernel row")
+expect(rows["aten::mul"].count == 2 and rows["aten::mul"].launches == 2, "mul calls and launches")
+expect(rows["aten::mul"].self_cpu_time_total == 60.0, "host time = dispatch + runtime call")
+expect(rows["aten::mul"].self_device_time_total == 6.0, "mul device time")
+expect(rows["mul_k"].kind == "kernel" and rows["mul_k"].self_cpu_time_total == 0, "kernel row")
 first = lambda key: prof.key_averages().table(sort_by=key).splitlines()[3].split()[0]
-check(first("self_privateuse1_time_total") == first("self_device_time_total"), "the two device keys")
-check(first("self_device_time_total") in ("aten::mul", "mul_k"), "device sort")
-check(first("self_cpu_time_total") == "aten::mul", "cpu sort")
+expect(first("self_privateuse1_time_total") == first("self_device_time_total"), "the two device keys")
+expect(first("self_device_time_total") in ("aten::mul", "mul_k"), "device sort")
+expect(first("self_cpu_time_total") == "aten::mul", "cpu sort")
 for key in ("cpu_time", "device_time_total", "device_time", "privateuse1_time_total",
             "privateuse1_time", "count", "launches", "hbm_bytes"):
     prof.key_averages().table(sort_by=key)
 try:
     prof.key_averages().table(sort_by="self_cuda_time_total")
-    check(False, "an unknown sort key is refused")
+    expect(False, "an unknown sort key is refused")
 except neuronsim.Error as e:
-    check("unknown sort_by 'self_cuda_time_total'" in str(e), str(e))
+    expect("unknown sort_by 'self_cuda_time_total'" in str(e), str(e))
 
 # 3. The in-flight rule: without synchronize, device work after the window's end is missing.
 with profile(record_device=False) as prof:
     rt.launch("aten::exp", "exp_k", 500000.0)  # 0.5 ms on the device, the host goes on
 tot = prof.totals()
-check(tot["launches"] == 0 and tot["in_flight"] == 1 and tot["device_ns"] == 0,
+expect(tot["launches"] == 0 and tot["in_flight"] == 1 and tot["device_ns"] == 0,
       "in-flight launch missing: %s" % tot)
 rows = {r.key: r for r in prof.key_averages()}
-check(rows["aten::exp"].self_device_time_total == 0 and "exp_k" not in rows,
+expect(rows["aten::exp"].self_device_time_total == 0 and "exp_k" not in rows,
       "no device time for an in-flight launch")
 rt.synchronize()
 with profile(record_device=False) as prof:
     rt.launch("aten::exp", "exp_k", 500000.0)
     rt.synchronize()
 tot = prof.totals()
-check(tot["launches"] == 1 and tot["device_ns"] == 500000.0 and tot["in_flight"] == 0,
+expect(tot["launches"] == 1 and tot["device_ns"] == 500000.0 and tot["in_flight"] == 0,
       "synchronize keeps it: %s" % tot)
 
 # 4. schedule(wait=1, warmup=1, active=2): only steps 2 and 3 are kept, as ProfilerStep*.
@@ -145,14 +139,14 @@ with profile(record_device=False, schedule=schedule(wait=1, warmup=1, active=2))
         rt.synchronize()
         prof.step()
 rows = {r.key: r for r in prof.key_averages()}
-check(rows["aten::add"].count == 2, "two active steps: %d" % rows["aten::add"].count)
-check(rows["add_k"].self_device_time_total == 3.0 + 4.0, "steps 2 and 3's launches")
-check(rows["ProfilerStep*"].count == 2, "two ProfilerStep rows")
+expect(rows["aten::add"].count == 2, "two active steps: %d" % rows["aten::add"].count)
+expect(rows["add_k"].self_device_time_total == 3.0 + 4.0, "steps 2 and 3's launches")
+expect(rows["ProfilerStep*"].count == 2, "two ProfilerStep rows")
 step = rows["ProfilerStep*"]
 # Step k (2, 3): dispatch + runtime call 30 us, the device (k + 1) us, the sync 5 us; the
 # step's self CPU is its span less its op's host time: (k + 1) + 5 us.
-check(step.cpu_time_total == (30 + 3 + 5) + (30 + 4 + 5), "step spans: %s" % step.cpu_time_total)
-check(step.self_cpu_time_total == (3 + 5) + (4 + 5), "step self: %s" % step.self_cpu_time_total)
+expect(step.cpu_time_total == (30 + 3 + 5) + (30 + 4 + 5), "step spans: %s" % step.cpu_time_total)
+expect(step.self_cpu_time_total == (3 + 5) + (4 + 5), "step self: %s" % step.self_cpu_time_total)
 
 # on_trace_ready once per saved cycle; key_averages before any window finished is refused.
 ready = []
@@ -160,13 +154,13 @@ p = profile(record_device=False, schedule=schedule(wait=0, warmup=0, active=1, r
             on_trace_ready=lambda pr: ready.append(len(pr.key_averages())))
 try:
     p.key_averages()
-    check(False, "key_averages before a window is refused")
+    expect(False, "key_averages before a window is refused")
 except neuronsim.Error as e:
-    check("no window has finished" in str(e), str(e))
+    expect("no window has finished" in str(e), str(e))
 with p:
     for step in range(3):
         rt.launch("aten::add", "add_k", 1000.0)
         rt.synchronize()
         p.step()
-check(len(ready) == 2, "on_trace_ready per cycle: %s" % ready)
-print("profiler_table: ok")
+expect(len(ready) == 2, "on_trace_ready per cycle: %s" % ready)
+finish()

@@ -6,30 +6,21 @@ examples/rmsnorm/rmsnorm_small.json, hand-fused from `neuronsim example rmsnorm
 launches, engine times, instruction counts and HBM bytes as the PyTorch script's
 profiles, and the script's outputs are within its bf16 bounds of PyTorch's CPU result
 (it exits non-zero otherwise)."""
-import atexit
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
+from support import expect, finish, scratch_dir
 
 NS = os.environ["NEURONSIM"]
 SOURCE = os.environ["SOURCE_DIR"]
-work = tempfile.mkdtemp(prefix="torch-study-")
-atexit.register(shutil.rmtree, work, True)
+work = scratch_dir("torch-study-")
 N, D = 128, 2048
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL:", what)
-        sys.exit(1)
 
 
 def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
-    check(r.returncode == 0, "%s: %s%s" % (" ".join(cmd), r.stdout[-3000:], r.stderr[-3000:]))
+    expect(r.returncode == 0, "%s: %s%s" % (" ".join(cmd), r.stdout[-3000:], r.stderr[-3000:]))
     return r.stdout
 
 
@@ -40,7 +31,7 @@ print(out[-2500:])
 study = json.load(open(os.path.join(work, "study.json")))
 for header in ("Self CPU %", "Self NeuronCore", "# of Calls", "ProfilerStep*", "aten::rsqrt",
                "neuronsim::rms_norm", "neuronsim::compiled:rmsnorm"):
-    check(header in out, "the tables show %r" % header)
+    expect(header in out, "the tables show %r" % header)
 
 hand_launch = {
     "format": "neuronsim-launch-sequence", "version": 1, "program": "rmsnorm_hand",
@@ -66,21 +57,21 @@ for target in ("trn1", "trn2"):
              "--profile-dir", "%s/p-%s" % (d, variant)])
         host = json.load(open("%s/p-%s/host.json" % (d, variant)))
         ours = case[variant]
-        check(abs(ours["end_to_end_ns"] - host["total_ns"]) < 1e-6,
+        expect(abs(ours["end_to_end_ns"] - host["total_ns"]) < 1e-6,
               "%s %s end to end: script %.3f ns, neuronsim run %.3f ns"
               % (target, variant, ours["end_to_end_ns"], host["total_ns"]))
-        check(abs(ours["device_ns"] - host["device_ns"]) < 1e-6, "%s %s device" % (target, variant))
-        check(ours["launches"] == len(host["launches"]), "%s %s launches" % (target, variant))
+        expect(abs(ours["device_ns"] - host["device_ns"]) < 1e-6, "%s %s device" % (target, variant))
+        expect(ours["launches"] == len(host["launches"]), "%s %s launches" % (target, variant))
         cmp = json.loads(run([NS, "compare", "--json", "%s/p-%s" % (d, variant),
                               ours["profile_dir"]]))["runs"]
         for k in list(same) + [k for k in cmp[0] if k.endswith(("_active_time_ps", "_count"))]:
-            check(cmp[0][k] == cmp[1][k], "%s %s %s: neuronsim run %s, script %s"
+            expect(cmp[0][k] == cmp[1][k], "%s %s %s: neuronsim run %s, script %s"
                   % (target, variant, k, cmp[0][k], cmp[1][k]))
-        check(ours["hbm_bytes"] == cmp[0]["hbm_read_bytes"] + cmp[0]["hbm_write_bytes"],
+        expect(ours["hbm_bytes"] == cmp[0]["hbm_read_bytes"] + cmp[0]["hbm_write_bytes"],
               "%s %s HBM bytes" % (target, variant))
-        check(ours["relative_error"] <= {"eager": 5, "fused": 2, "compiled": 2}[variant] * 2**-8,
+        expect(ours["relative_error"] <= {"eager": 5, "fused": 2, "compiled": 2}[variant] * 2**-8,
               "%s %s numerics" % (target, variant))
     print("%s: eager %.3f us, compiled %.3f us, fused %.3f us end to end: as neuronsim run"
           % (target, case["eager"]["end_to_end_ns"] / 1e3, case["compiled"]["end_to_end_ns"] / 1e3,
              case["fused"]["end_to_end_ns"] / 1e3))
-print("study_rmsnorm: ok")
+finish()
