@@ -11,7 +11,7 @@ import torch
 
 import neuronsim
 import neuronsim.torch as nt
-from support import expect, finish, scratch_dir
+from support import expect, expect_error, finish, scratch_dir
 
 NS = os.environ["NEURONSIM"]
 SOURCE = os.environ["SOURCE_DIR"]
@@ -105,6 +105,27 @@ with nt.device("trn2") as rt:
     expect(rows3[mul].self_device_time_total == 0,
           "no device time for the launch in flight")
     nt.synchronize()
+
+# A compiled function called outside any device context runs on its own runtime, which it
+# enters for the call: the profiler started before attaches to it.
+compiled = nt.compile(f, target="trn2")
+with nt.profile() as prof4:
+    compiled(x, w)
+    compiled.runtime.synchronize()
+tot4 = prof4.totals()
+ops4 = [r.key for r in prof4.key_averages() if r.kind == "op"]
+expect(tot4["launches"] >= 1 and tot4["in_flight"] == 0, "compiled call profiled: %s" % tot4)
+expect(ops4 == ["neuronsim::compiled:f"], "compiled op row: %s" % ops4)
+prof4.export_chrome_trace(os.path.join(work, "trace_compiled.json"))
+perfetto_check(os.path.join(work, "trace_compiled.json"))
+
+# A window whose every launch is still in flight makes no profile directory: one error.
+def in_flight_only():
+    with nt.device("trn2"):
+        with nt.profile(output_dir=os.path.join(work, "p_empty")):
+            torch.exp(x)  # one launch, on the device until after the host's runtime call
+expect_error(in_flight_only, "no launch finished on the device", "synchronize()")
+expect(not os.path.exists(os.path.join(work, "p_empty")), "nothing written")
 
 # compare takes the torch profile beside a `neuronsim run` sequence profile.
 cli("compile", os.path.join(SOURCE, "examples/rmsnorm/rmsnorm_small.json"), "--mode", "fused",

@@ -63,6 +63,7 @@ class Window:
     end_ns: float = None
     records: list = field(default_factory=list)
     steps: list = field(default_factory=list)
+    runtime: object = None  # the runtime recorded (its target, overrides), set at the end
 
     def completed(self, record):
         """A launch whose device execution had ended by the window's end."""

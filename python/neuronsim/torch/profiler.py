@@ -126,6 +126,7 @@ class profile:
             if self._runtime is not None:
                 self._runtime.remove_listener(self._listen)
                 self._runtime.set_profile_recording(None)
+            self._runtime = None  # a later start() attaches afresh
             self.current_action = None
 
     # --- results ---
@@ -226,6 +227,7 @@ class profile:
     def _stop_window(self):
         window, self._window = self._window, None
         window.end_ns = self._now()
+        window.runtime = self._runtime
         if self._runtime is not None:
             self._runtime.set_profile_recording(None)
         self._saved, self._saved_dir = window, None
@@ -244,12 +246,13 @@ class profile:
     def _profile_directory(self, window):
         """The window's sequence profile directory, written once."""
         if self._saved_dir is None:
+            _profile_dir.check_writable(window, self.output_dir or "export_chrome_trace")
             if self.output_dir is not None:
                 out = self.output_dir
             else:
                 out = os.path.join(tempfile.mkdtemp(prefix=".neuronsim-torch-trace-"), "p")
                 weakref.finalize(self, shutil.rmtree, os.path.dirname(out), True)
-            rt = self._runtime
+            rt = window.runtime
             host_model = _with_overrides(
                 rt.overrides, lambda paths: _profile_dir.host_model_json(rt.target, paths))
             self._saved_dir = _profile_dir.write(window, out, host_model)
