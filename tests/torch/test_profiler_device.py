@@ -106,6 +106,23 @@ with nt.device("trn2") as rt:
           "no device time for the launch in flight")
     nt.synchronize()
 
+    # Two saved windows (repeat=2): output_dir holds the last, replacing the first.
+    p_steps = os.path.join(work, "p_steps")
+    saved = []
+    with nt.profile(output_dir=p_steps, on_trace_ready=lambda p: saved.append(p.totals()),
+                    schedule=nt.schedule(wait=0, warmup=1, active=1, repeat=2)) as prof5:
+        for n in (64, 128, 64, 128):
+            torch.exp(x[:n])
+            nt.synchronize()
+            prof5.step()
+    host5 = json.load(open(os.path.join(p_steps, "host.json")))
+    expect(len(saved) == 2 and [t["launches"] for t in saved] == [1, 1], "two windows: %s" % saved)
+    expect(len(host5["launches"]) == 1 and abs(host5["device_ns"] - saved[1]["device_ns"]) < 1e-6,
+           "output_dir holds the last window")
+    expect(sorted(os.listdir(work)) == sorted(set(os.listdir(work))) and
+           not [d for d in os.listdir(work) if d.startswith(".p_steps")], "no staging left behind")
+    cli("view", p_steps)
+
 # A compiled function called outside any device context runs on its own runtime, which it
 # enters for the call: the profiler started before attaches to it.
 compiled = nt.compile(f, target="trn2")
