@@ -115,6 +115,20 @@ try:
 except neuronsim.Error as e:
     expect("unknown sort_by 'self_cuda_time_total'" in str(e), str(e))
 
+# record_shapes: grouped by input shape, one row per (name, shapes), with PyTorch's column.
+with profile(record_device=False, record_shapes=True) as prof:
+    rt.launch("aten::mul", "mul_k", 3000.0, shapes=((128, 2048), (2048,)))
+    rt.launch("aten::mul", "mul_k", 1000.0, shapes=((128, 1), (128, 2048)))
+    rt.synchronize()
+grouped = prof.key_averages(group_by_input_shape=True)
+muls = [r for r in grouped if r.key == "aten::mul"]
+expect(len(muls) == 2 and sorted(r.self_device_time_total for r in muls) == [1.0, 3.0],
+       "one mul row per shape list: %s" % muls)
+table = grouped.table(sort_by="self_device_time_total")
+expect("Input Shapes" in table.splitlines()[1] and "[[128, 2048], [2048]]" in table,
+       "Input Shapes column:\n" + table)
+expect(len([r for r in prof.key_averages() if r.key == "aten::mul"]) == 1, "ungrouped: one row")
+
 # 3. The in-flight rule: without synchronize, device work after the window's end is missing.
 with profile(record_device=False) as prof:
     rt.launch("aten::exp", "exp_k", 500000.0)  # 0.5 ms on the device, the host goes on
