@@ -32,6 +32,8 @@ CASES = {
     "add_alpha": (lambda a, b: torch.add(a, b, alpha=2), lambda n, p: (n(R, D), n(R, D)), 0),
     "sub_stat": (lambda a, s: a - s, lambda n, p: (n(R, D), n(R, 1)), 0),
     "mul_scalar": (lambda a: a * 3.0, lambda n, p: (n(R, D),), 0),
+    "add_inplace": (lambda a, b: a.clone().add_(b), lambda n, p: (n(R, D), n(D)), 0),
+    "mul_inplace": (lambda a, b: a.clone().mul_(b), lambda n, p: (n(R, D), n(R, 1)), 0),
     "mul": (lambda a, b: a * b, lambda n, p: (n(R, D), n(R, D)), 0),
     "div": (lambda a, b: a / b, lambda n, p: (n(R, D), p(R, D)), 0),
     "rsub": (lambda a: 1 - a, lambda n, p: (n(R, D),), 0),
