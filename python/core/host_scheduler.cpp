@@ -9,6 +9,7 @@
 #include "config/target_config.hpp"
 #include "host/host_model.hpp"
 #include "python/core/bindings.hpp"
+#include "python/core/json_to_python.hpp"
 #include "python/core/sanitizer_stack.hpp"
 
 namespace py = pybind11;
@@ -31,16 +32,6 @@ py::dict timing_dict(const profile::LaunchTiming& l) {
   d["device"] = interval_dict(l.device);
   d["host_ns"] = l.host_ns;
   d["device_ns"] = l.device_ns;
-  return d;
-}
-
-py::dict params_dict(const config::HostParams& h) {
-  py::dict d;
-  d["framework_dispatch_ns"] = h.framework_dispatch_ns;
-  d["runtime_call_ns"] = h.runtime_call_ns;
-  d["sync_ns"] = h.sync_ns;
-  d["async"] = h.async;
-  d["queue_depth"] = h.queue_depth;
   return d;
 }
 
@@ -71,7 +62,8 @@ void bind_host_scheduler(py::module_& m) {
   m.def(
       "host_params",
       [](const std::string& target, const std::vector<std::string>& overrides) {
-        return params_dict(host_of(target, overrides));
+        // {"framework_dispatch_ns": {"value": .., "unit": "ns"}, ...}, as host.json has them
+        return to_python(host::host_params_json(host_of(target, overrides)));
       },
       guard, py::arg("target"), py::arg("overrides"));
 }

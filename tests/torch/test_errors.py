@@ -83,6 +83,11 @@ def main():
         return t.view(64, 256) * 2  # changes the row length
     expect_error(lambda: nt.compile(f_shape)(x), "test_errors.py:%d" % (f_shape.__code__.co_firstlineno + 1),
                  "aten::view", "last dimension")
+    def f_inplace(t):
+        t += 1  # would change the caller's tensor
+        return t
+    expect_error(lambda: nt.compile(f_inplace)(x), "test_errors.py:%d" % (f_inplace.__code__.co_firstlineno + 1),
+                 "aten::add_.Tensor", "an input of the graph")
     expect_error(lambda: nt.compile(lambda t: t.shape[0])(x), "returns int")
     expect_error(lambda: nt.compile(f_sin)(3.0), "argument 0 is float")
 

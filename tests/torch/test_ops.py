@@ -32,6 +32,8 @@ CASES = {
     "add_alpha": (lambda a, b: torch.add(a, b, alpha=2), lambda n, p: (n(R, D), n(R, D)), 0),
     "sub_stat": (lambda a, s: a - s, lambda n, p: (n(R, D), n(R, 1)), 0),
     "mul_scalar": (lambda a: a * 3.0, lambda n, p: (n(R, D),), 0),
+    "add_inplace": (lambda a, b: a.clone().add_(b), lambda n, p: (n(R, D), n(D)), 0),
+    "mul_inplace": (lambda a, b: a.clone().mul_(b), lambda n, p: (n(R, D), n(R, 1)), 0),
     "mul": (lambda a, b: a * b, lambda n, p: (n(R, D), n(R, D)), 0),
     "div": (lambda a, b: a / b, lambda n, p: (n(R, D), p(R, D)), 0),
     "rsub": (lambda a: 1 - a, lambda n, p: (n(R, D),), 0),
@@ -68,6 +70,9 @@ CASES = {
     "cat": (lambda a, b: torch.cat([a, b], -1), lambda n, p: (n(R, D), n(R, 32)), 0),
     "rms_norm": (lambda x, w: nt.rms_norm(x, w, 1e-6), lambda n, p: (n(256, D), n(D)),
                  D * 2.0**-22),
+    # 200 rows: not the hand-fused kernel's (rows a multiple of 128), the fused formula's
+    "rms_norm_200": (lambda x, w: nt.rms_norm(x, w, 1e-6), lambda n, p: (n(2, 100, D), n(D)),
+                     D * 2.0**-22),
 }
 
 

@@ -22,7 +22,7 @@ from . import _program
 from ._eager import op_name
 from ._lines import user_line
 from ._lowering import (LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind,
-                        no_lowering)
+                        functional, no_lowering)
 from ._runtime import Runtime, current_runtime, pop_runtime, push_runtime
 
 # Ops through which Python reads a tensor's value: data-dependent control flow.
@@ -134,11 +134,15 @@ def lower_graph(gm, name):
             vals[n] = vals[n.args[0]][n.args[1]]
         else:
             op = op_name(n.target)
-            lower = LOWERINGS.get(op) or VIEW_LOWERINGS.get(op)
+            target = functional(n.target) or n.target
+            lower = LOWERINGS.get(op_name(target)) or VIEW_LOWERINGS.get(op_name(target))
             try:
                 if lower is None:
                     raise no_lowering(op)
-                a = bind(n.target, tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.args),
+                if target is not n.target and n.args[0].op == "placeholder":
+                    raise Unsupported("it writes into '%s', an input of the graph (a compiled "
+                                      "call does not change its inputs)" % n.args[0].name)
+                a = bind(target, tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.args),
                          tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.kwargs))
                 m = n.meta["val"]
                 res = lower(g, a, m if isinstance(m, torch.Tensor) else list(m))

@@ -14,7 +14,7 @@ from . import _program
 from ._lines import user_line
 from ._rms_norm import hand_kernel
 from ._lowering import (LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind,
-                        no_lowering)
+                        functional, no_lowering)
 from ._runtime import Runtime, pop_runtime, push_runtime
 
 # Ops whose result is no computation on a device tensor: views/metadata (VIEW_LOWERINGS)
@@ -77,7 +77,12 @@ class _Eager(TorchDispatchMode):
             return func(*args, **kwargs)
         line = user_line()
         try:
-            return self._launch(func, name, args, kwargs, line)
+            pure = functional(func)
+            if pure is None:
+                return self._launch(func, name, args, kwargs, line)
+            out = self._launch(pure, name, args, kwargs, line)  # then written into self
+            args[0].copy_(out)
+            return args[0]
         except Unsupported as e:
             if not self.rt.fallback:
                 raise Error("%s: %s: not lowered to the device: %s (neuronsim.torch.device("
@@ -92,7 +97,7 @@ class _Eager(TorchDispatchMode):
             k = hand_kernel(x, w, eps, self.rt.target)
             if k is not None:
                 return self._hand(k, x, w, name, line)
-        lower = LOWERINGS.get(name)
+        lower = LOWERINGS.get(op_name(func))
         if lower is None:
             raise no_lowering(name)
         out = func(*_meta(args), **_meta(kwargs))  # shapes and dtypes of the results

@@ -96,6 +96,16 @@ def bind(func, args, kwargs):
     return out
 
 
+def functional(func):
+    """The out-of-place overload of an in-place aten op (add_.Tensor -> add.Tensor), or None:
+    an in-place op is lowered as its functional form, its result copied into self."""
+    name = func._schema.name
+    if not name.startswith("aten::") or not name.endswith("_") or name.endswith("__"):
+        return None
+    packet = getattr(torch.ops.aten, name[len("aten::"):-1], None)
+    return None if packet is None else getattr(packet, func._overloadname, None)
+
+
 # --- checks the compiler's row model needs ---
 
 def _last_dim(dim, ndim, what):

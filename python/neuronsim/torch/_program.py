@@ -9,16 +9,21 @@ from .. import Error
 from .. import compile as _compile
 from ._lowering import rows
 
-_cache = {}  # (graph json, mode, target) -> neuronsim.Program
+_cache = {}  # (graph json, mode, target) -> neuronsim.Program, least recently used first
+# Programs kept: eager mode makes one per distinct op, shape and dtype; a program keeps its
+# kernels (a few KiB to a few MiB each), so the cache is bounded, the oldest dropped.
+CACHED_PROGRAMS = 512
 
 
 def program(graph, mode, target):
     """neuronsim.compile(graph, mode, target), once per distinct graph."""
     key = (json.dumps(graph, sort_keys=True), mode, target)
-    p = _cache.get(key)
+    p = _cache.pop(key, None)
     if p is None:
         p = _compile(graph, mode=mode, target=target)
-        _cache[key] = p
+        if len(_cache) >= CACHED_PROGRAMS:
+            del _cache[next(iter(_cache))]
+    _cache[key] = p
     return p
 
 
