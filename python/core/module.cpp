@@ -446,7 +446,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("profile_summary", &profile_summary, guard, py::arg("path"), py::arg("peak_tflops") = 0.0,
         py::arg("top") = 10);
   m.def("sequence_perfetto", &sequence_perfetto, guard, py::arg("profile_dir"));
-  m.def("host_model_json", &host_model_json, guard, py::arg("target"), py::arg("overrides"));
   m.def("round_to", &round_to, guard, py::arg("array"), py::arg("dtype"));
   m.def("to_bits", &to_bits, guard, py::arg("array"), py::arg("dtype"));
   m.def("from_bits", &from_bits, guard, py::arg("bits"), py::arg("dtype"));

@@ -16,7 +16,6 @@ import shutil
 import tempfile
 
 from .. import Error
-from .. import _core
 
 COMPILED_OP_PREFIX = "neuronsim::compiled:"  # a compiled graph's launch (_runtime.LaunchRecord.op)
 
@@ -79,7 +78,7 @@ def _replaceable(path):
     return True
 
 
-def write(window, out_dir, host_model_json):
+def write(window, out_dir, host_model):
     """Writes the window as a sequence profile at out_dir (replacing an earlier profile
     there), moving each launch's recorded profile into it."""
     launches = check_writable(window, out_dir)
@@ -97,7 +96,7 @@ def write(window, out_dir, host_model_json):
             folder = "launch_%03d" % i
             shutil.copytree(r.profile_dir, os.path.join(staging, folder))
             folders.append(folder)
-        trace = host_trace(window, folders, host_model_json)
+        trace = host_trace(window, folders, host_model)
         with open(os.path.join(staging, "host.json"), "w") as f:
             json.dump(trace, f, indent=1)
             f.write("\n")
@@ -115,8 +114,3 @@ def write(window, out_dir, host_model_json):
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out_dir
-
-
-def host_model_json(target, override_paths):
-    """The host model of `target` as host.json records it ({parameter: {value, unit}})."""
-    return json.loads(_core.host_model_json(target, override_paths))

@@ -39,7 +39,7 @@ import weakref
 
 from torch.profiler import ProfilerAction, schedule
 
-from .. import Error, _with_overrides
+from .. import Error
 from . import _chrome, _profile_dir, _runtime, _table
 from ._profiler_window import Step, Window
 
@@ -252,8 +252,5 @@ class profile:
             else:
                 out = os.path.join(tempfile.mkdtemp(prefix=".neuronsim-torch-trace-"), "p")
                 weakref.finalize(self, shutil.rmtree, os.path.dirname(out), True)
-            rt = window.runtime
-            host_model = _with_overrides(
-                rt.overrides, lambda paths: _profile_dir.host_model_json(rt.target, paths))
-            self._saved_dir = _profile_dir.write(window, out, host_model)
+            self._saved_dir = _profile_dir.write(window, out, window.runtime.host_params)
         return self._saved_dir
