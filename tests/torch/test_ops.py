@@ -79,9 +79,42 @@ CASES = {
 # Eager aten::native_layer_norm returns mean and rstd too, so its kernel stores them in bf16
 # and normalises with the stored (rounded) rstd: two roundings on y's path, 2U, and the
 # rstd's rounding (U relative on x_hat * w) survives the bias add as an absolute error.
-EAGER_RTOL = {("layer_norm", torch.bfloat16): 2 * U + 2.0**-16}
+EAGER_RTOL = {("layer_norm", torch.bfloat16): 2 * U + 2.0**-16,
+              }
 EAGER_ATOL = {("layer_norm", torch.bfloat16):
               lambda x, w, b: U * float(F.layer_norm(x.double(), (D,), w.double()).abs().max())}
+
+
+def hf_rms_norm(x, w):
+    """HF LlamaRMSNorm: computed in fp32, back to the input's dtype before the weight."""
+    h = x.to(torch.float32)
+    return w * (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype)
+
+
+def conversions():
+    """x.to(dtype): exact widening, one rounding narrowing (as torch rounds: to nearest
+    even), eager one launch each; HF's RMSNorm with its conversions, eager and compiled."""
+    n, p = gen(torch.bfloat16, 99)
+    xb = n(R, D)
+    xf = torch.randn(R, D, generator=torch.Generator().manual_seed(98))
+    for x, dtype in ((xb, torch.float32), (xf, torch.bfloat16)):
+        with nt.device("trn2") as rt:
+            y = x.to(dtype)
+        expect(len(rt.records) == 1 and rt.records[0].op == "aten::_to_copy", "to: %s" % rt.records)
+        expect(y.dtype == dtype and torch.equal(y, x.to(dtype)), "to %s eager" % dtype)
+        c = nt.compile(lambda t: t.to(dtype) * 1.0)(x)
+        expect(c.dtype == dtype and torch.equal(c, x.to(dtype)), "to %s compiled" % dtype)
+    w = n(D)
+    ref = hf_rms_norm(xb.double(), w.double())
+    a = D * 2.0**-22
+    with nt.device("trn2") as rt:
+        eager = hf_rms_norm(xb, w)
+    # eager rounds at .to(bf16) and after * w: 2U; the fused kernel keeps fp32 on chip and
+    # rounds once, at the end (it does not round at the conversion, as inductor's default)
+    check("hf rms_norm eager", eager, ref, torch.bfloat16, atol=a, rtol=2 * U + 2.0**-16)
+    comp = nt.compile(hf_rms_norm)
+    check("hf rms_norm compiled", comp(xb, w), ref, torch.bfloat16, atol=a)
+    expect(len(comp.program(xb, w).launches) == 1, "hf rms_norm compiled: one launch")
 
 
 def main():
@@ -110,8 +143,8 @@ def main():
             expect(compiled.dtype == dtype, "%s compiled: dtype %s" % (name, compiled.dtype))
             check("%s compiled" % name, compiled, ref, dtype, atol=a)
             check("%s compiled vs cpu" % name, compiled, cpu, dtype, atol=2 * a, rtol=2 * RTOL[dtype])
-    # torch.matmul of a 3-D activation by a weight: a view, mm and a view in eager.
-    print("%d cases x 2 dtypes x eager/compiled" % len(CASES))
+    conversions()
+    print("%d cases x 2 dtypes x eager/compiled, conversions" % len(CASES))
     finish()
 
 

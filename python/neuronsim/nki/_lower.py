@@ -180,8 +180,7 @@ class _Memory:
                 return (b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1 and
                         (a.p1 - a.p0 == 1 or a.step == step) and (a.p0 - p0) % step == 0)
         else:
-            def covered(a):
-                return b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1
+            covered = None  # the common case, inline below (the hot loop of tracing)
         for b in (list(buckets) if span is None else span):
             lst = buckets.get(b)
             if lst is None:
@@ -189,7 +188,8 @@ class _Memory:
             kept = []
             for a in lst:
                 if a.alive:
-                    if covered(a):
+                    if (b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1
+                            if covered is None else covered(a)):
                         a.alive = False
                     else:
                         kept.append(a)
@@ -199,7 +199,8 @@ class _Memory:
                 buckets[b] = kept
         if wide:
             for a in wide:
-                if a.alive and covered(a):
+                if a.alive and (b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1
+                                if covered is None else covered(a)):
                     a.alive = False
             wide = [a for a in wide if a.alive]
         return wide

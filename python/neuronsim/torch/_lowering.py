@@ -66,9 +66,9 @@ class GraphBuilder:
         self.inputs.append({"name": v.name, "dtype": DTYPES[dtype], "shape": rows(shape)})
         return v
 
-    def add(self, op, args, shape, dtype, hint=None, **attrs):
-        check_dtype(dtype, "the result")
-        v = Value(self._fresh(hint or op), shape, dtype)
+    def add(self, op, args, shape, torch_dtype, hint=None, **attrs):
+        check_dtype(torch_dtype, "the result")
+        v = Value(self._fresh(hint or op), shape, torch_dtype)
         node = {"id": v.name, "op": op,
                 "args": [a.name if isinstance(a, Value) else a for a in args]}
         node.update(attrs)
@@ -294,6 +294,16 @@ def _cat(g, a, out):
     return g.add("concat", list(xs), out.shape, out.dtype, dim=-1)
 
 
+def _to_copy(g, a, out):
+    """x.to(dtype) between float dtypes: the graph's `to` (a device kernel in eager mode)."""
+    if a["device"] is not None and torch.device(a["device"]).type != "cpu":
+        raise Unsupported("a copy to device %s" % a["device"])
+    if a["dtype"] is None or a["dtype"] == a["self"].dtype:
+        raise Unsupported("a copy without a dtype conversion")
+    check_dtype(a["dtype"], "the target dtype")
+    return g.add("to", [a["self"]], out.shape, out.dtype, dtype=DTYPES[out.dtype])
+
+
 def _alias(g, a, out):
     """A view that keeps the last dimension is the same rows (compiled mode only)."""
     x = a["self"]
@@ -321,6 +331,7 @@ LOWERINGS = {
     "aten::native_layer_norm": _layer_norm,
     "neuronsim::rms_norm": _rms_norm,
     "aten::cat": _cat,
+    "aten::_to_copy": _to_copy,
 }
 
 # Why some ops a user meets are not lowered (the message for any other op says only that).
@@ -329,8 +340,6 @@ NOT_LOWERED = {
                      "compute (torch.amax(x, -1, keepdim=True) lowers)",
     "aten::bmm": "a batched matmul; the compiler's matmul is 2-D (write attention heads as "
                  "column blocks, examples/torch/decoder_block.py)",
-    "aten::_to_copy": "a dtype conversion; the graph format has no cast (convert before the "
-                      "device context)",
 }
 
 
