@@ -136,6 +136,16 @@ expect(ops4 == ["neuronsim::compiled:f"], "compiled op row: %s" % ops4)
 prof4.export_chrome_trace(os.path.join(work, "trace_compiled.json"))
 perfetto_check(os.path.join(work, "trace_compiled.json"))
 
+# A second runtime inside one profile is refused when it is entered, and leaves no
+# runtime active behind it.
+def two_runtimes():
+    with nt.device("trn2"):
+        with nt.profile():
+            with nt.device("trn1"):
+                pass
+expect_error(two_runtimes, "second runtime", "trn1", "trn2")
+expect(nt.current_runtime() is None, "no runtime left active")
+
 # A window whose every launch is still in flight makes no profile directory: one error.
 def in_flight_only():
     with nt.device("trn2"):

@@ -67,9 +67,11 @@ def remove_watcher(fn):
 
 
 def push_runtime(rt):
-    _stack.append(rt)
+    # The watchers first: one that refuses the runtime (a profiler already attached to
+    # another) leaves the stack as it was.
     for fn in list(_watchers):
         fn(rt)
+    _stack.append(rt)
 
 
 def pop_runtime(rt):
