@@ -9,6 +9,9 @@ compute in fp32). So each op's result is checked against a float64 reference of 
   rounding of the result), plus 2^-16 for the fp32 computation before it (activation
   approximations of a few fp32 ulps, 2^-23 each, can move a value across a bf16 rounding
   boundary by at most that much);
+- fp16: rtol = 2^-11 + 2^-16 likewise (an 11-bit significand), and atol 2^-24 more:
+  below 2^-14 fp16 is subnormal, spaced 2^-24 apart, so a rounding errs by up to 2^-25
+  absolute whatever the value (plus the fp32 error before it);
 - fp32: rtol = 2^-18, 32 fp32 ulps (2^-23 each) for the activation approximations and the
   steps of a composite op (softmax, layer_norm: about ten operations);
 - atol: for reductions and matmuls, the fp32 accumulation error of a sum of K terms,
@@ -24,7 +27,7 @@ import numpy as np
 import torch
 
 U = 2.0**-8
-RTOL = {torch.bfloat16: U + 2.0**-16, torch.float32: 2.0**-18}
+RTOL = {torch.bfloat16: U + 2.0**-16, torch.float16: 2.0**-11 + 2.0**-16, torch.float32: 2.0**-18}
 SOURCE_DIR = os.environ.get("SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE_DIR, "examples", "torch"))
 
@@ -38,6 +41,8 @@ def f64(t):
 def check(name, got, ref, dtype, atol=0.0, rtol=None):
     """Elementwise |got - ref| <= rtol |ref| + atol (ref float64); records a failure."""
     rtol = RTOL[dtype] if rtol is None else rtol
+    if dtype == torch.float16:
+        atol += 2.0**-24  # fp16's subnormal spacing (above)
     got = np.asarray(f64(got) if isinstance(got, torch.Tensor) else got, np.float64)
     ref = np.asarray(f64(ref) if isinstance(ref, torch.Tensor) else ref, np.float64)
     if got.shape != ref.shape:

@@ -153,6 +153,14 @@ def main():
         expect(abs(p.total_ns - (r.device_end_ns - r.device_start_ns)) < 1e-3, "profile time")
     expect(rt.records[2].profile_dir is None, "recording off")
     check("compiled in eager", b, naive(a.double(), w.double()), torch.float32)
+
+    # rms_norm of rows too long for the hand-fused kernel's double buffers (64 Ki bf16
+    # columns: 128 KiB a row, four such buffers exceed SBUF): the compiler's fused kernel
+    wide, ones = torch.zeros(128, 65536, dtype=torch.bfloat16), torch.ones(65536, dtype=torch.bfloat16)
+    with nt.device("trn2", timing_only=True) as rt:
+        nt.rms_norm(wide, ones)
+    expect([r.kernel for r in rt.records] == ["neuronsim_rms_norm_fused"],
+           "wide rms_norm: %s" % [r.kernel for r in rt.records])
     finish()
 
 

@@ -1,7 +1,7 @@
 """Every aten op neuronsim.torch lowers, eager (one launch per op) and compiled (the
-captured graph fused), in fp32 and bf16, against a float64 reference of the same rounded
+captured graph fused), in fp32, bf16 and fp16, against a float64 reference of the same rounded
 inputs and against PyTorch's CPU result (tolerances: support.py). Rows 200 (a partial
-128-row tile) by 96 columns, one process for all cases (about a minute on 2 cores)."""
+128-row tile) by 96 columns, one process for all cases (about 10 s on 2 cores)."""
 import math
 
 import torch
@@ -79,10 +79,13 @@ CASES = {
 # Eager aten::native_layer_norm returns mean and rstd too, so its kernel stores them in bf16
 # and normalises with the stored (rounded) rstd: two roundings on y's path, 2U, and the
 # rstd's rounding (U relative on x_hat * w) survives the bias add as an absolute error.
+U16 = 2.0**-11  # fp16's unit roundoff
 EAGER_RTOL = {("layer_norm", torch.bfloat16): 2 * U + 2.0**-16,
-              }
+              ("layer_norm", torch.float16): 2 * U16 + 2.0**-16}
 EAGER_ATOL = {("layer_norm", torch.bfloat16):
-              lambda x, w, b: U * float(F.layer_norm(x.double(), (D,), w.double()).abs().max())}
+              lambda x, w, b: U * float(F.layer_norm(x.double(), (D,), w.double()).abs().max()),
+              ("layer_norm", torch.float16):
+              lambda x, w, b: U16 * float(F.layer_norm(x.double(), (D,), w.double()).abs().max())}
 
 
 def hf_rms_norm(x, w):
@@ -118,7 +121,7 @@ def conversions():
 
 
 def main():
-    for dtype in (torch.float32, torch.bfloat16):
+    for dtype in (torch.float32, torch.bfloat16, torch.float16):
         for seed, (name, (fn, make, atol)) in enumerate(CASES.items()):
             n, p = gen(dtype, seed)
             inputs = make(n, p)
@@ -144,7 +147,7 @@ def main():
             check("%s compiled" % name, compiled, ref, dtype, atol=a)
             check("%s compiled vs cpu" % name, compiled, cpu, dtype, atol=2 * a, rtol=2 * RTOL[dtype])
     conversions()
-    print("%d cases x 2 dtypes x eager/compiled, conversions" % len(CASES))
+    print("%d cases x 3 dtypes x eager/compiled, conversions" % len(CASES))
     finish()
 
 

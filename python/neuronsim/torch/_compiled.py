@@ -173,7 +173,7 @@ class Compiled:
         """The compiled neuronsim.Program for these arguments."""
         return self._entry(args)[6]
 
-    def _entry(self, args):
+    def _entry(self, args, line=None):
         key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else repr(a)
                     for a in args)
         e = self._compiled.get(key)
@@ -184,7 +184,8 @@ class Compiled:
             try:
                 prog = _program.program(graph, "fused", self.target)
             except Error as err:
-                raise Error("neuronsim.torch.compile(%s): %s" % (self.name, err)) from None
+                raise Error("%sneuronsim.torch.compile(%s): %s"
+                            % (line + ": " if line else "", self.name, err)) from None
             e = (gm, constants, spec, graph, inputs, outs, prog)
             self._compiled[key] = e
         return e
@@ -204,7 +205,7 @@ class Compiled:
         if rt.target != self.target:
             raise Error("%s: neuronsim.torch.compile(%s, target=%s) called inside "
                         "neuronsim.torch.device(%s)" % (line, self.name, self.target, rt.target))
-        gm, constants, spec, graph, inputs, outs, prog = self._entry(args)
+        gm, constants, spec, graph, inputs, outs, prog = self._entry(args, line)
         with no_dispatch():
             timing = rt.timing_only
             arrays = {}

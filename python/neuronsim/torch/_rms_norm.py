@@ -8,7 +8,7 @@ is that formula's nodes, fused with their neighbours."""
 import torch
 from torch.library import Library
 
-from .. import _core
+from .. import Error, _core
 
 _lib = Library("neuronsim", "DEF")
 _lib.define("rms_norm(Tensor x, Tensor weight, float eps) -> Tensor")
@@ -47,7 +47,8 @@ def rms_norm(x, weight, eps=1e-6):
 
 def hand_kernel(x, weight, eps, target):
     """The hand-fused kernel for these tensors, or None where it does not apply (dtype not
-    bf16/fp32, weight not [D] of x's dtype, rows not a multiple of 128)."""
+    bf16/fp32, weight not [D] of x's dtype, rows not a multiple of 128, a row too long for
+    its buffers)."""
     if x.dtype not in _HAND_DTYPES or weight.dtype != x.dtype or x.dim() < 2:
         return None
     if weight.dim() != 1 or weight.shape[0] != x.shape[-1]:
@@ -56,8 +57,10 @@ def hand_kernel(x, weight, eps, target):
     if n == 0 or n % 128:
         return None
     key = (n, x.shape[-1], x.dtype, eps, target)
-    k = _kernels.get(key)
-    if k is None:
-        k = _core.rmsnorm_kernel(n, x.shape[-1], HAND_BUFFERS, _HAND_DTYPES[x.dtype], eps, target)
-        _kernels[key] = k
-    return k
+    if key not in _kernels:
+        try:
+            _kernels[key] = _core.rmsnorm_kernel(n, x.shape[-1], HAND_BUFFERS,
+                                                 _HAND_DTYPES[x.dtype], eps, target)
+        except Error:  # e.g. rows longer than SBUF holds double-buffered
+            _kernels[key] = None
+    return _kernels[key]
