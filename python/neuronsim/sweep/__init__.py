@@ -22,6 +22,7 @@ import types
 from .. import Error
 from . import cache as cache_module
 from . import cluster, plot as plot_module, progress as progress_module, spec as spec_module
+from . import point as point_module
 from . import table as table_module
 from .files import write_atomic
 
@@ -81,8 +82,11 @@ def run(spec, output=None, scheduler=None, workers=None, cache=None, plot=None, 
 
     spec: a dict, or the path of a spec file (relative paths in it start at its
     directory). output: the table as .csv or .json ("-": nothing written, for the CLI's
-    stdout). scheduler: "tcp://HOST:PORT" of a Dask cluster; else a local cluster of
-    `workers` processes (default: one per core). cache: a directory, False for none;
+    stdout). scheduler: "tcp://HOST:PORT" of a Dask cluster, or a distributed.Client to
+    reuse (left open); else a local cluster of `workers` processes (default: one per
+    core), started and stopped by this call. A script that uses the local cluster runs
+    its sweep under `if __name__ == "__main__":` (Dask's rule: the workers are spawned
+    processes, which import the script again). cache: a directory, False for none;
     default OUTPUT-stem.cache/ beside the output (no output: no cache). plot, html: the
     plot's PNG and HTML page. times: the times log (default OUTPUT-stem.times.csv).
     progress: show the progress line (default: when stderr is a terminal).
@@ -97,9 +101,10 @@ def run(spec, output=None, scheduler=None, workers=None, cache=None, plot=None, 
         base = "."
     if isinstance(spec, dict) and isinstance(spec.get("name"), str):
         title = spec["name"]
-    points, param_columns = spec_module.expand(spec, base, where)
     if output is not None and output != "-" and os.path.splitext(output)[1] not in OUTPUT_FORMATS:
         raise Error(f"{output}: the results table is .csv or .json")
+    points, param_columns = spec_module.expand(spec, base, where)
+    point_module.check_configs(points, where)
     if plot is not None or html is not None:  # a bad plot or no matplotlib: before any run
         plot_module.choose(table_module.Table(param_columns, []), spec.get("plot"))
         plot_module._pyplot()

@@ -27,9 +27,14 @@ def _distributed():
 
 @contextlib.contextmanager
 def client(scheduler=None, workers=None):
-    """A dask.distributed Client on `scheduler`, or on a local cluster of `workers`
-    processes (default: this machine's cores)."""
+    """A dask.distributed Client on `scheduler` (an address, or a Client to reuse), or on a
+    local cluster of `workers` processes (default: this machine's cores)."""
     distributed = _distributed()
+    if isinstance(scheduler, distributed.Client):  # the caller's, left open
+        if workers is not None:
+            raise Error("sweep: workers sizes a local cluster, not a given client's")
+        yield scheduler
+        return
     if scheduler is not None:
         try:
             c = distributed.Client(scheduler, timeout="20s")
@@ -42,7 +47,7 @@ def client(scheduler=None, workers=None):
     if n < 1:
         raise Error(f"a local cluster needs at least one worker, not {n}")
     with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as c:
         yield c
 

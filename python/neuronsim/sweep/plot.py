@@ -2,9 +2,10 @@
 self-contained HTML page with the results table.
 
 The spec's "plot" chooses it (docs/sweeps.md):
-  {"x": COLUMN, "y": COLUMN, "lines": [COLUMN, ...]}  a line of y over x per combination
-      of the `lines` columns; defaults: x the first parameter that varies and is a
-      number, y time_ns, lines the other parameters that vary
+  {"x": COLUMN, "y": COLUMN, "lines": [COLUMN, ...], "log": true}  a line of y over x per
+      combination of the `lines` columns; defaults: x the first parameter that varies and
+      is a number, y time_ns, lines the other parameters that vary; "log": both axes
+      logarithmic (default false)
   {"pareto": [COLUMN_X, COLUMN_Y]}  every point, both minimised, the points no other beats
       on both joined as the Pareto front and labelled with their parameters
 Rendering is deterministic (Agg, no timestamp in the PNG), so a table gives the same bytes.
@@ -46,9 +47,12 @@ def _check_column(table, column, what):
 def choose(table, plot_spec):
     """The plot as {"kind": "lines", "x", "y", "lines"} or {"kind": "pareto", "x", "y"}."""
     plot_spec = dict(plot_spec or {})
-    unknown = sorted(set(plot_spec) - {"x", "y", "lines", "pareto"})
+    unknown = sorted(set(plot_spec) - {"x", "y", "lines", "log", "pareto"})
     if unknown:
-        raise Error(f"plot: unknown key(s) {', '.join(unknown)} (x, y, lines or pareto)")
+        raise Error(f"plot: unknown key(s) {', '.join(unknown)} (x, y, lines, log or pareto)")
+    log = plot_spec.get("log", False)
+    if not isinstance(log, bool):
+        raise Error("plot: log is true or false")
     if "pareto" in plot_spec:
         axes = plot_spec["pareto"]
         if not isinstance(axes, list) or len(axes) != 2 or set(plot_spec) != {"pareto"}:
@@ -64,7 +68,7 @@ def choose(table, plot_spec):
     lines = lines if isinstance(lines, list) else [lines]
     for c, what in [(x, "x"), (y, "y")] + [(c, "lines column") for c in lines]:
         _check_column(table, c, what)
-    return {"kind": "lines", "x": x, "y": y, "lines": lines}
+    return {"kind": "lines", "x": x, "y": y, "lines": lines, "log": log}
 
 
 def _label(row, columns):
@@ -109,6 +113,9 @@ def render(table, chosen, title):
             order = sorted(range(len(g)), key=lambda i: xs[i])
             ax.plot([xs[i] for i in order], [g[i][y] for i in order], "o-",
                     label=_label(g[0], lines))
+        if chosen["log"]:
+            ax.set_yscale("log")
+            ax.set_xscale("log" if numeric_x else "linear")
         if categories is not None:
             ax.set_xticks(range(len(categories)))
             ax.set_xticklabels([json.loads(c) for c in categories], rotation=20, fontsize=8)

@@ -50,9 +50,11 @@ def _neuronsim(args, tmp, what):
     r = subprocess.run([program()] + args, cwd=tmp, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
+        # The first line: neuronsim's one-line error, or CLI11's usage error (whose second
+        # line is "Run with --help ...").
         lines = [l for l in r.stderr.splitlines() if l.strip()] or [
             f"exit status {r.returncode}, no message"]
-        text = lines[-1]
+        text = lines[0]
         if r.returncode < 0:
             text = f"neuronsim {args[0]} was killed by signal {-r.returncode}"
         text = text[len(ERROR_PREFIX):] if text.startswith(ERROR_PREFIX) else text
@@ -173,10 +175,28 @@ def _build(point, tmp):
     return artifact, _sha256_files(built)
 
 
+def overrides_json(point):
+    return None if point.overrides is None else json.dumps(point.overrides, sort_keys=True)
+
+
+def check_configs(points, where):
+    """Every distinct target and overrides of the points loads (an unknown parameter or
+    target is the spec's error, found before anything runs)."""
+    from .. import Error
+
+    for target, overrides in sorted({(p.target, overrides_json(p)) for p in points},
+                                    key=lambda t: (t[0], t[1] or "")):
+        try:
+            _config_hash(target, overrides)
+        except PointError as e:
+            raise Error(f"{where}: target {target}" + (f" with overrides {overrides}" if overrides
+                                                        else "") + f": {e}") from None
+
+
 def key(point, kernel_hash):
-    overrides = None if point.overrides is None else json.dumps(point.overrides, sort_keys=True)
     doc = {"simulator": version(), "kernel": kernel_hash,
-           "config": _config_hash(point.target, overrides), "timing_only": point.timing_only,
+           "config": _config_hash(point.target, overrides_json(point)),
+           "timing_only": point.timing_only,
            "inputs": point.inputs, "seed": point.seed}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
