@@ -2,9 +2,10 @@
 self-contained HTML page with the results table.
 
 The spec's "plot" chooses it (docs/sweeps.md):
-  {"x": COLUMN, "y": COLUMN, "lines": [COLUMN, ...], "log": true}  a line of y over x per
-      combination of the `lines` columns; defaults: x the first parameter that varies and
-      is a number, y time_ns, lines the other parameters that vary; "log": both axes
+  {"x": COLUMN, "y": COLUMN, "lines": [COLUMN, ...], "panels": [COLUMN, ...], "log": true}
+      a line of y over x per combination of the `lines` columns, in a panel of its own per
+      combination of the `panels` columns; defaults: x the first parameter that varies and
+      is a number, y time_ns, panels none, lines the other parameters that vary; "log": y
       logarithmic (default false)
   {"pareto": [COLUMN_X, COLUMN_Y]}  every point, both minimised, the points no other beats
       on both joined as the Pareto front and labelled with their parameters
@@ -47,9 +48,10 @@ def _check_column(table, column, what):
 def choose(table, plot_spec):
     """The plot as {"kind": "lines", "x", "y", "lines"} or {"kind": "pareto", "x", "y"}."""
     plot_spec = dict(plot_spec or {})
-    unknown = sorted(set(plot_spec) - {"x", "y", "lines", "log", "pareto"})
+    unknown = sorted(set(plot_spec) - {"x", "y", "lines", "panels", "log", "pareto"})
     if unknown:
-        raise Error(f"plot: unknown key(s) {', '.join(unknown)} (x, y, lines, log or pareto)")
+        raise Error(f"plot: unknown key(s) {', '.join(unknown)} (x, y, lines, panels, log or "
+                    "pareto)")
     log = plot_spec.get("log", False)
     if not isinstance(log, bool):
         raise Error("plot: log is true or false")
@@ -64,15 +66,18 @@ def choose(table, plot_spec):
     numeric = [c for c in varying if all(_number(r[c]) for r in table.rows)]
     x = plot_spec.get("x", numeric[0] if numeric else "kernel")
     y = plot_spec.get("y", "time_ns")
-    lines = plot_spec.get("lines", [c for c in varying if c != x])
+    panels = plot_spec.get("panels", [])
+    panels = panels if isinstance(panels, list) else [panels]
+    lines = plot_spec.get("lines", [c for c in varying if c != x and c not in panels])
     lines = lines if isinstance(lines, list) else [lines]
-    for c, what in [(x, "x"), (y, "y")] + [(c, "lines column") for c in lines]:
+    for c, what in ([(x, "x"), (y, "y")] + [(c, "lines column") for c in lines]
+                    + [(c, "panels column") for c in panels]):
         _check_column(table, c, what)
-    return {"kind": "lines", "x": x, "y": y, "lines": lines, "log": log}
+    return {"kind": "lines", "x": x, "y": y, "lines": lines, "panels": panels, "log": log}
 
 
 def _label(row, columns):
-    return ", ".join(f"{c}={row[c]}" for c in columns) or "all points"
+    return ", ".join(f"{c}={row[c]}" for c in columns if row[c] is not None) or "all points"
 
 
 def _pareto_front(rows, x, y):
@@ -84,47 +89,69 @@ def _pareto_front(rows, x, y):
     return front
 
 
+def _groups(rows, columns):
+    """{key: rows} by the values of `columns`, keys in sorted order."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(json.dumps(r[c]) for c in columns), []).append(r)
+
+    def order(key):  # numbers by value, before anything else by its JSON text
+        return tuple((0, json.loads(k), "") if _number(json.loads(k)) else (1, 0, k) for k in key)
+
+    return dict(sorted(groups.items(), key=lambda item: order(item[0])))
+
+
+def _pareto(ax, table, rows, chosen):
+    x, y = chosen["x"], chosen["y"]
+    ax.scatter([r[x] for r in rows], [r[y] for r in rows], s=14, color="#999999", label="points")
+    front = _pareto_front(rows, x, y)
+    ax.plot([r[x] for r in front], [r[y] for r in front], "o-", color="#c0392b",
+            label="Pareto front")
+    varying = [c for c in _varying(table) if c not in (x, y)]
+    for r in front:
+        ax.annotate(_label(r, varying), (r[x], r[y]), fontsize=7, xytext=(4, 4),
+                    textcoords="offset points")
+
+
+def _lines(ax, rows, chosen):
+    x, y, lines = chosen["x"], chosen["y"], chosen["lines"]
+    numeric_x = all(_number(r[x]) for r in rows)
+    categories = None if numeric_x else sorted({json.dumps(r[x]) for r in rows})
+    for g in _groups(rows, lines).values():
+        xs = [r[x] if numeric_x else categories.index(json.dumps(r[x])) for r in g]
+        order = sorted(range(len(g)), key=lambda i: xs[i])
+        ax.plot([xs[i] for i in order], [g[i][y] for i in order], "o-", label=_label(g[0], lines))
+    if chosen["log"]:
+        ax.set_yscale("log")
+    if categories is not None:
+        ax.set_xticks(range(len(categories)))
+        ax.set_xticklabels([json.loads(c) for c in categories], rotation=20, fontsize=8)
+
+
 def render(table, chosen, title):
     """The plot as PNG bytes."""
     plt = _pyplot()
     rows = [r for r in table.ok_rows() if r[chosen["y"]] is not None]
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
-    if chosen["kind"] == "pareto":
-        x, y = chosen["x"], chosen["y"]
-        ax.scatter([r[x] for r in rows], [r[y] for r in rows], s=14, color="#999999",
-                   label="points")
-        front = _pareto_front(rows, x, y)
-        ax.plot([r[x] for r in front], [r[y] for r in front], "o-", color="#c0392b",
-                label="Pareto front")
-        varying = [c for c in _varying(table) if c not in (x, y)]
-        for r in front:
-            ax.annotate(_label(r, varying), (r[x], r[y]), fontsize=7, xytext=(4, 4),
-                        textcoords="offset points")
-    else:
-        x, y, lines = chosen["x"], chosen["y"], chosen["lines"]
-        groups = {}
-        for r in rows:
-            groups.setdefault(tuple(json.dumps(r[c]) for c in lines), []).append(r)
-        numeric_x = all(_number(r[x]) for r in rows)
-        categories = sorted({json.dumps(r[x]) for r in rows}) if not numeric_x else None
-        for key in sorted(groups):
-            g = groups[key]
-            xs = [r[x] if numeric_x else categories.index(json.dumps(r[x])) for r in g]
-            order = sorted(range(len(g)), key=lambda i: xs[i])
-            ax.plot([xs[i] for i in order], [g[i][y] for i in order], "o-",
-                    label=_label(g[0], lines))
-        if chosen["log"]:
-            ax.set_yscale("log")
-            ax.set_xscale("log" if numeric_x else "linear")
-        if categories is not None:
-            ax.set_xticks(range(len(categories)))
-            ax.set_xticklabels([json.loads(c) for c in categories], rotation=20, fontsize=8)
-    ax.set_xlabel(chosen["x"])
-    ax.set_ylabel(chosen["y"])
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, alpha=0.3)
-    if rows:
-        ax.legend(fontsize=7)
+    panels = _groups(rows, chosen.get("panels", [])) if rows else {(): []}
+    columns = min(2, len(panels))
+    count = (len(panels) + columns - 1) // columns
+    fig, axes = plt.subplots(count, columns, figsize=(max(8, 6 * columns), 3.6 * count + 0.6), dpi=100,
+                             squeeze=False)
+    for ax, (key, panel_rows) in zip(axes.flat, panels.items()):
+        if chosen["kind"] == "pareto":
+            _pareto(ax, table, panel_rows, chosen)
+        else:
+            _lines(ax, panel_rows, chosen)
+        if chosen.get("panels"):
+            ax.set_title(_label(panel_rows[0], chosen["panels"]), fontsize=8)
+        ax.set_xlabel(chosen["x"], fontsize=8)
+        ax.set_ylabel(chosen["y"], fontsize=8)
+        ax.grid(True, alpha=0.3)
+        if panel_rows:
+            ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})

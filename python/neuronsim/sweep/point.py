@@ -50,11 +50,12 @@ def _neuronsim(args, tmp, what):
     r = subprocess.run([program()] + args, cwd=tmp, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        # The first line: neuronsim's one-line error, or CLI11's usage error (whose second
-        # line is "Run with --help ...").
-        lines = [l for l in r.stderr.splitlines() if l.strip()] or [
+        # neuronsim's error (a problem list is indented lines after the first), or CLI11's
+        # usage error without its "Run with --help" line, as one line.
+        lines = [l.strip() for l in r.stderr.splitlines()
+                 if l.strip() and not l.startswith("Run with --help")] or [
             f"exit status {r.returncode}, no message"]
-        text = lines[0]
+        text = " ".join(lines)
         if r.returncode < 0:
             text = f"neuronsim {args[0]} was killed by signal {-r.returncode}"
         text = text[len(ERROR_PREFIX):] if text.startswith(ERROR_PREFIX) else text
@@ -68,13 +69,16 @@ def version():
                           check=True).stdout.strip()
 
 
-def _override_args(point, tmp):
-    if point.overrides is None:
-        return []
-    path = os.path.join(tmp, "overrides.json")
-    with open(path, "w") as f:
-        json.dump(point.overrides, f, sort_keys=True)
-    return ["--override", "overrides.json"]
+def _target_file(target, overrides_json, tmp):
+    """The -t argument of every step: the preset, or a target file of the preset with the
+    point's overrides (docs/config.md: {"base": PRESET, ...}), so that the kernel is built
+    for the target it runs on (its DMA queues spread over the engines it has)."""
+    if overrides_json is None:
+        return target
+    doc = dict(json.loads(overrides_json), base=target)
+    with open(os.path.join(tmp, "target.json"), "w") as f:
+        json.dump(doc, f, sort_keys=True)
+    return "target.json"
 
 
 @functools.lru_cache(maxsize=256)
@@ -82,12 +86,8 @@ def _config_hash(target, overrides_json):
     """SHA-256 of the fully resolved config: equal hashes, equal configs."""
     tmp = tempfile.mkdtemp(prefix="neuronsim-sweep-config-")
     try:
-        args = ["config", "-t", target, "--dump"]
-        if overrides_json is not None:
-            with open(os.path.join(tmp, "overrides.json"), "w") as f:
-                f.write(overrides_json)
-            args += ["--override", "overrides.json"]
-        text = _neuronsim(args, tmp, "config")
+        text = _neuronsim(["config", "-t", _target_file(target, overrides_json, tmp), "--dump"],
+                          tmp, "config")
         return hashlib.sha256(text.encode()).hexdigest()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -156,14 +156,15 @@ def _nki(k, target, tmp):
     return "kernel.neff"
 
 
-def _build(point, tmp):
-    """The kernel's file (a NEFF or launch.json) in tmp, and its hash."""
+def _build(point, target, tmp):
+    """The kernel's file (a NEFF or launch.json) in tmp, and its hash. `target`: the -t
+    value (_target_file); an NKI kernel is traced for the preset."""
     k = point.kernel
     kind = k["kind"]
     if kind == "example":
-        artifact = _example(k, point.target, tmp)
+        artifact = _example(k, target, tmp)
     elif kind == "graph":
-        artifact = _graph(k, point.target, tmp)
+        artifact = _graph(k, target, tmp)
     elif kind == "neff":
         artifact = _neff(k, tmp)
     else:
@@ -201,9 +202,8 @@ def key(point, kernel_hash):
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
-def _simulate(point, artifact, tmp):
-    args = ["run", artifact, "-t", point.target, "-q", "--stats-json", "stats.json"]
-    args += _override_args(point, tmp)
+def _simulate(point, target, artifact, tmp):
+    args = ["run", artifact, "-t", target, "-q", "--stats-json", "stats.json"]
     if point.timing_only:
         args.append("--timing-only")
     else:
@@ -222,12 +222,13 @@ def run(point, cached_keys):
     out = {"index": point.index, "key": None, "host": os.uname().nodename}
     tmp = tempfile.mkdtemp(prefix="neuronsim-sweep-")
     try:
-        artifact, kernel_hash = _build(point, tmp)
+        target = _target_file(point.target, overrides_json(point), tmp)
+        artifact, kernel_hash = _build(point, target, tmp)
         out["key"] = key(point, kernel_hash)
         if out["key"] in cached_keys:
             out["status"] = "cached"
         else:
-            out["figures"] = _simulate(point, artifact, tmp)
+            out["figures"] = _simulate(point, target, artifact, tmp)
             out["status"] = "ok"
     except PointError as e:
         out["status"], out["error"] = "error", str(e)

@@ -188,8 +188,12 @@ def expand(spec, base=".", where="spec"):
         _fail(where, "kernel is an empty list")
     targets = spec.get("targets", ["trn2"])
     targets = targets if isinstance(targets, list) else [targets]
-    if not targets or not all(isinstance(t, str) for t in targets):
-        _fail(where, "targets is a list of target names or config files")
+    from .. import target_names
+
+    presets = target_names()
+    if not targets or not all(isinstance(t, str) and t in presets for t in targets):
+        _fail(where, f"targets is a list of target presets ({', '.join(presets)}), not "
+                     f"{json.dumps(targets)}; a config file's changes are overrides")
     overrides = spec.get("overrides", {})
     if not isinstance(overrides, dict):
         _fail(where, "overrides is an object of config sections, as an override file")
