@@ -36,7 +36,7 @@ def main(argv):
     out_is_stdout = a.json or a.output == "-"
     messages = sys.stderr if out_is_stdout else sys.stdout
     result = run(a.spec, output=a.output, scheduler=a.scheduler, workers=a.workers, cache=cache,
-                 plot=a.plot, html=a.html, times=a.times, progress=True if a.progress else None)
+                 plot=a.plot, html=a.html, times=a.times, progress=True if a.progress else (False if a.quiet else None))
     if a.json:
         sys.stdout.write(result.table.to_json())
     elif a.output == "-":
