@@ -117,8 +117,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_flag("--no-cache", o->no_cache, "Run every point, cache nothing");
   cmd->add_option("--plot", o->plot, "Plot (PNG) to write");
   cmd->add_option("--html", o->html, "HTML page (the plot and the table) to write");
-  cmd->add_option("--times", o->times,
-                  "Wall-time log (CSV; default: OUTPUT's stem + .times.csv)");
+  cmd->add_option("--times", o->times, "Wall-time log (CSV; default: OUTPUT's stem + .times.csv)");
   cmd->add_flag("--progress", o->progress,
                 "Show the progress line on stderr even when it is not a terminal");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors (and --json's table)");
