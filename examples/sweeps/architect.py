@@ -35,9 +35,7 @@ def main(out):
         b = points[(2900, 16)]
         print(f"{'':34}{'':>8}  at the preset: {b['device_ns'] / 1000:.1f} us, Tensor "
               f"{b['tensor_busy_pct']:.0f}% busy, DMA engines {b['dma_busy_pct']:.0f}% busy")
-    print(r.summary())
-    for path, size in r.written:
-        print(f"wrote {path} ({size} bytes)")
+    print("\n".join(r.messages()))
 
 
 if __name__ == "__main__":  # the local cluster's workers import this file again

@@ -27,9 +27,7 @@ def main(out):
     print(f"best schedule: {', '.join(f'{p}={best[p]}' for p in params)}: "
           f"{best['time_ns'] / 1000:.1f} us, Tensor-engine utilisation {best['tensor_busy_pct']:.1f}% "
           f"({worst['time_ns'] / best['time_ns']:.1f}x faster than the slowest)")
-    print(r.summary())
-    for path, size in r.written:
-        print(f"wrote {path} ({size} bytes)")
+    print("\n".join(r.messages()))
 
 
 if __name__ == "__main__":  # the local cluster's workers import this file again

@@ -45,6 +45,7 @@ class SweepResult:
         self.ran, self.cached = statuses.count("ok"), statuses.count("cached")
         self.failed = statuses.count("error")
         self.points_per_s = len(statuses) / wall_s if wall_s > 0 else 0.0
+        self.written = []  # (path, bytes) of each output, in the order written
 
     def to_pandas(self):
         try:
@@ -57,6 +58,10 @@ class SweepResult:
         return (f"{len(self.rows)} points: {self.ran} run, {self.cached} cached, {self.failed} "
                 f"failed in {self.wall_s:.2f} s ({self.points_per_s:.2f} points/s) on "
                 f"{self.workers} worker(s)")
+
+    def messages(self):
+        """What a finished sweep says: each file it wrote, then its summary."""
+        return [f"wrote {path} ({size} bytes)" for path, size in self.written] + [self.summary()]
 
     def __repr__(self):
         return f"<neuronsim.sweep.SweepResult {self.summary()}>"

@@ -44,9 +44,7 @@ def main(argv):
     elif not a.quiet:
         sys.stdout.write(result.table.to_text())
     if not a.quiet:
-        for path, size in result.written:
-            messages.write(f"wrote {path} ({size} bytes)\n")
-        messages.write(result.summary() + "\n")
+        messages.write("".join(line + "\n" for line in result.messages()))
 
 
 if __name__ == "__main__":
