@@ -75,6 +75,10 @@ bad({"kernel": {"nki": "k.py:f", "args": {"a": {"shape": [1]}}}}, ["argument 'a'
 bad({"kernel": {"example": "rmsnorm"}, "inputs": {"x": "normal:0,1"}}, ["timing_only", "false"],
     "inputs without numerics")
 bad({"kernel": {"example": "rmsnorm"}, "targets": []}, ["targets"], "no targets")
+bad({"kernel": {"example": "rmsnorm"}, "targets": ["trn9"]}, ["trn1, trn2, trn3", "trn9"],
+    "an unknown preset")
+bad({"kernel": {"example": "rmsnorm", "rows": list(range(1, 2001)), "cols": list(range(1, 1001))}},
+    ["2000000 points", "at most 1000000"], "a grid too large to hold, before it is built")
 c.raises(lambda: neuronsim.sweep.expand(os.path.join(SCRATCH, "none.json")),
          ["none.json", "cannot read the sweep spec"], "a missing spec file")
 broken = os.path.join(SCRATCH, "broken.json")

@@ -9,6 +9,7 @@ itself a list is written as an axis of one: [[1, 2]].
 """
 import itertools
 import json
+import math
 import os
 
 from .. import Error
@@ -18,6 +19,10 @@ from .. import Error
 EXAMPLE_OPTIONS = {"rows": "--rows", "cols": "--cols", "inner": "--inner", "dtype": "--dtype",
                    "buffers": "--buffers", "double_buffer": "--double-buffer"}
 GRAPH_MODES = ("fused", "eager")
+# The most points a spec may expand into: the points, their tasks and the table are held in
+# memory (about 2 KB a point), so a typo such as an axis of range(10**6) in two places is
+# refused before it is built rather than exhausting memory.
+MAX_POINTS = 1_000_000
 KINDS = ("example", "graph", "neff", "nki")
 # Top-level keys and what they hold.
 SPEC_KEYS = {"kernel", "targets", "overrides", "timing_only", "inputs", "seed", "plot", "name"}
@@ -92,8 +97,8 @@ def _kind_of(k, where):
     kind = kinds[0]
     unknown = sorted(set(k) - KIND_KEYS[kind])
     if unknown:
-        _fail(where, f"unknown key(s) {', '.join(unknown)} for a{'n' if kind in ('example', 'nki') else ''} "
-                     f"{kind} kernel (it takes {', '.join(sorted(KIND_KEYS[kind]))})")
+        _fail(where, f"unknown key(s) {', '.join(unknown)} for the {kind} kind (it takes "
+                     f"{', '.join(sorted(KIND_KEYS[kind]))})")
     return kind
 
 
@@ -146,17 +151,24 @@ def _kernel_axes(k, kind, where):
     return axes, {}
 
 
-def _files(kernel, base, where):
-    """The contents of the files a point's kernel names, so a worker needs none of them."""
+def _files(kernel, base, where, read):
+    """The contents of the files a point's kernel names, so a worker needs none of them.
+    `read`: {(path, binary): contents}, each file read once for all its points."""
+
+    def once(rel, binary=False):
+        if (rel, binary) not in read:
+            read[rel, binary] = _read(base, rel, where, binary)
+        return read[rel, binary]
+
     kind = kernel["kind"]
     if kind == "graph":
-        kernel["graph_text"] = _read(base, kernel["graph"], where)
+        kernel["graph_text"] = once(kernel["graph"])
     elif kind == "neff":
-        kernel["neff_bytes"] = _read(base, kernel["neff"], where, binary=True)
+        kernel["neff_bytes"] = once(kernel["neff"], binary=True)
     elif kind == "nki":
         file, _, function = kernel["nki"].rpartition(":")
         kernel["nki_file"], kernel["nki_function"] = file, function
-        kernel["nki_source"] = _read(base, file, where)
+        kernel["nki_source"] = once(file)
 
 
 def load(path):
@@ -210,13 +222,20 @@ def expand(spec, base=".", where="spec"):
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         _fail(where, "seed is a non-negative integer")
 
-    points, columns = [], ["kernel"]
+    points, columns, read = [], ["kernel"], {}
+    expanded = []
     for ki, k in enumerate(kernels):
         kwhere = f"{where}: kernel" + (f"[{ki}]" if len(kernels) > 1 else "")
         if not isinstance(k, dict):
             _fail(kwhere, "a kernel is a JSON object")
         kind = _kind_of(k, kwhere)
         kaxes, fixed = _kernel_axes(k, kind, kwhere)
+        expanded.append((kwhere, kind, kaxes, fixed))
+    total = sum(math.prod(len(v) for _, v in kaxes) for _, _, kaxes, _ in expanded) * len(
+        targets) * math.prod(len(v) for _, v in override_axes)
+    if total > MAX_POINTS:
+        _fail(where, f"{total} points; a sweep has at most {MAX_POINTS}")
+    for kwhere, kind, kaxes, fixed in expanded:
         axes = kaxes + [("target", targets)] + [("overrides." + c, v) for c, v in override_axes]
         for col, _ in axes:
             if col not in columns and col != kind:
@@ -229,7 +248,7 @@ def expand(spec, base=".", where="spec"):
             kernel = {"kind": kind, kind: values[kind]}
             kernel.update({c: values[c] for c, _ in kaxes if c != kind})
             kernel.update(fixed)
-            _files(kernel, base, kwhere)
+            _files(kernel, base, kwhere, read)
             ov = _nest({c[len("overrides."):]: v for c, v in values.items()
                         if c.startswith("overrides.")}) or None
             points.append(Point(len(points), params, kernel, values["target"], ov, timing_only,
