@@ -66,4 +66,12 @@ c.check(n4["key"] != n16["key"], "another config, another key")
             "overrides": {"dma": {"engines": 4}}}, ".")
 c.check(e4["status"] == "ok" and e4["figures"]["dma_busy_pct"] > 0,
         f"an example on 4 DMA engines: {e4}")
+# Numerics on: the inputs generated as `neuronsim run --input` does; the timing is the
+# timing-only run's (docs/simulation.md), a different key (the run differs).
+example = {"example": "rmsnorm", "rows": 256, "cols": 512}
+[timed] = one({"kernel": example}, ".")
+[full] = one({"kernel": example, "timing_only": False, "seed": 3,
+              "inputs": {"x": "normal:0,1", "w": "normal:1,0.1"}}, ".")
+c.check(full["status"] == "ok" and full["figures"] == timed["figures"] and
+        full["key"] != timed["key"], f"numerics on: the same figures, another key: {full}")
 c.finish()
