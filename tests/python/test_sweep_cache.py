@@ -6,12 +6,11 @@ as it was is a cache hit; a failing point is an error row and is never cached; t
 `neuronsim sweep` writes the same table."""
 import json
 import os
-import subprocess
 
 import distributed
 
 import neuronsim
-from support import NEURONSIM, SCRATCH, Checks, cli
+from support import SCRATCH, Checks, cli
 
 
 

@@ -37,6 +37,8 @@ c.check(f.get("tensor_busy_pct", 0) > 25 and f.get("dma_bytes") == 4 * 2**20,
         f"it moves lhsT, rhs and the result once (4 MiB): {f}")
 c.check(too_big["status"] == "error" and "nki nki_matmul.py:matmul" in too_big["error"]
         and too_big["key"] is None, f"TILE_M=256 is the point's error: {too_big}")
+c.check("nki_matmul.py:" in too_big["error"] and "neuronsim-sweep" not in too_big["error"],
+        f"it names the kernel's line as the spec names the file: {too_big['error']}")
 again = one({"kernel": dict(nki, params=dict(nki["params"], TILE_M=128))})[0]
 c.check(again["key"] == best["key"] and again["figures"] == best["figures"],
         "the same kernel and config: the same key and figures")

@@ -118,6 +118,16 @@ def _neff(k, tmp):
     return "kernel.neff"
 
 
+@functools.lru_cache(maxsize=None)
+def _nki_sources():
+    """This process's directory of NKI kernel sources, removed at exit."""
+    import atexit
+
+    directory = tempfile.mkdtemp(prefix="neuronsim-sweep-nki-")
+    atexit.register(shutil.rmtree, directory, True)
+    return directory
+
+
 def _nki(k, target, tmp):
     """Traces FUNCTION of the kernel's file with shape-only arguments (nt.tensor[shape,
     dtype]: a timing-only run needs no data) and its params as keywords."""
@@ -126,13 +136,17 @@ def _nki(k, target, tmp):
     from ..nki import typing as nt
     from ..nki._jit import JitKernel
 
-    source = os.path.join(tmp, os.path.basename(k["nki_file"]))
-    with open(source, "w") as f:
-        f.write(k["nki_source"])
-    name = "neuronsim_sweep_" + hashlib.sha256(k["nki_source"].encode()).hexdigest()[:16]
+    digest = hashlib.sha256(k["nki_source"].encode()).hexdigest()[:16]
+    name = "neuronsim_sweep_" + digest
+    # Imported once per process, from a directory that outlives the point's (the module's
+    # functions name their file in messages), named as the spec names it in those messages.
+    source = os.path.join(_nki_sources(), digest, os.path.basename(k["nki_file"]))
     try:
         module = sys.modules.get(name)
         if module is None:
+            os.makedirs(os.path.dirname(source), exist_ok=True)
+            with open(source, "w") as f:
+                f.write(k["nki_source"])
             spec = importlib.util.spec_from_file_location(name, source)
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
