@@ -39,7 +39,8 @@ Kernel rmsnorm_fused(const ExampleParams& p, float eps) {
   Buffer ss = b.sbuf("ss", DType::fp32, {kPartitions, nbuf});
   Buffer rstd = b.sbuf("rstd", DType::fp32, {kPartitions, nbuf});
   Buffer eps_t = b.sbuf("eps", DType::fp32, {kPartitions, 1});
-  Queue qin = b.queue("load", 0, 16), qout = b.queue("store", 0, 16);
+  const std::uint8_t engines = dma_engines(p.limits, "rmsnorm");
+  Queue qin = b.queue("load", 0, engines), qout = b.queue("store", 0, engines);
   Sem w_loaded = b.semaphore("w_loaded"), eps_ready = b.semaphore("eps_ready");
   Sem x_loaded = b.semaphore("x_loaded"), rstd_ready = b.semaphore("rstd_ready");
   Sem y_ready = b.semaphore("y_ready"), x_free = b.semaphore("x_free");
