@@ -44,6 +44,12 @@ constexpr OpInfo kOps[] = {
     {OpKind::slice, "slice"},
     {OpKind::concat, "concat"},
     {OpKind::to, "to"},
+    {OpKind::log, "log"},
+    {OpKind::relu, "relu"},
+    {OpKind::sigmoid, "sigmoid"},
+    {OpKind::tanh, "tanh"},
+    {OpKind::sin, "sin"},
+    {OpKind::abs, "abs"},
 };
 
 bool is_binary(OpKind op) {

@@ -45,6 +45,24 @@ class Selector {
       case OpKind::silu:
         act(n, ActFunc::silu);
         break;
+      case OpKind::log:
+        act(n, ActFunc::log);
+        break;
+      case OpKind::relu:
+        act(n, ActFunc::relu);
+        break;
+      case OpKind::sigmoid:
+        act(n, ActFunc::sigmoid);
+        break;
+      case OpKind::tanh:
+        act(n, ActFunc::tanh);
+        break;
+      case OpKind::sin:
+        act(n, ActFunc::sin);
+        break;
+      case OpKind::abs:
+        act(n, ActFunc::abs);
+        break;
       case OpKind::gelu:
         act(n, n.gelu_tanh ? ActFunc::gelu_apprx_tanh : ActFunc::gelu);
         break;

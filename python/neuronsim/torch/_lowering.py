@@ -323,6 +323,8 @@ LOWERINGS = {
     "aten::pow.Tensor_Scalar": _pow,
     "aten::rsqrt": _unary("rsqrt"), "aten::sqrt": _unary("sqrt"), "aten::exp": _unary("exp"),
     "aten::reciprocal": _unary("reciprocal"), "aten::silu": _unary("silu"),
+    "aten::log": _unary("log"), "aten::relu": _unary("relu"), "aten::sigmoid": _unary("sigmoid"),
+    "aten::tanh": _unary("tanh"), "aten::sin": _unary("sin"), "aten::abs": _unary("abs"),
     "aten::gelu": _gelu,
     "aten::mean.dim": _reduction("mean"), "aten::sum.dim_IntList": _reduction("sum"),
     "aten::amax": _reduction("max"),
