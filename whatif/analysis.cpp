@@ -174,6 +174,29 @@ void describe(Row& row, const Relief& relief, const Figures& f, const config::Ta
   }
 }
 
+// Why relieving `r` cannot change the kernel's device times, or "" when it may: it
+// relieves what the baseline does not use (an engine that runs no instruction, DMA or
+// HBM with no transfer, a port nobody waited for: with every reservation granted at once,
+// splitting a shared port grants them at the same times).
+std::string unused_reason(const Relief& r, const Figures& f) {
+  switch (r.kind) {
+    case ResourceKind::engine:
+      return f.instructions[static_cast<int>(r.engine)] == 0
+                 ? "the " + std::string(isa::engine_name(r.engine)) + " engine runs no instruction"
+                 : "";
+    case ResourceKind::dma:
+      return f.dma_parts == 0 ? "no DMA transfer" : "";
+    case ResourceKind::hbm:
+      return f.hbm_bytes == 0 ? "no HBM traffic" : "";
+    case ResourceKind::port:
+      return f.port_wait_ns == 0 ? "no instruction waited for a memory port" : "";
+    case ResourceKind::host:
+    case ResourceKind::semaphore:
+      return "";
+  }
+  return "";  // unreachable: every kind is handled above
+}
+
 // Ranked: fastest first, ties in the order tried; reliefs that failed last.
 void rank(std::vector<Row>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
@@ -213,14 +236,12 @@ Result analyse(const Subject& subject, const Options& options) {
   result.sequence = subject.sequence;
   result.launches = launches;
 
-  // Batch 1: the baseline, traced, and every config relief.
+  // Batch 1: the baseline, traced.
   std::vector<TraceCapture> captures(launches);
   std::vector<Job> jobs;
-  for (std::size_t c = 0; c < configs.size(); ++c)
-    for (std::size_t l = 0; l < launches; ++l)
-      jobs.push_back({c, subject.kernels[l], subject.names[l], c == 0 ? &captures[l] : nullptr});
-  const std::vector<JobResult> first = bench.run(jobs);
-  const std::vector<JobResult> baseline(first.begin(), first.begin() + static_cast<long>(launches));
+  for (std::size_t l = 0; l < launches; ++l)
+    jobs.push_back({0, subject.kernels[l], subject.names[l], &captures[l]});
+  const std::vector<JobResult> baseline = bench.run(jobs);
   for (std::size_t l = 0; l < launches; ++l)
     if (!baseline[l].error.empty()) throw Error(subject.names[l] + ": " + baseline[l].error);
 
@@ -235,12 +256,46 @@ Result analyse(const Subject& subject, const Options& options) {
     return subject.sequence ? host::schedule_launches(config.host, device_ns).total_ns : sum;
   };
   std::vector<std::uint64_t> baseline_ps;
-  for (const JobResult& r : baseline)
+  std::vector<double> baseline_device_ns;
+  for (const JobResult& r : baseline) {
     baseline_ps.push_back(r.total_ps);
+    baseline_device_ns.push_back(static_cast<double>(r.total_ps) / 1000.0);
+  }
   result.baseline_ns = kernel_ns(base, baseline_ps);
   const Figures f = figures(captures, baseline);
   result.device_ns = f.device_ns;
-  const double host_gap_ns = result.baseline_ns - f.device_ns;
+  const profile::HostTimeline timeline =
+      subject.sequence ? host::schedule_launches(base.host, baseline_device_ns)
+                       : profile::HostTimeline{};
+
+  // Batch 2, all at once: the reliefs that can change the device times (one that
+  // relieves what the kernel does not use cannot, and is not run: its time is the
+  // baseline's, exactly), each critical-path wait taken out and the kernel edits that
+  // measure the insights, on the base's core.
+  std::vector<std::string> unused(reliefs.size());
+  std::vector<std::size_t> first_job(reliefs.size(), 0);
+  jobs.clear();
+  for (std::size_t i = 0; i < reliefs.size(); ++i) {
+    unused[i] = unused_reason(reliefs[i], f);
+    if (reliefs[i].host_only || !unused[i].empty()) continue;
+    first_job[i] = jobs.size();
+    for (std::size_t l = 0; l < launches; ++l)
+      jobs.push_back({config_of[i], subject.kernels[l], subject.names[l], nullptr});
+  }
+  std::vector<InsightCandidate> insights =
+      find_insights(Baseline{subject, captures, baseline, base, timeline});
+  const std::vector<CriticalWait> waits = critical_waits(captures, options.max_waits);
+  const std::size_t first_wait_job = jobs.size();
+  for (const CriticalWait& w : waits) {
+    const isa::Kernel& k = *subject.kernels[w.launch];
+    jobs.push_back({0,
+                    std::make_shared<const isa::Kernel>(without_wait(k, w.engine, w.index, w.wait)),
+                    subject.names[w.launch], nullptr});
+  }
+  for (const InsightCandidate& c : insights)
+    if (c.edited) jobs.push_back({0, c.edited, subject.names[c.launch], nullptr});
+  const std::vector<JobResult> second = bench.run(jobs);
+  result.simulated_launches = launches + jobs.size();
 
   for (std::size_t i = 0; i < reliefs.size(); ++i) {
     Row row;
@@ -248,41 +303,18 @@ Result analyse(const Subject& subject, const Options& options) {
     row.resource = reliefs[i].resource;
     row.relief = reliefs[i].relief;
     row.change = change_text(reliefs[i].patch);
-    std::vector<std::uint64_t> ps;
-    for (std::size_t l = 0; l < launches; ++l) {
-      const JobResult& r = first[config_of[i] * launches + l];
-      if (!r.error.empty() && row.error.empty()) row.error = subject.names[l] + ": " + r.error;
-      ps.push_back(r.total_ps);
-    }
+    row.unused = unused[i];
+    std::vector<std::uint64_t> ps = baseline_ps;  // host-only and unused: the baseline's
+    if (!reliefs[i].host_only && row.unused.empty())
+      for (std::size_t l = 0; l < launches; ++l) {
+        const JobResult& r = second[first_job[i] + l];
+        if (!r.error.empty() && row.error.empty()) row.error = subject.names[l] + ": " + r.error;
+        ps[l] = r.total_ps;
+      }
     row.time_ns = row.error.empty() ? kernel_ns(relieved[i], ps) : 0;
-    describe(row, reliefs[i], f, base, host_gap_ns);
+    describe(row, reliefs[i], f, base, result.baseline_ns - f.device_ns);
     result.ranking.push_back(row);
   }
-
-  // Batch 2, on the base's core: each critical-path wait taken out, and the kernel edits
-  // that measure the insights.
-  const profile::HostTimeline timeline =
-      subject.sequence ? host::schedule_launches(base.host,
-                                                 [&] {
-                                                   std::vector<double> ns;
-                                                   for (std::uint64_t p : baseline_ps)
-                                                     ns.push_back(static_cast<double>(p) / 1000.0);
-                                                   return ns;
-                                                 }())
-                       : profile::HostTimeline{};
-  std::vector<InsightCandidate> insights =
-      find_insights(Baseline{subject, captures, baseline, base, timeline});
-  const std::vector<CriticalWait> waits = critical_waits(captures, options.max_waits);
-  std::vector<Job> wait_jobs;
-  for (const CriticalWait& w : waits) {
-    const isa::Kernel& k = *subject.kernels[w.launch];
-    wait_jobs.push_back(
-        {0, std::make_shared<const isa::Kernel>(without_wait(k, w.engine, w.index, w.wait)),
-         subject.names[w.launch], nullptr});
-  }
-  for (const InsightCandidate& c : insights)
-    if (c.edited) wait_jobs.push_back({0, c.edited, subject.names[c.launch], nullptr});
-  const std::vector<JobResult> second = bench.run(wait_jobs);
   for (std::size_t i = 0; i < waits.size(); ++i) {
     const CriticalWait& w = waits[i];
     const isa::Kernel& k = *subject.kernels[w.launch];
@@ -299,12 +331,12 @@ Result analyse(const Subject& subject, const Options& options) {
                human_time(w.waited_ps) + " on the critical path, until " +
                signaller_text(k, w.signaller) + " signalled it";
     std::vector<std::uint64_t> ps = baseline_ps;
-    ps[w.launch] = second[i].total_ps;
-    row.error = second[i].error;
+    ps[w.launch] = second[first_wait_job + i].total_ps;
+    row.error = second[first_wait_job + i].error;
     row.time_ns = row.error.empty() ? kernel_ns(base, ps) : 0;
     result.ranking.push_back(row);
   }
-  std::size_t next_edit = waits.size();
+  std::size_t next_edit = first_wait_job + waits.size();
   for (InsightCandidate& c : insights) {
     Insight& in = c.insight;
     if (c.edited) {
@@ -329,7 +361,6 @@ Result analyse(const Subject& subject, const Options& options) {
                    [](const Insight& a, const Insight& b) { return a.speedup > b.speedup; });
   for (Row& row : result.ranking)
     row.speedup = row.error.empty() && row.time_ns > 0 ? result.baseline_ns / row.time_ns : 0;
-  result.simulated_launches = jobs.size() + wait_jobs.size();
   rank(result.ranking);
   return result;
 }

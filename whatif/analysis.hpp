@@ -35,7 +35,8 @@ struct Row {
   double busy_share = -1;
   double waits_caused_ns = 0;
   std::string role;
-  std::string error;  // the relief broke the kernel (e.g. a deadlock); not ranked
+  std::string error;   // the relief broke the kernel (e.g. a deadlock); not ranked
+  std::string unused;  // not simulated: why it cannot change anything (time: the baseline's)
 };
 
 struct Result {

@@ -20,6 +20,8 @@ using traces::human_time;
 // Below these shares of the device time a finding is not worth a line: 1%, so that
 // only a tenth of a percent of noise is never an insight.
 constexpr double kMinShare = 0.01;
+// An engine busy less than this share of its launch has little to gain from waiting less.
+constexpr double kBusyEngine = 0.1;
 
 std::string where_text(const Baseline& b, std::size_t launch, isa::Engine e, std::uint32_t index) {
   return (b.subject.kernels.size() > 1 ? b.subject.names[launch] + ": " : "") +
@@ -91,6 +93,13 @@ void semaphore_idle(const Baseline& b, std::vector<InsightCandidate>& out) {
   for (std::size_t l = 0; l < b.captures.size(); ++l)
     for (const traces::InstructionRecord& r : b.captures[l].trace().instructions)
       for (const traces::SemaphoreWaitRecord& w : r.semaphore_waits) {
+        // An engine with work to do: a compute engine busy at least kBusyEngine of its
+        // launch (the Sync engine's waits are its DMA issue order, an idle engine's the
+        // end of the kernel).
+        const EngineSummary& e = b.results[l].engines[static_cast<int>(r.engine)];
+        if (r.engine == isa::Engine::sync ||
+            e.busy_ns * 1000.0 < kBusyEngine * static_cast<double>(b.results[l].total_ps))
+          continue;
         const auto key = std::make_tuple(l, static_cast<int>(r.engine), w.semaphore);
         auto& [sum, at] = waited[key];
         sum += w.waited_ps;
@@ -261,8 +270,9 @@ void host_gaps(const Baseline& b, std::vector<InsightCandidate>& out) {
   c.insight.kind = "host_gaps";
   c.insight.title = "host dispatch gaps: the device sat idle " +
                     human_time(static_cast<std::uint64_t>(gap * 1000.0 + 0.5)) + " (" +
-                    share_text(gap / b.timeline.total_ns) + " of end to end) between " +
-                    std::to_string(b.timeline.launches.size()) + " launches";
+                    share_text(gap / b.timeline.total_ns) + " of end to end) around " +
+                    std::to_string(b.timeline.launches.size()) +
+                    (b.timeline.launches.size() == 1 ? " launch" : " launches");
   c.insight.where = "before launch " + std::to_string(worst) + " (" + b.subject.names[worst] +
                     "): " + human_time(static_cast<std::uint64_t>(worst_gap * 1000.0 + 0.5));
   c.insight.advice =

@@ -28,7 +28,9 @@ std::string kind_name(ResourceKind k) {
 std::string ranking_text(const Result& r) {
   std::ostringstream out;
   out << "whatif " << r.source << " on " << r.target << ": "
-      << (r.sequence ? std::to_string(r.launches) + " launches, end to end " : "device time ")
+      << (r.sequence ? std::to_string(r.launches) + (r.launches == 1 ? " launch" : " launches") +
+                           ", end to end "
+                     : "device time ")
       << traces::fixed(r.baseline_ns, 3) << " ns";
   if (r.sequence) out << " (device " << traces::fixed(r.device_ns, 3) << " ns)";
   out << "; " << r.ranking.size() << " reliefs, " << r.simulated_launches
@@ -56,6 +58,8 @@ std::string ranking_text(const Result& r) {
     if (!row.where.empty()) out << "   at:   " << row.where << "\n";
     out << "   set:  " << row.change << "\n";
     if (!row.role.empty()) out << "   here: " << row.role << "\n";
+    if (!row.unused.empty())
+      out << "   not simulated: " << row.unused << " (the baseline's time, exactly)\n";
     if (!row.error.empty()) out << "   failed: " << row.error << "\n";
   }
   out << insights_text(r.insights);
@@ -120,6 +124,7 @@ nlohmann::ordered_json ranking_json(const Result& r) {
     if (row.busy_share >= 0) o["busy_share"] = row.busy_share;
     o["waits_caused_ns"] = row.waits_caused_ns;
     o["role"] = row.role;
+    if (!row.unused.empty()) o["not_simulated"] = row.unused;
     if (!row.error.empty()) o["error"] = row.error;
     rows.push_back(o);
   }

@@ -49,9 +49,19 @@ std::vector<Relief> config_reliefs(const config::ResolvedTarget& base, bool sequ
       make(ResourceKind::dma, "DMA fixed costs", "removed",
            {{"dma",
              {{"fixed_latency_ns", 0.0}, {"descriptor_ns", 0.0}, {"swdge_descriptor_ns", 0.0}}}}));
+  // Every row of every transfer at full rate (engines/dma_split.cpp: a row shorter than
+  // efficient_bytes_per_row moves at that fraction of the rate).
+  out.push_back(make(ResourceKind::dma, "DMA descriptors", "short rows at full rate",
+                     {{"dma", {{"efficient_bytes_per_row", 1}}}}));
   out.push_back(
       make(ResourceKind::hbm, "HBM", "bandwidth doubled",
            {{"hbm", {{"chip_bandwidth_gbps", 2 * real(base, "hbm", "chip_bandwidth_gbps")}}}}));
+  // Both together: a kernel whose DMA engines and HBM share are near equal is limited by
+  // the other as soon as one is relieved.
+  out.push_back(
+      make(ResourceKind::dma, "DMA engines and HBM", "bandwidth doubled",
+           {{"dma", {{"engine_bytes_per_ns", 2 * real(base, "dma", "engine_bytes_per_ns")}}},
+            {"hbm", {{"chip_bandwidth_gbps", 2 * real(base, "hbm", "chip_bandwidth_gbps")}}}}));
   // A stationary load of at most matmul_max_m columns in one cycle (cost/cost_model.cpp:
   // ceil(M / load_stationary_speedup)).
   {
