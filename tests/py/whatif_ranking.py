@@ -28,6 +28,15 @@ def check(cond, what):
         sys.exit("FAIL: " + what)
 
 
+def assemble(work, name, text):
+    """The NEFF of assembly `text`, written into `work`."""
+    source, neff = os.path.join(work, name + ".nasm"), os.path.join(work, name + ".neff")
+    with open(source, "w") as f:
+        f.write(text)
+    run("asm", source, "-o", neff)
+    return neff
+
+
 def first_ok(ranking):
     return [r for r in ranking if "error" not in r][0]
 
@@ -85,10 +94,7 @@ gpsimd:
 """
 
 with tempfile.TemporaryDirectory() as work:
-    copy_asm, copy_neff = os.path.join(work, "copy.nasm"), os.path.join(work, "copy.neff")
-    with open(copy_asm, "w") as f:
-        f.write(COPY)
-    run("asm", copy_asm, "-o", copy_neff)
+    copy_neff = assemble(work, "copy", COPY)
     r = whatif(copy_neff)
     top = first_ok(r["ranking"])
     check(top["kind"] in ("dma", "hbm"), "the copy ranks %s first, not DMA or HBM" % top["resource"])
@@ -118,10 +124,7 @@ with tempfile.TemporaryDirectory() as work:
     check(top["resource"] == "tensor engine",
           "the GEMM ranks %s (%s) first, not the tensor engine" % (top["resource"], top["relief"]))
 
-    serial_asm, serial_neff = os.path.join(work, "serial.nasm"), os.path.join(work, "serial.neff")
-    with open(serial_asm, "w") as f:
-        f.write(SERIAL)
-    run("asm", serial_asm, "-o", serial_neff)
+    serial_neff = assemble(work, "serial", SERIAL)
     r = whatif(serial_neff)
     top = first_ok(r["ranking"])
     check(top["resource"] == "semaphore serial" and top["relief"] == "wait removed",
