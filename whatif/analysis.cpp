@@ -346,9 +346,16 @@ Result analyse(const Subject& subject, const Options& options) {
       in.error = r.error;
       in.time_ns = in.error.empty() ? kernel_ns(base, ps) : 0;
     } else {
-      const auto row = std::find_if(
-          result.ranking.begin(), result.ranking.end(),
-          [&](const Row& x) { return x.resource == c.row_resource && x.relief == c.row_relief; });
+      // Before ranking: the rows in relief order, so ties go to the first.
+      auto row = result.ranking.end();
+      for (auto it = result.ranking.begin(); it != result.ranking.end(); ++it) {
+        const bool named =
+            c.row_resource.empty() ? it->kind == c.row_kind : it->resource == c.row_resource;
+        if (!named || it->relief != c.row_relief) continue;
+        if (row == result.ranking.end() ||
+            (it->error.empty() && (!row->error.empty() || it->time_ns < row->time_ns)))
+          row = it;
+      }
       if (row == result.ranking.end()) continue;  // the target has no such relief
       in.measured_by = row->resource + ", " + row->relief + " (" + row->change + ")";
       in.time_ns = row->time_ns;

@@ -160,10 +160,7 @@ void port_conflicts(const Baseline& b, std::vector<InsightCandidate>& out) {
                              "bank while another is read out)"
                            : "keep engines that share a port (Vector and GpSimd on SBUF, Vector "
                              "and Scalar on PSUM) from accessing it at the same time";
-  c.row_resource =
-      banks ? "PSUM banks (same-bank accesses conflict)"
-            : (b.config.vector_gpsimd_share_sbuf_port ? "SBUF port shared by Vector and GpSimd"
-                                                      : "PSUM port shared by Vector and Scalar");
+  c.row_kind = ResourceKind::port;  // the port relief that buys most
   c.row_relief = "sharing removed";
   out.push_back(std::move(c));
 }

@@ -15,6 +15,7 @@
 #include "profile/host_trace.hpp"
 #include "whatif/bench.hpp"
 #include "whatif/capture.hpp"
+#include "whatif/reliefs.hpp"
 #include "whatif/subject.hpp"
 
 namespace neuronsim::whatif {
@@ -29,11 +30,13 @@ struct Insight {
   std::string error;  // the re-run failed
 };
 
-// An insight and how to measure it: by the ranking row (resource, relief), or by
-// re-running launch `launch` as `edited`.
+// An insight and how to measure it: by the ranking row (resource, relief), or the fastest
+// row of `row_kind` with that relief when row_resource is empty, or by re-running launch
+// `launch` as `edited`.
 struct InsightCandidate {
   Insight insight;
   std::string row_resource, row_relief;
+  ResourceKind row_kind = ResourceKind::port;
   std::size_t launch = 0;
   std::shared_ptr<const isa::Kernel> edited;
 };
