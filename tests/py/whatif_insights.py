@@ -1,6 +1,7 @@
 """Ranked insights (docs/whatif.md, "Insights"): `neuronsim view --insights` and `report
 --insights` list what a profile shows that one can act on, each with a speedup measured by
-a re-run: a DMA queue on one DMA engine and short DMA rows (examples/asm/matmul_bias_relu),
+a re-run: a DMA queue on one DMA engine and short DMA rows (examples/asm/matmul_bias_relu), the
+Tensor engine's stationary loads (the GEMM example),
 an engine idle on one semaphore (the single-buffered RMSNorm example), port conflicts
 (Vector and GpSimd sharing trn1's SBUF port), the host's dispatch gaps (an eager launch
 sequence). Without the flag the outputs are unchanged; with it they are byte-identical run
@@ -73,6 +74,15 @@ with tempfile.TemporaryDirectory() as work:
     run("run", rms, "--timing-only", "-q", "--profile-dir", p_rms)
     idle = insights(p_rms).get("semaphore_idle")
     check(idle is not None and idle["speedup"] > 1.05, "an engine idle on a semaphore: %r" % idle)
+
+    # The trn1 GEMM example loads a stationary tile before each group of matmuls.
+    gemm = os.path.join(work, "gemm.neff")
+    run("example", "matmul", "-t", "trn1", "-o", gemm)
+    p_gemm = os.path.join(work, "p_gemm")
+    run("run", gemm, "--timing-only", "-q", "--profile-dir", p_gemm)
+    loads = insights(p_gemm).get("stationary_load")
+    check(loads is not None and "matmul" in loads["where"] and loads["speedup"] >= 1.0 and
+          "load_stationary_speedup" in loads["measured_by"], "stationary loads: %r" % loads)
 
     ports_asm, ports_neff = os.path.join(work, "ports.nasm"), os.path.join(work, "ports.neff")
     with open(ports_asm, "w") as f:
