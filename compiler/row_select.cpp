@@ -51,6 +51,12 @@ class Selector {
       case OpKind::pow:
         lower_pow(n);
         break;
+      case OpKind::to:
+        // A copy into the result, rounded when it is stored in its dtype; a value kept on
+        // chip stays fp32 (a fused kernel does not round at a conversion inside it, as
+        // inductor's default, emulate_precision_casts off).
+        act(n, ActFunc::copy);
+        break;
       case OpKind::sum:
         reduce(n, AluOp::add, result(n));
         break;

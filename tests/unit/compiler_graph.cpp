@@ -119,3 +119,14 @@ TEST_CASE("compiler: parse errors name the file, the node and the reason", "[com
   CHECK_THAT(error_of(graph(kX, R"({"id": "out", "op": "pow", "args": ["x", "x"]})")),
              Contains("node 'out': pow's exponent must be a number"));
 }
+
+TEST_CASE("compiler: to converts between float dtypes, naming a bad one", "[compiler]") {
+  const Graph g = parse_graph(
+      graph(kX, R"({"id": "out", "op": "to", "args": ["x"], "dtype": "fp32"})"), "t.json");
+  CHECK(g.type_of("out").dtype == isa::DType::fp32);
+  CHECK(g.type_of("out").shape == std::vector<std::uint64_t>{256, 64});
+  CHECK(error_of(graph(kX, R"({"id": "out", "op": "to", "args": ["x"], "dtype": "fp8_e4m3"})")) ==
+        "t.json: node 'out': to: dtype 'fp8_e4m3' is not supported (bf16, fp16, fp32)");
+  CHECK(error_of(graph(kX, R"({"id": "out", "op": "to", "args": ["x"]})")) ==
+        "t.json: node 'out': to needs \"dtype\": bf16, fp16 or fp32");
+}
