@@ -81,6 +81,15 @@ void add_example_command(CLI::App& app) {
   cmd->add_option("--buffers", o->params.buffers,
                   "rmsnorm, softmax: buffers per stage, 1 to 8 (--double-buffer: 2)")
       ->check(CLI::Range(1, 8));
+  cmd->add_option("--block-rows", o->params.block_rows,
+                  "matmul: row tiles of A per register block (default: the planner's)")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--block-cols", o->params.block_cols,
+                  "matmul: column chunks of B per register block; rows x cols <= the PSUM banks")
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--b-slots", o->params.b_slots,
+                  "matmul: B tiles in flight (the ring; default: the planner's)")
+      ->check(CLI::Range(1, 4096));
   cmd->callback([o] { run_example(*o); });
 }
 

@@ -56,6 +56,11 @@ struct GemmSpec {
   // (Q @ K^T). All of B must then stay in SBUF (plan_gemm throws otherwise).
   bool b_transposed = false;
   std::vector<EpilogueStep> epilogue;
+  // The schedule's knobs, for a tile-size sweep (docs/compiler.md, "Matmul"); 0 leaves each
+  // to plan_gemm. block_rows x block_cols is the register block (row tiles of A x column
+  // chunks of B accumulated at once, at most the PSUM banks), b_slots the ring of B tiles
+  // in flight. A knob the target cannot hold is an error, never silently shrunk.
+  std::uint32_t block_rows = 0, block_cols = 0, b_slots = 0;
 };
 
 // How the problem is tiled (compiler/gemm_plan.cpp). A "block" is block_m_tiles row

@@ -66,10 +66,19 @@ GemmPlan plan_gemm(const GemmSpec& s, const params::TargetLimits& l) {
   // Register block: enough chunks that a row of a B tile is an efficient DMA row, then as
   // many row tiles as the banks allow (each B tile is read from HBM once per block of A
   // rows, so taller blocks read B fewer times), then more chunks if M is short.
-  std::uint32_t gc = u32(std::min<std::uint64_t>(
-      {ceil_div(kEfficientRowBytes, p.n_chunk * in), p.n_chunks, p.psum_banks}));
-  std::uint32_t mt = std::min(p.psum_banks / gc, p.m_tiles);
-  gc = std::min(p.psum_banks / mt, p.n_chunks);
+  if (std::uint64_t{std::max(s.block_rows, 1u)} * std::max(s.block_cols, 1u) > p.psum_banks)
+    throw Error("gemm: a register block of " + std::to_string(std::max(s.block_rows, 1u)) +
+                " x " + std::to_string(std::max(s.block_cols, 1u)) + " needs more than the " +
+                std::to_string(p.psum_banks) + " PSUM banks");
+  if (s.b_slots && s.b_transposed)
+    throw Error("gemm: b_slots does not apply to a transposed B (kept whole in SBUF)");
+  std::uint32_t gc = s.block_cols ? std::min(s.block_cols, p.n_chunks)
+                                  : u32(std::min<std::uint64_t>(
+                                        {ceil_div(kEfficientRowBytes, p.n_chunk * in),
+                                         p.n_chunks, p.psum_banks}));
+  std::uint32_t mt = s.block_rows ? std::min(s.block_rows, p.m_tiles)
+                                  : std::min(p.psum_banks / gc, p.m_tiles);
+  if (!s.block_cols) gc = std::min(p.psum_banks / mt, p.n_chunks);
   p.group_chunks = gc;
 
   // SBUF per partition for a block of `tiles` row tiles over a K segment of `seg` K-tiles:
@@ -111,6 +120,7 @@ GemmPlan plan_gemm(const GemmSpec& s, const params::TargetLimits& l) {
       auto hi = u32(std::min<std::uint64_t>(s.pipelined ? kMaxBSlots : 1, blocks * p.k_tiles));
       std::uint32_t lo = std::min(s.pipelined ? kMinBSlots : 1u, hi);
       if (s.b_transposed) hi = lo = u32(groups * p.k_tiles);  // all of B, resident
+      if (s.b_slots) hi = lo = s.b_slots;
       f.sets = u32(std::min<std::uint64_t>(s.pipelined ? kOutSets : 1, blocks));
       for (std::uint32_t slots = hi; slots >= lo; --slots)
         if (sbuf_bytes(tiles, seg, slots, f.sets) <= budget) {
@@ -123,6 +133,11 @@ GemmPlan plan_gemm(const GemmSpec& s, const params::TargetLimits& l) {
   };
   std::uint32_t seg = p.k_tiles;
   Fit f = fit(seg, mt);
+  if ((s.block_rows || s.b_slots) && f.tiles != mt)
+    throw Error("gemm: a register block of " + std::to_string(mt) + " row tiles with " +
+                (s.b_slots ? std::to_string(s.b_slots) : std::string("its")) +
+                " B slots does not fit SBUF (" + std::to_string(l.sbuf_bytes_per_partition) +
+                " bytes per partition) over K = " + std::to_string(s.k));
   if (s.b_transposed && f.tiles == 0)
     throw Error("gemm: a transposed B of " + std::to_string(s.k) + " x " + std::to_string(s.n) +
                 " does not fit SBUF whole (it is transposed once and kept)");
@@ -154,7 +169,7 @@ GemmPlan plan_gemm(const GemmSpec& s, const params::TargetLimits& l) {
   const std::uint64_t per_block = std::uint64_t{p.n_groups} * p.k_tiles;
   p.b_resident = s.b_transposed;
   p.bt_slots = s.b_transposed ? 2 : 0;
-  if (s.pipelined && p.k_segments == 1 && p.m_blocks > 1 && per_block > p.b_slots &&
+  if (!s.b_slots && s.pipelined && p.k_segments == 1 && p.m_blocks > 1 && per_block > p.b_slots &&
       sbuf_bytes(p.block_m_tiles, seg, per_block, p.out_sets) <= budget) {
     p.b_slots = u32(per_block);
     p.b_resident = true;

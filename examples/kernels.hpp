@@ -19,6 +19,8 @@ struct ExampleParams {
   std::uint32_t inner = 0;  // K (matmul only)
   bool double_buffered = false;
   std::uint32_t buffers = 0;  // rmsnorm/softmax: buffers per stage; 0: 2 if double_buffered
+  // matmul: the GEMM schedule's knobs (compiler::GemmSpec); 0 = the planner's choice
+  std::uint32_t block_rows = 0, block_cols = 0, b_slots = 0;
   std::string dtype;          // matmul, rmsnorm: the inputs' dtype (default bf16)
   std::string target = "trn2";
   params::TargetLimits limits;  // the target's (matmul sizes its tiles by them)
@@ -35,7 +37,8 @@ isa::Kernel softmax_rows(const ExampleParams& p);
 isa::Kernel rmsnorm_fused(const ExampleParams& p, float eps = 1e-6f);
 
 // Buffers per stage of the row examples: `buffers` (1..8) if given, else 2 with
-// double_buffered, else 1. Throws neuronsim::Error outside 1..8.
+// double_buffered, else 1. Throws neuronsim::Error outside 1..8, or when the matmul's
+// schedule knobs are given.
 std::uint32_t stage_buffers(const ExampleParams& p);
 
 struct Example {

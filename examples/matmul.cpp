@@ -33,6 +33,9 @@ isa::Kernel matmul_tiled(const ExampleParams& p) {
   // fp32 in, fp32 out; narrower inputs give bf16, as torch._scaled_mm does for fp8.
   s.out_dtype = *t == isa::DType::fp32 ? isa::DType::fp32 : isa::DType::bf16;
   s.pipelined = p.double_buffered;
+  s.block_rows = p.block_rows;
+  s.block_cols = p.block_cols;
+  s.b_slots = p.b_slots;
   return compiler::emit_gemm(s, p.limits);
 }
 

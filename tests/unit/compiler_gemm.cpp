@@ -95,6 +95,36 @@ TEST_CASE("gemm: the register block fills the PSUM banks, B rows are full-rate D
   CHECK(wide.group_chunks == 8);
 }
 
+TEST_CASE("gemm: the schedule knobs set the register block and the ring", "[gemm]") {
+  const auto trn2 = config::load_target("trn2").limits;
+  GemmSpec s = spec(4096, 4096, 4096);
+  s.block_rows = 2;
+  s.block_cols = 4;
+  s.b_slots = 5;
+  const GemmPlan p = plan_gemm(s, trn2);
+  CHECK(p.block_m_tiles == 2);
+  CHECK(p.group_chunks == 4);
+  CHECK(p.b_slots == 5);
+  CHECK_FALSE(p.b_resident);
+  CHECK(p.m_blocks == 16);  // 32 row tiles / 2
+  CHECK(p.n_groups == 2);   // 8 chunks / 4
+  // B once per block: 16 times, with A once (32 MiB each).
+  CHECK(p.hbm_read_bytes == 17ull * 32 * 1024 * 1024);
+  REQUIRE_NOTHROW(isa::validate(emit_gemm(s, trn2), trn2, "gemm"));
+  // Only rows given: the columns fill the remaining banks (8 / 1 = 8 chunks).
+  GemmSpec rows_only = spec(4096, 4096, 4096);
+  rows_only.block_rows = 1;
+  CHECK(plan_gemm(rows_only, trn2).group_chunks == 8);
+  // What the target cannot hold is an error, not a smaller block.
+  GemmSpec big = spec(4096, 4096, 4096);
+  big.block_rows = 4;
+  big.block_cols = 4;
+  CHECK_THROWS_WITH(plan_gemm(big, trn2), Catch::Contains("needs more than the 8 PSUM banks"));
+  GemmSpec ring = spec(4096, 4096, 4096);
+  ring.b_slots = 4000;
+  CHECK_THROWS_WITH(plan_gemm(ring, trn2), Catch::Contains("does not fit SBUF"));
+}
+
 TEST_CASE("gemm: SBUF capacity bounds the block and the ring", "[gemm]") {
   const auto trn1 = config::load_target("trn1").limits;  // 192 KiB per partition
   // bf16 K = 16384: per row tile the A^T panel and A's rows take 128 x 128 x 2 B = 32 KiB

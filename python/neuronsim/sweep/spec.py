@@ -17,7 +17,9 @@ from .. import Error
 # The generators of `neuronsim example` and the options they read (cli/cmd_example.cpp):
 # spec key -> the option it becomes.
 EXAMPLE_OPTIONS = {"rows": "--rows", "cols": "--cols", "inner": "--inner", "dtype": "--dtype",
-                   "buffers": "--buffers", "double_buffer": "--double-buffer"}
+                   "buffers": "--buffers", "double_buffer": "--double-buffer",
+                   "block_rows": "--block-rows", "block_cols": "--block-cols",
+                   "b_slots": "--b-slots"}
 GRAPH_MODES = ("fused", "eager")
 # The most points a spec may expand into: the points, their tasks and the table are held in
 # memory (about 2 KB a point), so a typo such as an axis of range(10**6) in two places is
