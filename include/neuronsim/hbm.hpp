@@ -6,8 +6,9 @@
 // DmaRateExtension cap; all ports together take at most the chip's bandwidth
 // (hbm.chip_bandwidth_gbps). A transfer's bytes take as long as the rate they get,
 // recomputed whenever a transfer starts or ends (event-driven, no ticking).
-// Storage is the target's whole HBM capacity, reserved, not committed: pages come into
-// being when first written. DMI covers all of it; transport_dbg reads and writes.
+// Storage comes in 64 MiB chunks mapped when first touched (a run needs no reservation of
+// the whole capacity); b_transport moves the bytes its payload carries (the base
+// protocol), DMI grants one chunk at a time, transport_dbg reads and writes.
 #include <cstdint>
 #include <memory>
 

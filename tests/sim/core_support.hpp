@@ -14,6 +14,7 @@
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/neuron_core.hpp"
 #include "neuronsim/run.hpp"
+#include "tests/sim/protocol_checker.hpp"
 
 namespace core_test {
 
@@ -168,7 +169,7 @@ inline std::vector<LaunchResult> run_launches(const config::TargetConfig& config
   require_elaboration("run_launches");
   Hbm hbm("hbm", config);
   NeuronCore core("core", config);
-  core.hbm.bind(hbm.socket);
+  bind_checked(core, hbm.socket);
   std::vector<LaunchHandle> launches;
   for (auto& r : requests)
     launches.push_back(core.launch(std::move(r)));
