@@ -69,6 +69,7 @@ class CoreState : public engines::HbmLink {
   void finish(LaunchState& state);
   std::string deadlock_report(const LaunchState& state) const;
   std::uint8_t* dmi_pointer(std::uint64_t address, std::uint64_t bytes);
+  std::uint64_t next_region_if_crossing(std::uint64_t address, std::uint64_t bytes);
 
  public:
   // Where `address` is in the host's memory when the bound target grants DMI for it, else

@@ -181,11 +181,28 @@ void CoreState::place_tensors(LaunchState& s) {
       throw Error(req.source + ": tensor '" + tensors[i].name + "' (" +
                   std::to_string(tensors[i].bytes()) + " bytes) does not fit in " + core.name() +
                   "'s HBM window [" + hex(options.hbm_window_base) + ", " + hex(window_last) + "]");
-    cursor = aligned;
+    cursor = next_region_if_crossing(aligned, tensors[i].bytes());
+    if (!range_within(cursor, tensors[i].bytes(), options.hbm_window_base, window_last))
+      cursor = aligned;  // no room after the region's end: the tensor is staged instead
     p.addresses[i] = cursor;
     p.placed[i] = true;
     cursor += tensors[i].bytes();
   }
+}
+
+// A tensor that would cross the end of the DMI region its first byte is in, but fits in
+// one region, starts at the next region instead: one region then covers it, where it would
+// otherwise be staged (the bundled Hbm grants 64 MiB chunks).
+std::uint64_t CoreState::next_region_if_crossing(std::uint64_t address, std::uint64_t bytes) {
+  if (!dmi_pointer(address, 1)) return address;
+  for (const auto& d : dmi_) {
+    if (!range_within(address, 1, d.get_start_address(), d.get_end_address())) continue;
+    const std::uint64_t first = d.get_start_address(), last = d.get_end_address();
+    if (range_within(address, bytes, first, last) || bytes - 1 > last - first || last == UINT64_MAX)
+      return address;
+    return last + 1 + (kTensorAlignment - (last + 1) % kTensorAlignment) % kTensorAlignment;
+  }
+  return address;
 }
 
 std::uint8_t* CoreState::dmi_pointer(std::uint64_t address, std::uint64_t bytes) {
@@ -325,6 +342,15 @@ void CoreState::start_engines(LaunchState& s) {
   s.engines[static_cast<int>(Engine::sync)] =
       std::make_unique<engines::SyncEngine>(clock(Engine::sync), ctx);
   TensorPlacement& p = s.tensors;
+  if (req.timing_only) {
+    // No data moves, but the parts still carry their bytes: where DMI covers a tensor, its
+    // own bytes in place (the target's copy is then a no-op), else the memory's, read
+    // just before each write (DmaEngine).
+    p.pointers.assign(k.tensors.size(), nullptr);
+    for (std::size_t i = 0; i < k.tensors.size(); ++i)
+      p.pointers[i] = dmi_pointer(p.addresses[i], k.tensors[i].bytes());
+    p.staging.assign(k.tensors.size(), {});
+  }
   p.read_into.assign(p.pointers.size(), nullptr);
   for (std::size_t i = 0; i < p.pointers.size(); ++i)
     if (p.staging[i].empty()) p.read_into[i] = p.pointers[i];
