@@ -47,9 +47,8 @@ class HbmState {
   }
   // Chunk c (c * kChunkBytes < size), mapped if it was not.
   std::uint8_t* chunk(std::uint64_t c) {
-    memory::LazyBytes& bytes = chunks[c];
-    if (!bytes.data()) bytes = memory::LazyBytes(chunk_size(c));
-    return bytes.data();
+    if (std::uint8_t* p = mapped(c)) return p;
+    return (chunks[c] = memory::LazyBytes(chunk_size(c))).data();
   }
   std::uint8_t* mapped(std::uint64_t c) {
     auto it = chunks.find(c);

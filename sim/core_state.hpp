@@ -70,6 +70,8 @@ class CoreState : public engines::HbmLink {
   std::string deadlock_report(const LaunchState& state) const;
   std::uint8_t* dmi_pointer(std::uint64_t address, std::uint64_t bytes);
   std::uint64_t next_region_if_crossing(std::uint64_t address, std::uint64_t bytes);
+  const tlm::tlm_dmi* cached_region(std::uint64_t address) const;  // a granted one, or null
+  std::uint8_t* region_pointer(std::uint64_t address);  // asks the target if none is cached
 
  public:
   // Where `address` is in the host's memory when the bound target grants DMI for it, else

@@ -190,11 +190,11 @@ void CoreState::place_tensors(LaunchState& s) {
   }
 }
 
-// A tensor that would cross the end of the DMI region its first byte is in, but fits in
+// A tensor that no run of adjacent DMI regions covers from its first byte, but that fits in
 // one region, starts at the next region instead: one region then covers it, where it would
 // otherwise be staged (the bundled Hbm grants 64 MiB chunks).
 std::uint64_t CoreState::next_region_if_crossing(std::uint64_t address, std::uint64_t bytes) {
-  if (!dmi_pointer(address, 1)) return address;
+  if (!dmi_pointer(address, 1) || dmi_pointer(address, bytes)) return address;
   for (const auto& d : dmi_) {
     if (!range_within(address, 1, d.get_start_address(), d.get_end_address())) continue;
     const std::uint64_t first = d.get_start_address(), last = d.get_end_address();
@@ -212,13 +212,44 @@ std::uint8_t* CoreState::dmi_pointer(std::uint64_t address, std::uint64_t bytes)
   };
   for (const auto& d : dmi_)
     if (covers(d)) return d.get_dmi_ptr() + (address - d.get_start_address());
-  tlm::tlm_generic_payload trans;
-  trans.set_command(tlm::TLM_WRITE_COMMAND);
-  trans.set_address(address);
-  tlm::tlm_dmi dmi;
-  if (!core.hbm->get_direct_mem_ptr(trans, dmi) || !covers(dmi)) return nullptr;
-  dmi_.push_back(dmi);
-  return dmi.get_dmi_ptr() + (address - dmi.get_start_address());
+  // Regions that follow one another in the address space and in the host's memory serve
+  // one range together (a memory may grant DMI in pieces, as the bundled Hbm's chunks).
+  std::uint64_t last = 0;
+  if (!range_last(address, bytes, last)) return nullptr;
+  std::uint8_t* const start = region_pointer(address);
+  if (!start) return nullptr;
+  for (std::uint64_t at = address;;) {
+    const tlm::tlm_dmi* d = cached_region(at);
+    if (!d) return nullptr;
+    if (d->get_end_address() >= last) return start;
+    at = d->get_end_address() + 1;
+    if (region_pointer(at) != start + (at - address)) return nullptr;
+  }
+}
+
+const tlm::tlm_dmi* CoreState::cached_region(std::uint64_t address) const {
+  for (const auto& d : dmi_)
+    if (d.is_read_write_allowed() &&
+        range_within(address, 1, d.get_start_address(), d.get_end_address()))
+      return &d;
+  return nullptr;
+}
+
+std::uint8_t* CoreState::region_pointer(std::uint64_t address) {
+  const tlm::tlm_dmi* d = cached_region(address);
+  if (!d) {
+    tlm::tlm_generic_payload trans;
+    trans.set_command(tlm::TLM_WRITE_COMMAND);
+    trans.set_address(address);
+    tlm::tlm_dmi dmi;
+    if (!core.hbm->get_direct_mem_ptr(trans, dmi) || !dmi.get_dmi_ptr() ||
+        !dmi.is_read_write_allowed() ||
+        !range_within(address, 1, dmi.get_start_address(), dmi.get_end_address()))
+      return nullptr;
+    dmi_.push_back(dmi);
+    d = &dmi_.back();
+  }
+  return d->get_dmi_ptr() + (address - d->get_start_address());
 }
 
 void CoreState::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
