@@ -73,7 +73,8 @@ void add_example_command(CLI::App& app) {
   cmd->add_option("--cols", o->params.cols, "Columns (matmul: N)");
   cmd->add_option("--inner", o->params.inner, "Contraction size K (matmul only)");
   cmd->add_option("--dtype", o->params.dtype,
-                  "Input dtype (matmul only: bf16, fp16, fp8_e4m3, fp8_e5m2, fp32; default bf16)");
+                  "Input dtype (matmul: bf16, fp16, fp8_e4m3, fp8_e5m2, fp32; rmsnorm: bf16, fp32; "
+                  "default bf16)");
   cmd->add_flag("--double-buffer", o->params.double_buffered,
                 "Overlap DMA with compute (two buffers per stage; matmul: its pipelined "
                 "schedule, docs/compiler.md)");

@@ -5,13 +5,13 @@
 #include <string>
 
 #include "base/error.hpp"
-#include "base/limits.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "profile/directory.hpp"
 #include "profile/host_trace.hpp"
 #include "profile/sequence_perfetto.hpp"
 #include "traces/perfetto.hpp"
+#include "traces/text_sink.hpp"
 
 namespace neuronsim::cli {
 namespace {
@@ -21,27 +21,10 @@ struct ExportOptions {
   std::string perfetto;
 };
 
-// The trace in memory, refused as soon as it passes the export_bytes limit
-// (base/limits.hpp), so a huge profile costs neither unbounded memory nor disk.
-class BoundedStringSink : public traces::TextSink {
- public:
-  explicit BoundedStringSink(std::string what) : what_(std::move(what)) {}
-  void write(std::string_view text) override {
-    if (text_.size() + text.size() > limit(Limit::export_bytes))
-      check_limit(Limit::export_bytes, text_.size() + text.size(), what_);
-    text_ += text;
-  }
-  const std::string& str() const { return text_; }
-
- private:
-  std::string what_;
-  std::string text_;
-};
-
 // The trace is made in memory whole, then written all-or-nothing (or to stdout).
 void run_export(const ExportOptions& o) {
   if (o.perfetto.empty()) throw Error("export: give an output, e.g. --perfetto trace.json");
-  BoundedStringSink sink(o.perfetto + ": the exported trace's size");
+  traces::BoundedStringSink sink(o.perfetto + ": the exported trace's size");
   if (profile::is_sequence_profile(o.profile)) {  // host lanes above the NeuronCore's
     profile::write_sequence_perfetto(o.profile, sink);
   } else {

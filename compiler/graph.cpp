@@ -43,6 +43,13 @@ constexpr OpInfo kOps[] = {
     {OpKind::transpose, "transpose"},
     {OpKind::slice, "slice"},
     {OpKind::concat, "concat"},
+    {OpKind::to, "to"},
+    {OpKind::log, "log"},
+    {OpKind::relu, "relu"},
+    {OpKind::sigmoid, "sigmoid"},
+    {OpKind::tanh, "tanh"},
+    {OpKind::sin, "sin"},
+    {OpKind::abs, "abs"},
 };
 
 bool is_binary(OpKind op) {
@@ -195,6 +202,7 @@ class Parser {
     if (n.op == OpKind::transpose) allowed.insert({"dim0", "dim1"});
     if (n.op == OpKind::slice) allowed.insert({"dim", "axis", "start", "end"});
     if (n.op == OpKind::concat) allowed.insert({"dim", "axis"});
+    if (n.op == OpKind::to) allowed.insert("dtype");
     for (const auto& [key, value] : jn.items()) {
       (void)value;
       if (!allowed.count(key))
@@ -250,6 +258,7 @@ class Parser {
     if (n.op == OpKind::transpose) return infer_transpose(n, jn, where);
     if (n.op == OpKind::slice) return infer_slice(n, jn, where);
     if (n.op == OpKind::concat) return infer_concat(n, jn, where);
+    if (n.op == OpKind::to) return infer_to(n, jn, where);
     if (n.op == OpKind::pow) {
       if (jn.contains("exponent")) {
         if (!jn["exponent"].is_number()) fail(where, "\"exponent\" must be a number");
@@ -323,6 +332,21 @@ class Parser {
       fail(where, "slice " + std::to_string(n.start) + ":" + std::to_string(n.end) +
                       " is empty or outside the last axis of " + shape_text(a.shape));
     a.shape.back() = n.end - n.start;
+    return a;
+  }
+
+  // x.to(dtype): the same shape in another float dtype (bf16, fp16, fp32; fp8 only as a
+  // matmul operand, so not a conversion's result).
+  TensorType infer_to(const Node& n, const json& jn, const std::string& where) const {
+    expect_args(n, 1, where);
+    TensorType a = tensor_arg(n, 0, where);
+    if (!jn.contains("dtype") || !jn["dtype"].is_string())
+      fail(where, "to needs \"dtype\": bf16, fp16 or fp32");
+    const std::string name = jn["dtype"].get<std::string>();
+    const auto t = isa::parse_dtype(name);
+    if (!t || !(*t == isa::DType::bf16 || *t == isa::DType::fp16 || *t == isa::DType::fp32))
+      fail(where, "to: dtype '" + name + "' is not supported (bf16, fp16, fp32)");
+    a.dtype = *t;
     return a;
   }
 

@@ -50,6 +50,13 @@ enum class OpKind : std::uint8_t {
   transpose,  // a 2-D tensor's two axes swapped (x.t())
   slice,      // a column range of the last axis (x[..., start:end])
   concat,     // tensors joined along the last axis (torch.cat(dim=-1))
+  to,         // a float dtype conversion (x.to(dtype)): the result stored in that dtype
+  log,
+  relu,
+  sigmoid,
+  tanh,
+  sin,
+  abs,
 };
 std::string op_name(OpKind op);
 

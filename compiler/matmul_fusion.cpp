@@ -167,6 +167,24 @@ class Planner {
       case OpKind::silu:
         f = ActFunc::silu;
         return true;
+      case OpKind::log:
+        f = ActFunc::log;
+        return true;
+      case OpKind::relu:
+        f = ActFunc::relu;
+        return true;
+      case OpKind::sigmoid:
+        f = ActFunc::sigmoid;
+        return true;
+      case OpKind::tanh:
+        f = ActFunc::tanh;
+        return true;
+      case OpKind::sin:
+        f = ActFunc::sin;
+        return true;
+      case OpKind::abs:
+        f = ActFunc::abs;
+        return true;
       case OpKind::gelu:
         f = r.gelu_tanh ? ActFunc::gelu_apprx_tanh : ActFunc::gelu;
         return true;

@@ -282,8 +282,10 @@ class Emitter {
     if (!consts_.empty())
       const_tile_ = b_.sbuf("consts_sb", DType::fp32,
                             {kPartitions, static_cast<std::uint32_t>(consts_.size())});
-    load_q_ = b_.queue("load", 0, 16);
-    store_q_ = b_.queue("store", 0, 16);
+    // Over every DMA engine of the target.
+    const auto engines = static_cast<std::uint8_t>(limits_.dma_engines);
+    load_q_ = b_.queue("load", 0, engines);
+    store_q_ = b_.queue("store", 0, engines);
     prologue_sem_ = b_.semaphore("prologue_done");
     for (std::size_t k = 0; k < ops_.size(); ++k)
       if (waited_[k]) sems_[k] = b_.semaphore(sem_name(k));

@@ -45,11 +45,35 @@ class Selector {
       case OpKind::silu:
         act(n, ActFunc::silu);
         break;
+      case OpKind::log:
+        act(n, ActFunc::log);
+        break;
+      case OpKind::relu:
+        act(n, ActFunc::relu);
+        break;
+      case OpKind::sigmoid:
+        act(n, ActFunc::sigmoid);
+        break;
+      case OpKind::tanh:
+        act(n, ActFunc::tanh);
+        break;
+      case OpKind::sin:
+        act(n, ActFunc::sin);
+        break;
+      case OpKind::abs:
+        act(n, ActFunc::abs);
+        break;
       case OpKind::gelu:
         act(n, n.gelu_tanh ? ActFunc::gelu_apprx_tanh : ActFunc::gelu);
         break;
       case OpKind::pow:
         lower_pow(n);
+        break;
+      case OpKind::to:
+        // A copy into the result, rounded when it is stored in its dtype; a value kept on
+        // chip stays fp32 (a fused kernel does not round at a conversion inside it, as
+        // inductor's default, emulate_precision_casts off).
+        act(n, ActFunc::copy);
         break;
       case OpKind::sum:
         reduce(n, AluOp::add, result(n));

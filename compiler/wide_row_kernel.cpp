@@ -259,8 +259,10 @@ class WideEmitter {
     if (!consts_.empty())
       const_tile_ = b_.sbuf(fresh("consts_sb"), DType::fp32,
                             {kPartitions, static_cast<std::uint32_t>(consts_.size())});
-    load_q_ = h_.queue(fresh("load"), 0, 16);
-    store_q_ = h_.queue(fresh("store"), 0, 16);
+    // Over every DMA engine of the target.
+    const auto engines = static_cast<std::uint8_t>(limits_.dma_engines);
+    load_q_ = h_.queue(fresh("load"), 0, engines);
+    store_q_ = h_.queue(fresh("store"), 0, engines);
   }
 
   // Constant biases and [1] operands, once.

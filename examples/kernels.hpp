@@ -19,7 +19,7 @@ struct ExampleParams {
   std::uint32_t inner = 0;  // K (matmul only)
   bool double_buffered = false;
   std::uint32_t buffers = 0;  // rmsnorm/softmax: buffers per stage; 0: 2 if double_buffered
-  std::string dtype;          // matmul only: its inputs' dtype (default bf16)
+  std::string dtype;          // matmul, rmsnorm: the inputs' dtype (default bf16)
   std::string target = "trn2";
   params::TargetLimits limits;  // the target's (matmul sizes its tiles by them)
 };
@@ -30,8 +30,8 @@ struct ExampleParams {
 isa::Kernel matmul_tiled(const ExampleParams& p);
 // y = softmax(x) along each row of x[N, D] (bf16). Default [1024, 1024].
 isa::Kernel softmax_rows(const ExampleParams& p);
-// y = x * rsqrt(mean(x^2) + eps) * w over x[N, D] (bf16), w[D]: the hand-fused RMSNorm
-// (the torch.rms_norm analogue). Default [1024, 2048].
+// y = x * rsqrt(mean(x^2) + eps) * w over x[N, D] (bf16, or fp32 with dtype "fp32"), w[D]:
+// the hand-fused RMSNorm (the torch.rms_norm analogue). Default [1024, 2048].
 isa::Kernel rmsnorm_fused(const ExampleParams& p, float eps = 1e-6f);
 
 // Buffers per stage of the row examples: `buffers` (1..8) if given, else 2 with

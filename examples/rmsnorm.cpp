@@ -20,22 +20,27 @@ using namespace isa;
 
 Kernel rmsnorm_fused(const ExampleParams& p, float eps) {
   const std::uint32_t N = or_default(p.rows, 1024), D = or_default(p.cols, 2048);
-  require_bf16(p.dtype, "rmsnorm");
+  // bf16 (the study's) or fp32 (neuronsim.torch.rms_norm of fp32 tensors): x, w and y in
+  // it; on chip the statistics are fp32 either way.
+  if (!p.dtype.empty() && p.dtype != "bf16" && p.dtype != "fp32")
+    throw Error("rmsnorm: dtype '" + p.dtype + "' is not supported (bf16 or fp32)");
+  const DType dt = p.dtype == "fp32" ? DType::fp32 : DType::bf16;
   const std::uint32_t T = tiles_of(N, "rows");
   const std::uint32_t nbuf = stage_buffers(p);
 
   Builder b(buffered_name("rmsnorm", nbuf), p.target);
-  Buffer x = b.input("x", DType::bf16, {N, D});
-  Buffer w = b.input("w", DType::bf16, {D});
-  Buffer y = b.output("y", DType::bf16, {N, D});
-  Buffer xt = b.sbuf("xt", DType::bf16, {kPartitions, nbuf, D});
-  Buffer yt = b.sbuf("yt", DType::bf16, {kPartitions, nbuf, D});
-  Buffer wt = b.sbuf("wt", DType::bf16, {kPartitions, D});
-  Buffer sq = b.sbuf("sq", DType::bf16, {kPartitions, D});  // squares, only their sum is used
+  Buffer x = b.input("x", dt, {N, D});
+  Buffer w = b.input("w", dt, {D});
+  Buffer y = b.output("y", dt, {N, D});
+  Buffer xt = b.sbuf("xt", dt, {kPartitions, nbuf, D});
+  Buffer yt = b.sbuf("yt", dt, {kPartitions, nbuf, D});
+  Buffer wt = b.sbuf("wt", dt, {kPartitions, D});
+  Buffer sq = b.sbuf("sq", dt, {kPartitions, D});  // squares, only their sum is used
   Buffer ss = b.sbuf("ss", DType::fp32, {kPartitions, nbuf});
   Buffer rstd = b.sbuf("rstd", DType::fp32, {kPartitions, nbuf});
   Buffer eps_t = b.sbuf("eps", DType::fp32, {kPartitions, 1});
-  Queue qin = b.queue("load", 0, 16), qout = b.queue("store", 0, 16);
+  const std::uint8_t engines = dma_engines(p.limits, "rmsnorm");
+  Queue qin = b.queue("load", 0, engines), qout = b.queue("store", 0, engines);
   Sem w_loaded = b.semaphore("w_loaded"), eps_ready = b.semaphore("eps_ready");
   Sem x_loaded = b.semaphore("x_loaded"), rstd_ready = b.semaphore("rstd_ready");
   Sem y_ready = b.semaphore("y_ready"), x_free = b.semaphore("x_free");

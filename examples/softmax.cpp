@@ -30,7 +30,8 @@ Kernel softmax_rows(const ExampleParams& p) {
   Buffer nmax = b.sbuf("nmax", DType::fp32, {kPartitions, nbuf});
   Buffer sum = b.sbuf("sum", DType::fp32, {kPartitions, nbuf});
   Buffer rsum = b.sbuf("rsum", DType::fp32, {kPartitions, nbuf});
-  Queue qin = b.queue("load", 0, 16), qout = b.queue("store", 0, 16);
+  const std::uint8_t engines = dma_engines(p.limits, "softmax");
+  Queue qin = b.queue("load", 0, engines), qout = b.queue("store", 0, engines);
   Sem x_loaded = b.semaphore("x_loaded"), max_ready = b.semaphore("max_ready");
   Sem exp_ready = b.semaphore("exp_ready"), y_ready = b.semaphore("y_ready");
   Sem x_free = b.semaphore("x_free"), y_free = b.semaphore("y_free");

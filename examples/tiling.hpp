@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/error.hpp"
+#include "params/target_limits.hpp"
 
 namespace neuronsim::examples {
 
@@ -30,6 +31,15 @@ inline std::uint32_t tiles_of(std::uint32_t n, const std::string& what) {
 inline std::string buffered_name(const std::string& name, std::uint32_t nbuf) {
   if (nbuf == 1) return name;
   return nbuf == 2 ? name + "_db" : name + "_b" + std::to_string(nbuf);
+}
+
+// The target's DMA engines, which the examples' queues spread over (needs `limits`, as
+// matmul does: a target with fewer engines gets a kernel that fits it).
+inline std::uint8_t dma_engines(const params::TargetLimits& limits, const std::string& example) {
+  if (limits.dma_engines == 0 || limits.dma_engines > 255)
+    throw Error(example + ": needs the target's limits (DMA engines: " +
+                std::to_string(limits.dma_engines) + ")");
+  return static_cast<std::uint8_t>(limits.dma_engines);
 }
 
 }  // namespace neuronsim::examples

@@ -4,34 +4,50 @@
 
 namespace neuronsim::host {
 
+profile::LaunchTiming LaunchScheduler::launch(double device_ns) {
+  const std::size_t i = launches_.size();
+  const std::size_t depth = std::max<std::uint32_t>(host_.queue_depth, 1);
+  profile::LaunchTiming l;
+  l.framework_dispatch = {host_free_, host_free_ + host_.framework_dispatch_ns};
+  double submit = l.framework_dispatch.end_ns;
+  // A full queue blocks the runtime call until the oldest launch in flight finishes.
+  if (host_.async && i >= depth) {
+    submit = std::max(submit, launches_[i - depth].device.end_ns + host_.sync_ns);
+  }
+  l.runtime_call = {submit, submit + host_.runtime_call_ns};
+  const double start = std::max(l.runtime_call.end_ns, device_free_);
+  l.device = {start, start + device_ns};
+  l.host_ns = l.framework_dispatch.length() + l.runtime_call.length();
+  l.device_ns = device_ns;
+  device_free_ = l.device.end_ns;
+  host_free_ = host_.async ? l.runtime_call.end_ns : l.device.end_ns + host_.sync_ns;
+  launches_.push_back(l);
+  return l;
+}
+
+profile::Interval LaunchScheduler::host_op() {
+  const profile::Interval op{host_free_, host_free_ + host_.framework_dispatch_ns};
+  host_free_ = op.end_ns;
+  return op;
+}
+
+double LaunchScheduler::synchronize() {
+  if (!launches_.empty()) host_free_ = std::max(host_free_, device_free_ + host_.sync_ns);
+  return host_free_;
+}
+
 profile::HostTimeline schedule_launches(const config::HostParams& host,
                                         const std::vector<double>& device_ns) {
+  LaunchScheduler s(host);
   profile::HostTimeline t;
-  double host_free = 0;    // the host thread is free to dispatch the next op
-  double device_free = 0;  // the device has finished everything submitted so far
-  const std::size_t depth = std::max<std::uint32_t>(host.queue_depth, 1);
-  for (std::size_t i = 0; i < device_ns.size(); ++i) {
-    profile::LaunchTiming l;
-    l.framework_dispatch = {host_free, host_free + host.framework_dispatch_ns};
-    double submit = l.framework_dispatch.end_ns;
-    // A full queue blocks the runtime call until the oldest launch in flight finishes.
-    if (host.async && i >= depth) {
-      submit = std::max(submit, t.launches[i - depth].device.end_ns + host.sync_ns);
-    }
-    l.runtime_call = {submit, submit + host.runtime_call_ns};
-    const double start = std::max(l.runtime_call.end_ns, device_free);
-    l.device = {start, start + device_ns[i]};
-    l.host_ns = l.framework_dispatch.length() + l.runtime_call.length();
-    l.device_ns = device_ns[i];
-    device_free = l.device.end_ns;
-    host_free = host.async ? l.runtime_call.end_ns : l.device.end_ns + host.sync_ns;
-    t.device_ns += device_ns[i];
-    t.launches.push_back(l);
+  for (const double d : device_ns) {
+    t.launches.push_back(s.launch(d));
+    t.device_ns += d;
   }
   // The program ends when the host has seen the last launch finish (async: the final
   // synchronize; sync: it waited for every launch). The device finishes in order, so the
   // last launch is the last to finish.
-  t.total_ns = t.launches.empty() ? 0 : device_free + host.sync_ns;
+  t.total_ns = s.total_ns();
   return t;
 }
 

@@ -8,7 +8,8 @@ packages=(
   build-essential cmake pkg-config
   libsystemc-dev libboost-dev nlohmann-json3-dev catch2 libcli11-dev libarchive-dev libssl-dev
   python3 python3-numpy chromium libbenchmark-dev time
-  pybind11-dev python3-dev python3-pandas zlib1g-dev clang-14 libclang-rt-14-dev
+  pybind11-dev python3-dev python3-pandas python3-torch zlib1g-dev clang-14 libclang-rt-14-dev
+  python3-distributed python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/limits.hpp"
 #include "traces/output_file.hpp"
 
 namespace neuronsim::traces {
@@ -32,6 +33,23 @@ class StringSink : public TextSink {
   const std::string& str() const { return text_; }
 
  private:
+  std::string text_;
+};
+
+// A string refused as soon as it passes the export_bytes limit (base/limits.hpp), so a
+// huge export costs neither unbounded memory nor disk; `what` names it in the error.
+class BoundedStringSink : public TextSink {
+ public:
+  explicit BoundedStringSink(std::string what) : what_(std::move(what)) {}
+  void write(std::string_view text) override {
+    if (text_.size() + text.size() > limit(Limit::export_bytes))
+      check_limit(Limit::export_bytes, text_.size() + text.size(), what_);
+    text_ += text;
+  }
+  const std::string& str() const { return text_; }
+
+ private:
+  std::string what_;
   std::string text_;
 };
 

@@ -28,8 +28,10 @@
 #include "isa/instruction.hpp"
 #include "profile/profiled_run.hpp"
 #include "python/core/arrays.hpp"
+#include "python/core/bindings.hpp"
 #include "python/core/json_to_python.hpp"
 #include "python/core/kernel_object.hpp"
+#include "python/core/profile_export.hpp"
 #include "python/core/profile_summary.hpp"
 #include "python/core/sanitizer_stack.hpp"
 #include "python/core/session.hpp"
@@ -443,6 +445,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("target"), py::arg("out_dir"));
   m.def("profile_summary", &profile_summary, guard, py::arg("path"), py::arg("peak_tflops") = 0.0,
         py::arg("top") = 10);
+  m.def("sequence_perfetto", &sequence_perfetto, guard, py::arg("profile_dir"));
   m.def("round_to", &round_to, guard, py::arg("array"), py::arg("dtype"));
   m.def("to_bits", &to_bits, guard, py::arg("array"), py::arg("dtype"));
   m.def("from_bits", &from_bits, guard, py::arg("bits"), py::arg("dtype"));
@@ -488,4 +491,6 @@ PYBIND11_MODULE(_core, m) {
 #endif
   m.def(
       "shutdown", [] { Session::get().shutdown(); }, guard);
+  bind_host_scheduler(m);
+  bind_example_kernels(m);
 }

@@ -21,8 +21,16 @@ from ._core import from_bits, round_to, to_bits
 __all__ = [
     "Error", "Kernel", "RunResult", "Profile", "Program", "assemble", "load_neff", "run",
     "compile", "round_to", "to_bits", "from_bits", "target_names", "session_info",
-    "run_cores", "CoresResult",
+    "run_cores", "CoresResult", "sweep",
 ]
+
+def __getattr__(name):
+    """neuronsim.sweep, imported when first used (its Dask and matplotlib only then)."""
+    if name == "sweep":
+        import importlib
+        return importlib.import_module(".sweep", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 Error.__module__ = __name__  # shown as neuronsim.Error
 Kernel.__module__ = __name__

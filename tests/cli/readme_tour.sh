@@ -2,8 +2,8 @@
 # README.md's tour, as written: every indented command line between "## A tour" and the
 # next "## " heading runs, in order, from an empty scratch directory, and each must
 # succeed. The commands are read from README.md itself, so the two cannot drift apart.
-# Only the tour's two settings change: NS (the checkout) and B (the program) point at
-# this source tree and this build. Then a check that the tour left what it says it made.
+# Only the tour's three settings change: NS (the checkout), B (the program) and P (the
+# Python package) point at this source tree and this build. Then a check that the tour left what it says it made.
 set -euo pipefail
 : "${NEURONSIM:?set NEURONSIM to the neuronsim program}"
 : "${SOURCE_DIR:?set SOURCE_DIR to the source tree}"
@@ -20,7 +20,9 @@ grep -q '^B=' tour.sh || fail "the tour sets no B= (the program)"
 if grep -nE '(^|[ =])(examples|config|tests|scripts|build)/' tour.sh; then
   fail "the tour names a repository path without \$NS"
 fi
-sed -i -e "s|^NS=.*|NS='$SOURCE_DIR'|" -e "s|^B=.*|B='$NEURONSIM'|" tour.sh
+grep -q '^P=' tour.sh || fail "the tour sets no P= (the Python package)"
+sed -i -e "s|^NS=.*|NS='$SOURCE_DIR'|" -e "s|^B=.*|B='$NEURONSIM'|" \
+  -e "s|^P=.*|P='$(dirname "$NEURONSIM")/python'|" tour.sh
 echo "$(grep -c . tour.sh) tour lines"
 
 mkdir scratch
@@ -29,7 +31,8 @@ cd scratch
 bash -euo pipefail -x ../tour.sh > ../tour.log 2>&1 || { cat ../tour.log >&2; fail "the tour failed"; }
 
 for f in r.neff r.nasm out/y.npy in/x.npy in/w.npy stats.json g.json tiny.neff trn2.json \
-         eager/launch.json fused/launch.json p_eager/host.json p_fused/host.json t.json report.html; do
+         eager/launch.json fused/launch.json p_eager/host.json p_fused/host.json t.json report.html \
+         study/trn2-128x2048/profile-eager/host.json study/trn2-128x2048/trace-eager.json; do
   [[ -s $f ]] || fail "the tour did not make $f"
 done
 /usr/bin/python3 - <<'PY' || fail "tour outputs"

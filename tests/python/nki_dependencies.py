@@ -46,6 +46,20 @@ def waw_kernel(a):
     return out
 
 
+@nki.jit
+def positions_kernel(a):
+    # One sequence position of every batch per DMA: the partitions are rows S apart in
+    # out [B, S, C], so the stores of different positions touch disjoint rows (no order
+    # between them) while reading a position back waits for its own store only.
+    B, S, C = a.shape
+    out = nl.ndarray((B, S, C), dtype=a.dtype, buffer=nl.shared_hbm)
+    back = nl.ndarray((B, C), dtype=a.dtype, buffer=nl.shared_hbm)
+    for s in range(S):
+        nl.store(out[:, s, :], value=nl.multiply(nl.load(a[:, s, :]), 2.0))
+    nl.store(back, value=nl.load(out[:, 1, :]))
+    return out, back
+
+
 class Dependencies(unittest.TestCase):
     def test_war(self):
         a = np.zeros((128, 64), np.float32)
@@ -97,6 +111,23 @@ class Dependencies(unittest.TestCase):
         np.testing.assert_allclose(nki.simulate(tensor_add.tensor_add_loops, a, b), a + b,
                                    rtol=1e-6)
 
+
+    def test_rows_every_step_apart_are_not_a_block(self):
+        from neuronsim.nki._core import rows_meet
+
+        self.assertFalse(rows_meet(0, 31, 10, 1, 32, 10))  # 0, 10, 20, 30 vs 1, 11, 21, 31
+        self.assertTrue(rows_meet(0, 31, 10, 20, 21, 1))  # row 20 alone
+        self.assertFalse(rows_meet(0, 31, 10, 21, 30, 1))  # rows 21..29 fall between
+        a = np.arange(4 * 5 * 8, dtype=np.float32).reshape(4, 5, 8)
+        asm = positions_kernel.trace(a).asm()
+        stores = [ln for ln in section(asm, "sync") if ln.startswith("dma_copy out")]
+        self.assertEqual(len(stores), 5)
+        for ln in stores:  # each waits for its multiply, never for another store
+            waits = re.search(r"\bwait (.*?)(?:  signal|  @|$)", ln).group(1)
+            self.assertNotIn("_dma", waits)
+        out, back = nki.simulate(positions_kernel, a)
+        np.testing.assert_array_equal(out, 2 * a)
+        np.testing.assert_array_equal(back, 2 * a[:, 1, :])
 
 if __name__ == "__main__":
     unittest.main()

@@ -121,5 +121,22 @@ class DropIn(unittest.TestCase):
         self.assertIn("refused: install_import_hook: nki was already imported", out)
 
 
+    def test_dir_lists_the_api_not_the_implementation(self):
+        import neuronsim.nki as nki
+        import neuronsim.nki.isa as nisa
+        import neuronsim.nki.language as nl
+
+        for name in ("load", "store", "ndarray", "mgrid", "par_dim", "float32", "tile_size"):
+            self.assertIn(name, dir(nl))
+        for name in ("nc_matmul", "activation", "dma_copy", "vector_engine"):
+            self.assertIn(name, dir(nisa))
+        self.assertIn("jit", dir(nki))
+        for module in (nl, nisa, nki):
+            shown = dir(module)
+            self.assertEqual([n for n in shown if n.startswith("_")], [], module.__name__)
+            for internal in ("Tensor", "fail", "new_tile", "emit", "np", "annotations"):
+                self.assertNotIn(internal, shown, module.__name__)
+        self.assertEqual(nl.Tensor.__name__, "Tensor")  # still there for the front end itself
+
 if __name__ == "__main__":
     unittest.main()

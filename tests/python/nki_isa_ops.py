@@ -394,5 +394,80 @@ class Errors(unittest.TestCase):
                 self.assertIn(text, str(cm.exception))
 
 
+@nki.jit
+def transpose_mode(a):
+    # nc_matmul(is_transpose=True) against the identity, as the nc_transpose page says it
+    # is: into an fp32 PSUM tile, and into one of the input's dtype (the bit-accurate mode).
+    P, F = a.shape
+    wide = nl.ndarray((F, P), dtype=nl.float32, buffer=nl.shared_hbm)
+    same = nl.ndarray((F, P), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    ident = nl.load(nl.shared_identity_matrix(n=P, dtype=a.dtype))
+    ps = nl.ndarray((F, P), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=ps, stationary=t, moving=ident, is_transpose=True, is_moving_onezero=True)
+    nl.store(wide, value=nl.copy(ps))
+    nl.store(same, value=nl.copy(nisa.nc_matmul(t, ident, is_transpose=True)))
+    return wide, same
+
+
+@nki.jit
+def transpose_mode_not_identity(a):
+    t = nl.load(a)
+    return nisa.nc_matmul(t, t[:, 0:64], is_transpose=True)
+
+
+class TransposeMode(unittest.TestCase):
+    def test_is_transpose_gives_the_transpose(self):
+        a = np.random.default_rng(3).standard_normal((128, 96)).astype(np.float32)
+        wide, same = nki.simulate_kernel(transpose_mode, a)
+        np.testing.assert_array_equal(wide, a.T)
+        np.testing.assert_array_equal(same, a.T)
+
+    def test_moving_must_be_the_square_identity(self):
+        a = np.zeros((128, 96), np.float32)
+        with self.assertRaisesRegex(nki.NkiError, r"nki_isa_ops.py:\d+: .*\[128, 128\] identity"):
+            nki.simulate_kernel(transpose_mode_not_identity, a)
+
+
+@nki.jit
+def matmul_of_transposes(a, b):
+    # fft1d's pattern: nc_transpose results (PSUM tiles the calls chose) fed straight to
+    # nc_matmul; each is copied to SBUF once, however often it is used.
+    P, F = a.shape
+    out = nl.ndarray((P, P), dtype=nl.float32, buffer=nl.shared_hbm)
+    out2 = nl.ndarray((P, P), dtype=nl.float32, buffer=nl.shared_hbm)
+    aT = nisa.nc_transpose(nl.load(a))
+    bT = nisa.nc_transpose(nl.load(b))
+    nl.store(out, value=nl.copy(nisa.nc_matmul(aT, bT)))
+    nl.store(out2, value=nl.copy(nisa.nc_matmul(aT, aT)))
+    return out, out2
+
+
+@nki.jit
+def matmul_of_allocated_psum(a):
+    t = nl.load(a)
+    ps = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.psum)
+    nisa.tensor_copy(dst=ps, src=t)
+    return nisa.nc_matmul(ps, t)
+
+
+class PsumOperands(unittest.TestCase):
+    def test_returned_psum_tiles_are_copied_once(self):
+        rng = np.random.default_rng(4)
+        a = rng.standard_normal((128, 64)).astype(np.float32)
+        b = rng.standard_normal((128, 64)).astype(np.float32)
+        k = matmul_of_transposes.trace(a, b)
+        copies = [i for i in k.asm().splitlines() if i.strip().startswith("tensor_copy")]
+        self.assertEqual(len(copies), 2 + 2)  # aT and bT once each, and the two results
+        got, got2 = nki.simulate_kernel(matmul_of_transposes, a, b)
+        np.testing.assert_allclose(got, a @ b.T, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(got2, a @ a.T, rtol=1e-4, atol=1e-4)
+
+    def test_an_allocated_psum_operand_is_an_error(self):
+        a = np.zeros((128, 128), np.float32)
+        with self.assertRaisesRegex(nki.NkiError, r"nki_isa_ops.py:\d+: stationary is in PSUM"):
+            nki.simulate_kernel(matmul_of_allocated_psum, a)
+
+
 if __name__ == "__main__":
     unittest.main()

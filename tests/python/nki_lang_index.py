@@ -150,6 +150,25 @@ def grids_of_two_ranks(a):
     return out
 
 
+@nki.jit
+def dense_grid_iotas(x):
+    # numpy.mgrid is dense: grid.p is every element's row, grid.x its column, and tile
+    # comparisons (`col < n`, `row >= col`) build 0/1 masks elementwise.
+    P, F = x.shape
+    rows = nl.ndarray((P, F), dtype=nl.int32, buffer=nl.shared_hbm)
+    cols = nl.ndarray((P, F), dtype=nl.int32, buffer=nl.shared_hbm)
+    lower = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    first = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    grid = nl.mgrid[0:P, 0:F]
+    r = nisa.iota(grid.p, dtype=nl.int32)
+    c = nisa.iota(grid.x, dtype=nl.int32)
+    nl.store(rows, value=r)
+    nl.store(cols, value=c)
+    nl.store(lower, value=r >= c)
+    nl.store(first, value=10 > c)
+    return rows, cols, lower, first
+
+
 class Indexing(unittest.TestCase):
     def test_errors_name_the_line(self):
         a = np.ones((128, 8), np.float32)
@@ -208,6 +227,15 @@ class Indexing(unittest.TestCase):
         self.assertIn("nki_lang_index.py:", str(cm.exception))
         self.assertIn("nl.ds", str(cm.exception))
 
+
+    def test_dense_mgrid_iota_and_tile_comparisons(self):
+        x = np.zeros((128, 64), np.float32)
+        rows, cols, lower, first = nki.simulate_kernel(dense_grid_iotas, x)
+        P, F = np.mgrid[0:128, 0:64]
+        np.testing.assert_array_equal(rows, P)
+        np.testing.assert_array_equal(cols, F)
+        np.testing.assert_array_equal(lower, (P >= F).astype(np.float32))
+        np.testing.assert_array_equal(first, (F < 10).astype(np.float32))
 
 if __name__ == "__main__":
     unittest.main()

@@ -52,6 +52,30 @@ TEST_CASE("hostrun: the asynchronous host dispatches during device execution", "
   CHECK(t.dispatch_gap_ns() == 35);  // 30 before the first launch, 5 of final sync
 }
 
+TEST_CASE("hostrun: the scheduler one launch at a time, host ops and synchronize", "[hostrun]") {
+  host::LaunchScheduler s(host_params(true));
+  CHECK(s.synchronize() == 0);  // nothing launched: the host does not wait
+  // A host op (a view) is a framework dispatch: 0..10; the launch after it dispatches at
+  // 10..20, calls the runtime 20..40 and runs 40..140.
+  const profile::Interval op = s.host_op();
+  CHECK(op.start_ns == 0);
+  CHECK(op.end_ns == 10);
+  const profile::LaunchTiming l = s.launch(100);
+  CHECK(l.framework_dispatch.start_ns == 10);
+  CHECK(l.device.start_ns == 40);
+  CHECK(s.host_now_ns() == 40);  // async: free after the runtime call
+  CHECK(s.total_ns() == 145);
+  // synchronize: the host waits for the device (140) and sees it (+5).
+  CHECK(s.synchronize() == 145);
+  CHECK(s.launch(50).framework_dispatch.start_ns == 145);
+  // The same launches through schedule_launches (no host ops) match launch by launch.
+  host::LaunchScheduler plain(host_params(true));
+  const profile::HostTimeline t = host::schedule_launches(host_params(true), {100, 50});
+  for (std::size_t i = 0; i < t.launches.size(); ++i)
+    CHECK(plain.launch(t.launches[i].device_ns).device.end_ns == t.launches[i].device.end_ns);
+  CHECK(plain.total_ns() == t.total_ns);
+}
+
 TEST_CASE("hostrun: a full launch queue blocks the runtime call", "[hostrun]") {
   const profile::HostTimeline t = host::schedule_launches(host_params(true, 1), {100, 100});
   // Depth 1: launch 1's runtime call waits until launch 0 finished (130) and was seen (135).

@@ -76,6 +76,7 @@ TEST_CASE("hostrun: a profiled double-buffered RMSNorm matches the run's statist
   params.rows = 512;
   params.cols = 1024;
   params.double_buffered = true;
+  params.limits = config::load_target("trn2").limits;
   const isa::Kernel k = examples::rmsnorm_fused(params);
   const fs::path dir = fresh_dir("rmsnorm");
   RunOptions options;
@@ -115,6 +116,7 @@ TEST_CASE("hostrun: a failed profiled run leaves no profile behind", "[hostrun]"
   examples::ExampleParams params;
   params.rows = 256;
   params.cols = 512;
+  params.limits = config::load_target("trn2").limits;
   const isa::Kernel k = examples::rmsnorm_fused(params);
   const fs::path dir = fresh_dir("failed");
   RunOptions options;  // no inputs and no generator: the run is refused

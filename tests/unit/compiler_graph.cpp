@@ -81,8 +81,8 @@ TEST_CASE("compiler: parse errors name the file, the node and the reason", "[com
   // Wrong format tag.
   CHECK_THAT(error_of(R"({"format": "x", "version": 1})"), Contains("\"format\""));
   // Unknown op.
-  CHECK_THAT(error_of(graph(kX, R"({"id": "out", "op": "tanh", "args": ["x"]})")),
-             Contains("t.json: node 'out': unknown op 'tanh'"));
+  CHECK_THAT(error_of(graph(kX, R"({"id": "out", "op": "cos", "args": ["x"]})")),
+             Contains("t.json: node 'out': unknown op 'cos'"));
   // Operand not defined before use.
   CHECK_THAT(error_of(graph(kX, R"({"id": "out", "op": "exp", "args": ["z"]})")),
              Contains("node 'out': operand 'z' is not an input or an earlier node"));
@@ -118,4 +118,24 @@ TEST_CASE("compiler: parse errors name the file, the node and the reason", "[com
   // pow with a tensor exponent.
   CHECK_THAT(error_of(graph(kX, R"({"id": "out", "op": "pow", "args": ["x", "x"]})")),
              Contains("node 'out': pow's exponent must be a number"));
+}
+
+TEST_CASE("compiler: the activation ops log relu sigmoid tanh sin abs parse", "[compiler]") {
+  for (const char* op : {"log", "relu", "sigmoid", "tanh", "sin", "abs"}) {
+    const Graph g = parse_graph(
+        graph(kX, std::string(R"({"id": "out", "op": ")") + op + R"(", "args": ["x"]})"), "t.json");
+    CHECK(op_name(g.nodes[0].op) == op);
+    CHECK(g.type_of("out").shape == std::vector<std::uint64_t>{256, 64});
+  }
+}
+
+TEST_CASE("compiler: to converts between float dtypes, naming a bad one", "[compiler]") {
+  const Graph g = parse_graph(
+      graph(kX, R"({"id": "out", "op": "to", "args": ["x"], "dtype": "fp32"})"), "t.json");
+  CHECK(g.type_of("out").dtype == isa::DType::fp32);
+  CHECK(g.type_of("out").shape == std::vector<std::uint64_t>{256, 64});
+  CHECK(error_of(graph(kX, R"({"id": "out", "op": "to", "args": ["x"], "dtype": "fp8_e4m3"})")) ==
+        "t.json: node 'out': to: dtype 'fp8_e4m3' is not supported (bf16, fp16, fp32)");
+  CHECK(error_of(graph(kX, R"({"id": "out", "op": "to", "args": ["x"]})")) ==
+        "t.json: node 'out': to needs \"dtype\": bf16, fp16 or fp32");
 }

@@ -42,6 +42,10 @@ __all__ = ["jit", "simulate", "simulate_kernel", "execute", "benchmark", "bareme
            "uninstall_import_hook", "language", "isa", "typing", "compiler"]
 
 
+def __dir__():
+    return sorted(__all__)  # what a drop-in user explores: the API, not the implementation
+
+
 
 def _run(kernel, args, target, kwargs, **run_options):
     """(TracedKernel, neuronsim.RunResult): the earlier internal entry point, kept for
@@ -55,9 +59,9 @@ def _run(kernel, args, target, kwargs, **run_options):
 
 # Documented names nobody implemented raise an NkiError naming the API (_unsupported.py).
 __getattr__ = _unsupported.module_getattr(__name__, _unsupported.NKI, "nki")
-_unsupported.install(language, _unsupported.LANGUAGE, "nki.language")
+_unsupported.install(language, _unsupported.LANGUAGE, "nki.language", language._INTERNAL)
 # Current NKI's tensor class, which kernels name in annotations (nki.language page
 # "Tensor class": NkiTensor), is nki.typing's tensor type here.
 if "NkiTensor" not in vars(language):
     language.NkiTensor = typing.tensor
-_unsupported.install(isa, _unsupported.ISA, "nki.isa")
+_unsupported.install(isa, _unsupported.ISA, "nki.isa", isa._INTERNAL)

@@ -226,14 +226,60 @@ class View:
             L, base = self.row, self.offset // es
             col0 = (base + lo) % L
             if self.pstride % L == 0 and self.pstride >= 0 and col0 + hi - lo < L:
-                r0 = (base + lo) // L
-                rows = (r0, r0 + (self.pstride // L) * (self.partitions - 1) + 1)
+                r0, step = (base + lo) // L, self.pstride // L
+                if step > 1 and self.partitions > 1:
+                    rows = SteppedRows(r0, r0 + step * (self.partitions - 1) + 1, step)
+                else:
+                    rows = (r0, r0 + step * (self.partitions - 1) + 1)
                 return (("hbm", self.buffer), rows, (col0, col0 + hi - lo + 1))
             span = self.pstride * (self.partitions - 1)
             a, b = base + lo + min(0, span), base + hi + max(0, span) + 1
             return (("hbm", self.buffer), (a // L, (b - 1) // L + 1), (0, L))
         return ((self.space,), (self.pstart, self.pstart + self.partitions),
                 (self.offset + lo * es, self.offset + (hi + 1) * es))
+
+
+class SteppedRows(tuple):
+    """An HBM region's rows (lo, hi) of which only lo, lo + step, ... are touched: a view
+    whose partitions are rows of the tensor `step` rows apart (one sequence position of
+    every batch, `t[i_b, s, i_c]`). Without it the box would span every row between, and
+    tiles of different positions would look like they overlap."""
+
+    def __new__(cls, lo, hi, step):
+        t = tuple.__new__(cls, (lo, hi))
+        t.step = step
+        return t
+
+    def __eq__(self, o):
+        return tuple.__eq__(self, o) and getattr(o, "step", 1) == self.step
+
+    def __ne__(self, o):
+        return not self.__eq__(o)
+
+    __hash__ = tuple.__hash__
+
+
+def rows_meet(a0, a1, sa, b0, b1, sb):
+    """Whether rows a0, a0 + sa, ... below a1 and b0, b0 + sb, ... below b1 share one."""
+    lo, hi = max(a0, b0), min(a1, b1)
+    if lo >= hi:
+        return False
+    if sa == 1 and sb == 1:
+        return True
+    if sa == 1 or sb == 1:
+        r0, s = (b0, sb) if sa == 1 else (a0, sa)
+        return r0 + -(-(lo - r0) // s) * s < hi
+    if sa == sb:
+        return (a0 - b0) % sa == 0 and a0 + -(-(lo - a0) // sa) * sa < hi
+    return True  # two different steps: the bounding rows (rare; conservative)
+
+
+def regions_overlap(a, b):
+    """Whether two regions (View.region) may share a byte."""
+    if a[0] != b[0] or not (a[2][0] < b[2][1] and b[2][0] < a[2][1]):
+        return False
+    ra, rb = a[1], b[1]
+    return rows_meet(ra[0], ra[1], getattr(ra, "step", 1), rb[0], rb[1], getattr(rb, "step", 1))
 
 
 def normalise_dims(dims, merge=True):

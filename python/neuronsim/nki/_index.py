@@ -198,15 +198,19 @@ class _MGrid:
     def __getitem__(self, key):
         if not isinstance(key, tuple):
             key = (key,)
-        out = []
-        for i, s in enumerate(key):
+        ranges = []
+        for s in key:
             if not isinstance(s, slice) or s.stop is None:
                 fail("nl.mgrid takes start:stop[:step] ranges, e.g. nl.mgrid[0:128, 0:512]")
             r = range(_int(s.start or 0, "nl.mgrid"), _int(s.stop, "nl.mgrid"),
                       _int(s.step or 1, "nl.mgrid"))
             if r.step <= 0 or len(r) == 0:
                 fail(f"nl.mgrid range {s.start}:{s.stop}:{s.step} is empty or decreasing")
-            out.append(IndexExpr(r.start, {i: r.step}, {i: len(r)}, len(key)))
+            ranges.append(r)
+        # Dense, as numpy.mgrid: every expression spans the whole grid, so
+        # nisa.iota(grid.p) is a [P, F] tile of row numbers, not a [P, 1] column.
+        sizes = {i: len(r) for i, r in enumerate(ranges)}
+        out = [IndexExpr(r.start, {i: r.step}, sizes, len(key)) for i, r in enumerate(ranges)]
         return Grid(out) if len(out) > 1 else out[0]
 
 

@@ -25,7 +25,7 @@ import gc
 import re
 
 from ._alloc import place_tiles
-from ._core import NkiError
+from ._core import NkiError, rows_meet
 from ._sources import SourceTable
 
 ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")
@@ -92,11 +92,12 @@ class _Access:
     """One recorded read or write: instruction index, partition (HBM: row) range, byte
     (HBM: column) range; `alive` until a later write covers it."""
 
-    __slots__ = ("index", "p0", "p1", "b0", "b1", "alive")
+    __slots__ = ("index", "p0", "p1", "step", "b0", "b1", "alive")
 
     def __init__(self, index, pr, br):
         self.index, self.alive = index, True
         self.p0, self.p1 = pr
+        self.step = getattr(pr, "step", 1)  # HBM rows every `step` (_core.SteppedRows)
         self.b0, self.b1 = br
 
 
@@ -151,6 +152,7 @@ class _Memory:
         """Adds to `out` the instruction index of every live access overlapping the box."""
         p0, p1 = pr
         b0, b1 = br
+        step = getattr(pr, "step", 1)
         if span is None:
             lists = list(buckets.values())
         else:
@@ -161,7 +163,8 @@ class _Memory:
         add = out.add
         for lst in lists:
             for a in lst:
-                if a.b0 < b1 and b0 < a.b1 and a.p0 < p1 and p0 < a.p1 and a.alive:
+                if a.b0 < b1 and b0 < a.b1 and a.p0 < p1 and p0 < a.p1 and a.alive and \
+                        (step == 1 == a.step or rows_meet(a.p0, a.p1, a.step, p0, p1, step)):
                     add(a.index)
 
     @staticmethod
@@ -171,6 +174,13 @@ class _Memory:
         Returns the wide list without the retired ones."""
         p0, p1 = pr
         b0, b1 = br
+        step = getattr(pr, "step", 1)
+        if step != 1:  # a write to every step-th row covers only accesses on those rows
+            def covered(a):
+                return (b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1 and
+                        (a.p1 - a.p0 == 1 or a.step == step) and (a.p0 - p0) % step == 0)
+        else:
+            covered = None  # the common case, inline below (the hot loop of tracing)
         for b in (list(buckets) if span is None else span):
             lst = buckets.get(b)
             if lst is None:
@@ -178,7 +188,8 @@ class _Memory:
             kept = []
             for a in lst:
                 if a.alive:
-                    if b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1:
+                    if (b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1
+                            if covered is None else covered(a)):
                         a.alive = False
                     else:
                         kept.append(a)
@@ -188,7 +199,8 @@ class _Memory:
                 buckets[b] = kept
         if wide:
             for a in wide:
-                if a.alive and b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1:
+                if a.alive and (b0 <= a.b0 and a.b1 <= b1 and p0 <= a.p0 and a.p1 <= p1
+                                if covered is None else covered(a)):
                     a.alive = False
             wide = [a for a in wide if a.alive]
         return wide

@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from . import _core
-from ._core import View, fail
+from ._core import View, fail, regions_overlap
 
 _CMP = {"is_lt": np.less, "is_le": np.less_equal, "is_gt": np.greater, "is_ge": np.greater_equal,
         "is_equal": np.equal, "not_equal": np.not_equal}
@@ -135,15 +135,38 @@ def mask_true(m):
 
 # --- the mask of the call being traced ------------------------------------------------------
 
-# (weak reference to the trace, Mask, location): the mask of the call on that Python
-# line. Weak, so a finished trace is not kept alive by the last mask it used.
+# (weak reference to the trace, Mask, location, (stack depth, code) of the API call that
+# set it): the mask of the call on that Python line. Weak, so a finished trace is not kept
+# alive by the last mask it used.
 _pending = None
 
 
+def _stack_depth(frame):
+    n = 0
+    while frame is not None:
+        n += 1
+        frame = frame.f_back
+    return n
+
+
+def _setter_active(setter):
+    """Whether the API call that set the pending mask is still running (its code at its
+    depth of the current stack): `nl.store(out, value=nl.max(x, mask=m))` is two calls on
+    one line, and the store after the masked max must not take its mask."""
+    depth, code = setter
+    frame = sys._getframe(2)
+    n = _stack_depth(frame)
+    if n < depth:
+        return False
+    for _ in range(n - depth):
+        frame = frame.f_back
+    return frame.f_code is code
+
+
 def check_mask(mask, location):
-    """Sets the mask of the nl/nisa call at `location` for the instructions it emits. A
-    call without one (or an inner call of the same API call, which has the same
-    location) keeps the mask already set for that line."""
+    """Sets the mask of the nl/nisa call at `location` for the instructions it emits. An
+    inner call of that API call (the same location, deeper in the stack) keeps it; a call
+    without a mask after it on the same line (its caller's next call) drops it."""
     global _pending
     tr = _core.Trace.active
     if mask is not None and mask is not True and not isinstance(mask, Mask):
@@ -153,12 +176,14 @@ def check_mask(mask, location):
             fail(f"mask= takes a comparison of index expressions (e.g. mask=(i_p < n) with i_p "
                  f"from nl.arange / nl.mgrid), not {type(mask).__name__}", location)
     if mask_true(mask):
-        if _pending is not None and (_pending[0]() is not tr or _pending[2] != location):
+        if _pending is not None and (_pending[0]() is not tr or _pending[2] != location or
+                                     _stack_depth(sys._getframe(1)) <= _pending[3][0]):
             _pending = None
         return
     if tr is None:
         tr = _core.trace()  # raises: nki calls work only inside a kernel being traced
-    _pending = (weakref.ref(tr), mask, location)
+    caller = sys._getframe(1)
+    _pending = (weakref.ref(tr), mask, location, (_stack_depth(caller), caller.f_code))
 
 
 class BoundedView(View):
@@ -355,9 +380,26 @@ def _align_partitions(ins, rects, axes, b, ref_sizes):
     return grown + exact, len(grown)
 
 
-def _overlaps(a, b):
-    return a[0] == b[0] and a[1][0] < b[1][1] and b[1][0] < a[1][1] and \
-        a[2][0] < b[2][1] and b[2][0] < a[2][1]
+def _element_offsets(v):
+    """The byte offsets of the elements an on-chip view touches in one partition."""
+    offs = np.array([v.offset], dtype=np.int64)
+    es = v.dtype.size
+    for stride, size in v.dims:
+        offs = (offs[:, None] + np.arange(size, dtype=np.int64)[None, :] * (stride * es)).ravel()
+    return offs
+
+
+def _views_overlap(a, b):
+    """Whether two views write a common element. Bounding boxes first; for two on-chip
+    views of one dtype whose boxes meet, the elements themselves: the boxes of a reduction
+    split by a padding mask (one box per edge row and column of the output) interleave in
+    memory without sharing an element."""
+    ra, rb = a.region(), b.region()
+    if not regions_overlap(ra, rb):
+        return False
+    if a.space == "hbm" or a.dtype is not b.dtype:
+        return True
+    return np.intersect1d(_element_offsets(a), _element_offsets(b)).size > 0
 
 
 # isa.py's helpers whose tiles the trace keeps and reuses across calls (a constant bias,
@@ -397,11 +439,6 @@ def defer_zero(tr, ins):
     zeros.append((ins.writes[0].region(), ins))
 
 
-def _overlap(a, b):
-    return a[0] == b[0] and a[1][0] < b[1][1] and b[1][0] < a[1][1] and \
-        a[2][0] < b[2][1] and b[2][0] < a[2][1]
-
-
 def take_zero(tr, region):
     """Drops the deferred zero fill of exactly `region`; True if there was one."""
     zeros = tr.__dict__.get("_nki_deferred_zeros")
@@ -421,7 +458,7 @@ def flush_zeros(tr, views, before_last=False):
     regions = [v.region() for v in views]
     keep = []
     for r, ins in zeros:
-        if any(_overlap(r, q) for q in regions):
+        if any(regions_overlap(r, q) for q in regions):
             if before_last and tr.instrs:
                 last = tr.instrs.pop()
                 tr.emit(ins)
@@ -440,7 +477,8 @@ def emit(tr, ins):
     if tr.__dict__.get("_nki_deferred_zeros"):
         flush_zeros(tr, ins.reads + ins.writes + [v for _, v in ins.options if isinstance(v, View)])
     p = _pending
-    mask = p[1] if p is not None and p[0]() is tr and p[2] == ins.location else None
+    mask = p[1] if (p is not None and p[0]() is tr and p[2] == ins.location and
+                    _setter_active(p[3])) else None
     if mask is None and not _any_bounded(ins):
         return tr.emit(ins)  # the common case: nothing to check, nothing allocated
     bounded = [v for v in ins.operands if type(v) is BoundedView and v.limits]
@@ -497,10 +535,9 @@ def emit(tr, ins):
         for w, full in zip(out.writes, full_writes):
             if _sizes(full) == ref_sizes or n < n_grown:  # grown boxes are rewritten later
                 continue
-            reg = w.region()
-            if any(_overlaps(reg, o) for o in written):
+            if any(_views_overlap(w, o) for o in written):
                 fail(f"{ins.opcode}: this mask is not a rectangle along the axes the call "
                      "reduces; use a rectangular mask (e.g. i_f < m) here", ins.location)
-            written.append(reg)
+            written.append(w)
         tr.emit(out)
     return ins

@@ -100,7 +100,8 @@ class Tensor:
         fail("a traced tensor has no truth value (its data exists only in the simulation)")
 
     # --- operands ---
-    def view(self):
+    def operand(self):
+        """This view as one instruction operand (a frozen access pattern)."""
         cls = _mask.BoundedView if self.limits or self.axes else View
         if self.space == "hbm":
             if not self.shape:
@@ -344,6 +345,47 @@ class Tensor:
             fail("reshape needs a contiguous tile", location)
         return self._derive(shape, (0,) + _row_major(shape[1:]), self.offset)
 
+    def view(self, dtype):
+        """The same bytes read as another dtype (NKI's `tensor.view(dtype)`, page nki.tensor:
+        "reinterpret to a specified type"; numpy's rule for the shape): an element size
+        that differs scales the innermost dimension, which must be contiguous. On-chip
+        tiles only: an instruction names an HBM tensor by its declared dtype, so an HBM
+        reinterpretation would not be a view."""
+        location = user_location()
+        dt = _core.to_dtype(dtype, location)
+        if self.space == "hbm":
+            fail(f".view({dt.nki_name}) of an HBM tensor: neuronsim.nki reinterprets on-chip "
+                 f"tiles only (DMA the bytes to SBUF, then view the tile)", location)
+        old, new = self.dtype.size, dt.size
+        shape, strides, free = list(self.shape), list(self.strides), self.pdim + 1
+        if old != new:
+            if len(shape) <= free:
+                fail(f".view({dt.nki_name}): a tile without free dimensions cannot change "
+                     f"its element size ({old} -> {new} bytes)", location)
+            if strides[-1] != 1:
+                fail(f".view({dt.nki_name}) needs a contiguous innermost dimension "
+                     f"(stride {strides[-1]})", location)
+            for d in range(len(shape)):
+                if d == self.pdim:
+                    continue
+                if d == len(shape) - 1:
+                    n = shape[d] * old
+                    if n % new:
+                        fail(f".view({dt.nki_name}): the innermost dimension is {n} bytes, "
+                             f"not a multiple of {new}", location)
+                    shape[d] = n // new
+                else:
+                    if (strides[d] * old) % new:
+                        fail(f".view({dt.nki_name}): dimension {d}'s stride of {strides[d]} "
+                             f"elements is not a whole number of {new}-byte elements", location)
+                    strides[d] = strides[d] * old // new
+            if self.offset % new:
+                fail(f".view({dt.nki_name}): the tile starts at byte {self.offset}, not on a "
+                     f"{new}-byte boundary", location)
+        t = self._derive(shape, strides, self.offset)
+        t.dtype = dt
+        return t
+
     def _elems(self):
         return _prod(self.shape)
 
@@ -466,6 +508,53 @@ class Tensor:
     def __neg__(self):
         from . import language as nl
         return nl.multiply(self, -1.0)
+
+    # Comparisons give 0/1 tiles, as nl.less and the others do (kernels write
+    # `col_iota < n` for a mask tile). == and != stay Python's identity tests: a tensor is
+    # a dict key and a list member in the tracer.
+    def __lt__(self, o):
+        from . import language as nl
+        return nl.less(self, o)
+
+    def __le__(self, o):
+        from . import language as nl
+        return nl.less_equal(self, o)
+
+    def __gt__(self, o):
+        from . import language as nl
+        return nl.greater(self, o)
+
+    def __ge__(self, o):
+        from . import language as nl
+        return nl.greater_equal(self, o)
+
+    def __pow__(self, o):
+        from . import language as nl
+        return nl.power(self, o)
+
+    def __rpow__(self, o):
+        from . import language as nl
+        return nl.power(o, self)
+
+    def __mod__(self, o):
+        from . import language as nl
+        return nl.mod(self, o)
+
+    def __and__(self, o):
+        from . import language as nl
+        return nl.bitwise_and(self, o)
+
+    def __rand__(self, o):
+        from . import language as nl
+        return nl.bitwise_and(o, self)
+
+    def __or__(self, o):
+        from . import language as nl
+        return nl.bitwise_or(self, o)
+
+    def __ror__(self, o):
+        from . import language as nl
+        return nl.bitwise_or(o, self)
 
 
 class _Probe:

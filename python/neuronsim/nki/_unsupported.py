@@ -122,7 +122,15 @@ def module_getattr(module_name, table, nki_name):
     return __getattr__
 
 
-def install(module, table, nki_name):
-    """Gives `module` the __getattr__ above unless it defines its own."""
+def install(module, table, nki_name, internal=()):
+    """Gives `module` the __getattr__ above unless it defines its own, and a __dir__ that
+    lists its NKI names only: not `internal` (the implementation's own imports and
+    helpers, still reachable as attributes by the rest of the front end)."""
     if "__getattr__" not in vars(module):
         module.__getattr__ = module_getattr(module.__name__, table, nki_name)
+    hidden = frozenset(internal)
+
+    def __dir__():
+        return sorted(n for n in vars(module) if not n.startswith("_") and n not in hidden)
+
+    module.__dir__ = __dir__

@@ -17,6 +17,13 @@ from . import _mask  # masks and out-of-range views (H2's module): every emit go
 from ._core import FLOAT32, Instr, fail, to_dtype, user_location
 from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
 
+# Module names that are the implementation's, not NKI's: dir(nisa) leaves them out (the
+# helpers nki.language builds on among them).
+_INTERNAL = ("annotations", "enum", "FLOAT32", "Instr", "fail", "to_dtype", "user_location",
+             "IndexExpr", "Tensor", "check_mask", "new_tile", "EXACT_DIMS", "act_func",
+             "alu_op", "emit", "constant_tile", "partition_broadcast", "dma_transpose_tile",
+             "dropout_tile")
+
 
 class engine:
     """NKI's nki.isa.engine values."""
@@ -125,7 +132,30 @@ def _out(dst, shape, dtype, location, space="sbuf"):
     if dst is not None:
         return _tile(dst, "dst", location)
     name = _core.assigned_name(location)
-    return new_tile(shape, dtype, space, location, name)
+    t = new_tile(shape, dtype, space, location, name)
+    t.returned = True  # a buffer the call chose, not the kernel (see _matmul_operand)
+    return t
+
+
+def _matmul_operand(x, role, location):
+    """A Tensor-engine operand in SBUF. A PSUM tile the kernel did not allocate itself (the
+    result of a returning call, `nisa.nc_transpose(w)`) is copied to SBUF first, as NKI's
+    compiler does for such values (nki-samples' fft1d multiplies nc_transpose results,
+    validated on hardware); a PSUM tile the kernel allocated is an error, as on the
+    nc_matmul page. One copy per result: later uses read the same SBUF tile."""
+    x = _tile(x, role, location)
+    if x.space == "sbuf":
+        return x
+    if not getattr(x, "returned", False):
+        fail(f"{role} is in PSUM; the Tensor engine reads SBUF (copy it with "
+             f"nisa.tensor_copy or nl.copy first)", location)
+    cached = getattr(x, "sbuf_copy", None)
+    if cached is not None and cached[0] is x.producer:
+        return cached[1]
+    copy = new_tile(x.shape, x.dtype, "sbuf", location)
+    emit("vector", "tensor_copy", copy, [x], [], location)
+    x.sbuf_copy = (x.producer, copy)
+    return copy
 
 
 def _scalar_arg(x, role, location, partitions):
@@ -135,7 +165,7 @@ def _scalar_arg(x, role, location, partitions):
         _tile(x, role, location)
         if x.partitions() != partitions or x.free_size() != 1:
             fail(f"{role} {list(x.shape)} must be a number or a [{partitions}, 1] tile", location)
-        return x.view()
+        return x.operand()
     try:
         return repr(float(x))
     except (TypeError, ValueError):
@@ -160,13 +190,13 @@ def _engine(value, default, opcode, what, location):
 EXACT_DIMS = {"iota": 1, "affine_select": 2, "tensor_reduce": 2}
 
 
-def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None):
+def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None, extra_reads=()):
     tr = _core.trace()
     # One View per operand, shared by the operand list and the reads/writes lists (a
     # view is frozen once made; placement moves it once, for all three).
-    reads = [s.view() for s in srcs if s is not None]
-    dv = dst.view()
-    writes = [dv] + [w.view() for w in extra_writes] if extra_writes else [dv]
+    reads = [s.operand() for s in srcs if s is not None]
+    dv = dst.operand()
+    writes = [dv] + [w.operand() for w in extra_writes] if extra_writes else [dv]
     operands = [dv] + reads
     if opcode in EXACT_DIMS:
         for v in operands[:EXACT_DIMS[opcode]]:
@@ -175,6 +205,7 @@ def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None)
     for key, value in options:
         if isinstance(value, _core.View) and key not in ("reduce", "dst_idx"):  # outputs
             instr.reads.append(value)
+    instr.reads += [r.operand() for r in extra_reads]  # read, but not an operand
     _mask.emit(tr, instr)
     dst.producer = instr
     return instr
@@ -196,19 +227,40 @@ def nc_matmul(*args, **kwargs):
     new = "dst" in kwargs or _leading_tensors(args) >= 3
     names = ["dst", "stationary", "moving"] if new else ["stationary", "moving"]
     a = _bind(args, kwargs, names, location, "nc_matmul")
-    st = _tile(a.get("stationary"), "stationary", location, ("sbuf",))
-    mv = _tile(a.get("moving"), "moving", location, ("sbuf",))
-    for unsupported in ("is_stationary_onezero", "is_moving_onezero", "is_transpose",
-                        "tile_position", "tile_size", "perf_mode"):
+    st = _matmul_operand(a.get("stationary"), "stationary", location)
+    mv = _matmul_operand(a.get("moving"), "moving", location)
+    for unsupported in ("tile_position", "tile_size", "perf_mode"):
         if a.get(unsupported) not in (None, False, (), 0, "none"):
             fail(f"nc_matmul: {unsupported} is not supported by neuronsim", location)
     check_mask(a.get("mask"), location)
+    if a.get("is_transpose"):
+        return _transpose_mode(a, st, mv, location)
     dst = _out(a.get("dst"), (st.free_size(), mv.free_size()), FLOAT32, location, "psum")
     if dst.space != "psum":
         fail("nc_matmul writes PSUM: dst must be an nl.psum tile", location)
     instr = emit("tensor", "matmul", dst, [st, mv], [], location)
     acc = a.get("accumulate")
     instr.acc = "auto" if acc is None else bool(acc)
+    return dst
+
+
+def _transpose_mode(a, st, mv, location):
+    """nc_matmul(is_transpose=True): the Tensor engine's transpose mode, stationary [P, F]
+    through the array against an identity moving [P, P] (NKI page nc_transpose: "equivalent
+    to calling nisa.nc_matmul directly with is_transpose=True"): dst [F, P] = stationary.T,
+    bit-accurate, in stationary's dtype or fp32. The moving tile is read (it orders the
+    instruction after whatever made it) but its values are taken to be the identity the
+    page prescribes: the trace cannot see data."""
+    if a.get("accumulate"):
+        fail("nc_matmul: is_transpose=True does not accumulate", location)
+    p = st.partitions()
+    if mv.partitions() != p or mv.free_size() != p:
+        fail(f"nc_matmul: is_transpose=True needs moving to be the [{p}, {p}] identity "
+             f"(stationary has {p} partitions), not {list(mv.shape)}", location)
+    dst = _out(a.get("dst"), (st.free_size(), p), st.dtype, location, "psum")
+    if dst.space != "psum":
+        fail("nc_matmul writes PSUM: dst must be an nl.psum tile", location)
+    emit("tensor", "transpose", dst, [st], [], location, extra_reads=[mv])
     return dst
 
 
@@ -280,7 +332,7 @@ def _activation(a, location):
             fail(f"reduce_cmd {cmd} is not supported: neuronsim's activation writes the "
                  "reduction of this instruction alone (reset_reduce)", location)
         res = _tile(res, "reduce_res", location)
-        options.append(("reduce", res.view()))
+        options.append(("reduce", res.operand()))
         extra.append(res)
     emit("scalar", "activation", dst, [data], options, location, extra)
     return dst
@@ -398,7 +450,7 @@ def _tensor_scalar(a, location):
     extra = []
     if a.get("reduce_res") is not None:
         res = _tile(a["reduce_res"], "reduce_res", location)
-        options.append(("reduce", res.view()))
+        options.append(("reduce", res.operand()))
         options.append(("reduce_op", alu_op(a.get("reduce_op", "add"), location)))
         extra.append(res)
     emit(eng, "tensor_scalar", dst, [data], options, location, extra)
@@ -481,14 +533,24 @@ def tensor_reduce(*args, **kwargs):
     dtype = to_dtype(a["dtype"], location) if a.get("dtype") is not None else data.dtype
     dst = _out(a.get("dst"), shape, dtype, location)
     # The instruction sees src's dims of size > 1 (View.exact): count the reduced ones.
-    axes = max(1, sum(1 for n in data.shape[data.ndim - axes:] if n != 1))
+    axes = sum(1 for n in data.shape[data.ndim - axes:] if n != 1)
+    eng = _engine(a.get("engine"), "vector", "tensor_reduce", "tensor_reduce", location)
+    if axes == 0:
+        # Every reduced axis holds one element (a 1x1 pooling window, say): op over one
+        # value is the value, and the instruction would find no axis of its own to reduce.
+        if a.get("negate"):
+            emit(eng, "tensor_scalar", dst, [data],
+                 [("op0", alu_op("multiply", location)),
+                  ("arg0", _scalar_arg(-1.0, "operand0", location, data.partitions()))], location)
+        else:
+            emit(eng, "tensor_copy", dst, [data], [], location)
+        return dst
     options = [("op", op)]
     if axes != 1:
         options.append(("axes", str(axes)))
     if a.get("negate"):
         options.append(("negate", "true"))
-    emit(_engine(a.get("engine"), "vector", "tensor_reduce", "tensor_reduce", location), "tensor_reduce",
-         dst, [data], options, location)
+    emit(eng, "tensor_reduce", dst, [data], options, location)
     return dst
 
 
@@ -921,7 +983,7 @@ def nc_match_replace8(*args, **kwargs):
         if idx.dtype.asm not in ("uint16", "uint32"):
             fail(f"nc_match_replace8: dst_idx is {idx.dtype!r}; indices are nl.uint16 or "
                  "nl.uint32", location)
-        options.append(("dst_idx", idx.view()))
+        options.append(("dst_idx", idx.operand()))
         extra.append(idx)
     emit("vector", "match_replace8", dst, [data, vals], options, location, extra)
     return dst
@@ -999,7 +1061,7 @@ def _dma(dst, src, location, rmw=None):
         options.append(("accumulate", "true"))
     instr = emit("sync", "dma_copy", dst, [src], options, location, queue=queue)
     if rmw is not None:
-        instr.reads.append(dst.view())
+        instr.reads.append(dst.operand())
     return dst
 
 

@@ -18,6 +18,11 @@ from ._core import BY_NKI, FLOAT32, fail, to_dtype, user_location
 from ._tensor import HBM_BUFFERS, HbmTensor, ParDim, Tensor, check_mask, new_tile
 from . import _index, _mask
 
+# Module names that are the implementation's, not NKI's: dir(nl) leaves them out.
+_INTERNAL = ("annotations", "builtins", "np", "BY_NKI", "FLOAT32", "fail", "to_dtype",
+             "user_location", "HBM_BUFFERS", "HbmTensor", "ParDim", "Tensor", "check_mask",
+             "new_tile")
+
 arange = _index.arange  # nl.arange(n)[:, None]: an index expression (nki.language.arange)
 mgrid = _index.mgrid  # nl.mgrid[0:128, 0:D]: index expressions, .p / .x (nki.language.mgrid)
 ds = _index.ds  # nl.ds(start, size): the slice start:start+size (nki.language.ds)
@@ -206,7 +211,7 @@ def full(shape, fill_value, dtype=float32, buffer=sbuf, name=None, **kwargs):
     whole = t.all_blocks()
     if t.space == "psum" and float(fill_value) == 0.0:
         # Traced only if something other than `+=` of a matmul touches it first.
-        view = whole.view()
+        view = whole.operand()
         ins = _core.Instr("vector", "memset", [view], [("value", "0.0")], location, [view], [])
         _mask.defer_zero(_core.trace(), ins)
         return t
@@ -344,15 +349,15 @@ def _assign(dst, value, location, temporary=False):
     last = tr.instrs[-1] if tr.instrs else None
     forwardable = (p is not None and p is last and
                    (p.opcode != "dma_copy" or (temporary and dst.space == "sbuf"))
-                   and p.writes[0].region() == value.view().region()
+                   and p.writes[0].region() == value.operand().region()
                    # the Tensor engine writes PSUM only
                    and (p.engine != "tensor" or dst.space == "psum"))
     if forwardable and p.opcode == "dma_copy" and dst.partitions() != value.partitions():
         forwardable = False  # a DMA's two sides must agree on the partitions
     if forwardable:
-        _mask.flush_zeros(tr, [dst.view()], before_last=True)
-        p.operands[0] = dst.view()
-        p.writes[0] = dst.view()
+        _mask.flush_zeros(tr, [dst.operand()], before_last=True)
+        p.operands[0] = dst.operand()
+        p.writes[0] = dst.operand()
         dst.producer = p
         return
     if dst.space == "sbuf" and value.space == "hbm":
@@ -365,7 +370,7 @@ def _same_view(a, b):
     view back to itself)."""
     if a.space != b.space or a.dtype is not b.dtype or a.hbm is not b.hbm:
         return False
-    va, vb = a.view(), b.view()
+    va, vb = a.operand(), b.operand()
     return (va.pstart, va.partitions, va.pstride, va.offset, va.dims) == \
         (vb.pstart, vb.partitions, vb.pstride, vb.offset, vb.dims)
 
@@ -383,14 +388,14 @@ def _inplace(t, opname, value, location):
     p = value.producer if isinstance(value, Tensor) else None
     if (opname == "add" and t.space == "psum" and p is not None and tr.instrs and
             p is tr.instrs[-1] and p.opcode == "matmul" and
-            p.writes[0].region() == value.view().region()):
+            p.writes[0].region() == value.operand().region()):
         if t.partitions() != value.partitions() or t.free_size() != value.free_size():
             fail(f"cannot accumulate a {list(value.shape)} matmul result into a "
                  f"{list(t.shape)} PSUM tile", location)
-        view = t.view()
+        view = t.operand()
         zeroed = _mask.take_zero(tr, view.region())  # nl.zeros: its fill is not needed
         _mask.flush_zeros(tr, [view], before_last=True)  # a zeroed tile t is part of
-        p.operands[0], p.writes[0] = view, t.view()
+        p.operands[0], p.writes[0] = view, t.operand()
         # Zero (nl.zeros) or never written: the first matmul may start the group;
         # holding data: it adds to it.
         p.acc = "auto" if zeroed or _zero_or_unwritten(tr, t, view) else True

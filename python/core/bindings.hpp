@@ -1,0 +1,14 @@
+#pragma once
+// The parts of neuronsim._core that module.cpp registers from files of their own.
+#include <pybind11/pybind11.h>
+
+namespace neuronsim::python {
+
+// _core.HostScheduler and _core.host_params (host_scheduler.cpp): the host model of
+// host/host_model.hpp one launch at a time, for python/neuronsim/torch/'s runtime.
+void bind_host_scheduler(pybind11::module_& m);
+// _core.rmsnorm_kernel (example_kernels.cpp): the hand-fused RMSNorm of examples/, as
+// `neuronsim example rmsnorm` makes it.
+void bind_example_kernels(pybind11::module_& m);
+
+}  // namespace neuronsim::python
