@@ -153,17 +153,7 @@ class DescriptorFuzz {
       access(tlm::TLM_WRITE_COMMAND, offset, value);
     }
     std::uint64_t read(std::uint64_t offset) { return access(tlm::TLM_READ_COMMAND, offset, 0); }
-    std::string error_text() {
-      std::vector<char> text(regs::kErrorTextBytes);
-      tlm::tlm_generic_payload t;
-      t.set_command(tlm::TLM_READ_COMMAND);
-      t.set_address(regs::kErrorText);
-      t.set_data_ptr(reinterpret_cast<unsigned char*>(text.data()));
-      t.set_data_length(static_cast<unsigned>(text.size()));
-      t.set_streaming_width(static_cast<unsigned>(text.size()));
-      if (socket->transport_dbg(t) != text.size()) finding("the error text does not read");
-      return std::string(text.data(), strnlen(text.data(), text.size()));
-    }
+    std::string error_text() { return core_test::read_error_text(socket); }
   };
 
   static void put(std::vector<std::uint8_t>& d, std::size_t at, std::uint64_t v, int n) {

@@ -109,19 +109,6 @@ struct Host : sc_core::sc_module {
     poke(kDescriptorAt, d.data(), d.size());
   }
 
-  // The error text window, read without side effects.
-  std::string read_error_text() {
-    std::vector<char> text(regs::kErrorTextBytes);
-    tlm::tlm_generic_payload t;
-    t.set_command(tlm::TLM_READ_COMMAND);
-    t.set_address(regs::kErrorText);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(text.data()));
-    t.set_data_length(static_cast<unsigned>(text.size()));
-    t.set_streaming_width(static_cast<unsigned>(text.size()));
-    REQUIRE(regs->transport_dbg(t) == text.size());
-    return std::string(text.data());
-  }
-
   void run() {
     if (scenario == Scenario::refusal_cleared_at_once) {
       const std::uint32_t junk = 0xdeadbeef;
@@ -134,7 +121,7 @@ struct Host : sc_core::sc_module {
       irq_rose = irq.read();
       bad_status = reg_read(regs::kIntStatus);
       bad_error = reg_read(regs::kErrorCode);
-      error_text = read_error_text();
+      error_text = read_error_text(regs);
       return;
     }
     sc_core::wait(1, sc_core::SC_US);
@@ -189,37 +176,53 @@ struct Host : sc_core::sc_module {
   }
 };
 
+// A host on a core and its HBM, and the same kernel through the C++ API on a core of its
+// own, for the expected time.
+struct Platform {
+  Hbm hbm, hbm2;
+  NeuronCore core, reference;
+  Host host;
+  LaunchHandle expected;
+  Platform(const config::TargetConfig& cfg, const isa::Kernel& k, Scenario scenario)
+      : hbm("hbm", cfg),
+        hbm2("hbm2", cfg),
+        core("core", cfg),
+        reference("reference", cfg),
+        host("host", neff::write(k)) {
+    host.scenario = scenario;
+    bind_checked(core, hbm.socket);
+    host.mem.bind(hbm.socket);
+    host.regs.bind(core.regs);
+    host.irq(core.irq);
+    bind_checked(reference, hbm2.socket);
+    LaunchRequest r = request(k);
+    r.inputs["a"] = std::vector<std::uint8_t>(kBytes, 0);
+    r.inputs["b"] = std::vector<std::uint8_t>(kBytes, 0);
+    expected = reference.launch(r);
+  }
+  // When the host's irq should rise: `start` + the kernel's time alone.
+  sc_core::sc_time done_after(sc_core::sc_time start) const {
+    return start +
+           sc_core::sc_time(static_cast<double>(expected->result().total_ps), sc_core::SC_PS);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("registers: a host runs a kernel through the doorbell and the interrupt", "[regs]") {
   const auto cfg = target("trn1");
-  const isa::Kernel k = add_kernel();
   sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
   require_elaboration("test");
-  Hbm hbm("hbm", cfg);
-  NeuronCore core("core", cfg);
-  Host host("host", neff::write(k));
-  bind_checked(core, hbm.socket);
-  host.mem.bind(hbm.socket);
-  host.regs.bind(core.regs);
-  host.irq(core.irq);
-  // The same kernel through the C++ API, on a core of its own, for the expected time.
-  Hbm hbm2("hbm2", cfg);
-  NeuronCore reference("reference", cfg);
-  bind_checked(reference, hbm2.socket);
-  LaunchRequest r = request(k);
-  r.inputs["a"] = std::vector<std::uint8_t>(kBytes, 0);
-  r.inputs["b"] = std::vector<std::uint8_t>(kBytes, 0);
-  const LaunchHandle expected = reference.launch(r);
+  Platform p(cfg, add_kernel(), Scenario::run);
+  Host& host = p.host;
+  NeuronCore& core = p.core;
   sc_core::sc_start();
-  REQUIRE(expected->finished());
+  REQUIRE(p.expected->finished());
   CHECK((host.status & regs::kStatusBusy) != 0);
   CHECK(host.error == regs::kErrorNone);
   // The interrupt rose when the launch ended: 1 us (the host's start) + the kernel's time.
-  CHECK(host.raised ==
-        sc_core::sc_time(1, sc_core::SC_US) +
-            sc_core::sc_time(static_cast<double>(expected->result().total_ps), sc_core::SC_PS));
-  CHECK(host.cycles == expected->result().neuroncore_cycle_count);
+  CHECK(host.raised == p.done_after(sc_core::sc_time(1, sc_core::SC_US)));
+  CHECK(host.cycles == p.expected->result().neuroncore_cycle_count);
   CHECK(host.int_after_clear == 0);
   CHECK_FALSE(host.irq_after_clear);
   float v = 0;
@@ -239,14 +242,8 @@ TEST_CASE(
   const auto cfg = target("trn1");
   sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
   require_elaboration("test");
-  Hbm hbm("hbm", cfg);
-  NeuronCore core("core", cfg);
-  Host host("host", {});
-  host.scenario = Scenario::refusal_cleared_at_once;
-  bind_checked(core, hbm.socket);
-  host.mem.bind(hbm.socket);
-  host.regs.bind(core.regs);
-  host.irq(core.irq);
+  Platform p(cfg, add_kernel(), Scenario::refusal_cleared_at_once);
+  const Host& host = p.host;
   sc_core::sc_start();
   CHECK(host.irq_rose);
   CHECK(host.bad_status == (regs::kIntDone | regs::kIntError));
@@ -259,26 +256,9 @@ TEST_CASE("registers: a temporally decoupled host's doorbell launches at its loc
   // Before: the block ignored the delay, so the launch began 5 us early and the host saw
   // it finish 5 us sooner than the time it had annotated.
   const auto cfg = target("trn1");
-  const isa::Kernel k = add_kernel();
   require_elaboration("test");
-  Hbm hbm("hbm", cfg);
-  NeuronCore core("core", cfg);
-  Host host("host", neff::write(k));
-  host.scenario = Scenario::decoupled;
-  bind_checked(core, hbm.socket);
-  host.mem.bind(hbm.socket);
-  host.regs.bind(core.regs);
-  host.irq(core.irq);
-  Hbm hbm2("hbm2", cfg);
-  NeuronCore reference("reference", cfg);
-  bind_checked(reference, hbm2.socket);
-  LaunchRequest r = request(k);
-  r.inputs["a"] = std::vector<std::uint8_t>(kBytes, 0);
-  r.inputs["b"] = std::vector<std::uint8_t>(kBytes, 0);
-  const LaunchHandle expected = reference.launch(r);
+  Platform p(cfg, add_kernel(), Scenario::decoupled);
   sc_core::sc_start();
   // 1 us (the host's start) + 5 us (its local time) + the kernel's time.
-  CHECK(host.raised ==
-        sc_core::sc_time(6, sc_core::SC_US) +
-            sc_core::sc_time(static_cast<double>(expected->result().total_ps), sc_core::SC_PS));
+  CHECK(p.host.raised == p.done_after(sc_core::sc_time(6, sc_core::SC_US)));
 }
