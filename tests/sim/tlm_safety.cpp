@@ -15,6 +15,13 @@ sc_core::sc_time ns(double v) {
   return sc_core::sc_time(v, sc_core::SC_NS);
 }
 
+// A launch of square_kernel with `in` all `v`.
+LaunchRequest squares(float v) {
+  LaunchRequest r = request(square_kernel());
+  r.inputs["in"] = floats(v);
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("safety: a tensor past the memory's DMI region fails its launch, not the process",
@@ -26,13 +33,11 @@ TEST_CASE("safety: a tensor past the memory's DMI region fails its launch, not t
   Hbm hbm("hbm", cfg);
   NeuronCore core("core", cfg);
   bind_checked(core, hbm.socket);
-  LaunchRequest past = request(square_kernel());
-  past.inputs["in"] = floats(3);
+  LaunchRequest past = squares(3);
   past.tensor_addresses["out"] = hbm.size() + 0x1000;
   LaunchRequest wraps = past;
   wraps.tensor_addresses["out"] = UINT64_MAX - 0x1000;  // its 256 KiB pass 2^64
-  LaunchRequest fine = request(square_kernel());
-  fine.inputs["in"] = floats(3);
+  LaunchRequest fine = squares(3);
   const LaunchHandle a = core.launch(past), b = core.launch(wraps), c = core.launch(fine);
   sc_core::sc_start();
   CHECK_THAT(a->result().error,
@@ -83,8 +88,7 @@ TEST_CASE("safety: the default window is the bound memory's, not the target's HB
   CopyingMemory small("small", (8 << 20) + 12345, ns(0), false);
   NeuronCore core("core", cfg);
   bind_checked(core, small.socket);
-  LaunchRequest r = request(square_kernel());
-  r.inputs["in"] = floats(2);
+  LaunchRequest r = squares(2);
   const LaunchHandle l = core.launch(r);
   sc_core::sc_start();
   CHECK(core.window_first() == 0);
@@ -109,8 +113,7 @@ TEST_CASE(
   ProtocolChecker& checked = bind_checked(on_plain, plain.socket);
   bind_checked(on_direct, direct.socket);
   bind_checked(on_hbm, hbm.socket);
-  LaunchRequest r = request(square_kernel());
-  r.inputs["in"] = floats(3);
+  LaunchRequest r = squares(3);
   const LaunchHandle p = on_plain.launch(r), d = on_direct.launch(r), h = on_hbm.launch(r);
   sc_core::sc_start();
   for (const auto& l : {p, d, h})
@@ -140,8 +143,7 @@ TEST_CASE("safety: a memory's annotated latency adds to every part", "[tlm]") {
   bind_checked(a, zero.socket);
   bind_checked(b, slow.socket);
   bind_checked(c, slower.socket);
-  LaunchRequest r = request(square_kernel());
-  r.inputs["in"] = floats(1);
+  LaunchRequest r = squares(1);
   const LaunchHandle la = a.launch(r), lb = b.launch(r), lc = c.launch(r);
   sc_core::sc_start();
   // The load's and the store's 16 parts run side by side, one per DMA engine, and both
@@ -182,8 +184,7 @@ TEST_CASE("safety: a reset ends the running and queued launches, then the core r
   Hbm hbm("hbm", cfg);
   NeuronCore core("core", cfg);
   bind_checked(core, hbm.socket);
-  LaunchRequest r = request(square_kernel());
-  r.inputs["in"] = floats(3);
+  LaunchRequest r = squares(3);
   Resetter resetter("resetter", core, sc_core::sc_time(2, sc_core::SC_US), r);
   core.rst(resetter.rst);
   const LaunchHandle running = core.launch(r), queued = core.launch(r);
