@@ -17,17 +17,8 @@ namespace neuronsim {
 
 namespace detail {
 
-namespace {
-
-// HBM storage comes in chunks of this many bytes, each mapped when first touched (a write,
-// a DMI request, a b_transport); untouched chunks read as zero and cost no address space,
-// so a 96 GiB HBM runs under a 4 GiB address-space limit (ulimit -v). A simulator's storage
-// choice, not a hardware number: large enough that a kernel's tensors rarely cross a chunk
-// (a DMI region is one chunk; a tensor across two is staged by the core), small enough that
-// the eight windows of a trn2 Device touch 8 x 64 MiB.
-constexpr std::uint64_t kChunkBytes = std::uint64_t{64} << 20;
-
-}  // namespace
+// Untouched chunks read as zero and cost no address space (Hbm::kChunkBytes).
+constexpr std::uint64_t kChunkBytes = Hbm::kChunkBytes;
 
 class HbmState {
  public:
@@ -194,10 +185,10 @@ bool Hbm::get_direct_mem_ptr(int, tlm::tlm_generic_payload& trans, tlm::tlm_dmi&
   auto& s = *state_;
   if (trans.get_address() >= s.size) return false;
   // One chunk per grant: storage is mapped chunk by chunk (kChunkBytes).
-  const std::uint64_t c = trans.get_address() / detail::kChunkBytes;
+  const std::uint64_t c = trans.get_address() / kChunkBytes;
   dmi.set_dmi_ptr(s.chunk(c));
-  dmi.set_start_address(c * detail::kChunkBytes);
-  dmi.set_end_address(c * detail::kChunkBytes + s.chunk_size(c) - 1);
+  dmi.set_start_address(c * kChunkBytes);
+  dmi.set_end_address(c * kChunkBytes + s.chunk_size(c) - 1);
   dmi.allow_read_write();
   dmi.set_read_latency(sc_core::SC_ZERO_TIME);
   dmi.set_write_latency(sc_core::SC_ZERO_TIME);

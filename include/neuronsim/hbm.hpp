@@ -29,6 +29,13 @@ class Hbm : public sc_core::sc_module {
  public:
   tlm_utils::multi_passthrough_target_socket<Hbm> socket;
 
+  // Storage is mapped in chunks of this many bytes when first touched, and a DMI grant is one
+  // chunk: a tensor inside one chunk is served by one DMI pointer, one across two is staged
+  // by the core. A simulator's storage choice, not a hardware number: large enough that
+  // a kernel's tensors rarely cross a chunk, small enough that the eight windows of a trn2
+  // Device touch 8 x 64 MiB (a run under ulimit -v 4194304).
+  static constexpr std::uint64_t kChunkBytes = std::uint64_t{64} << 20;
+
   Hbm(sc_core::sc_module_name name, const TargetConfig& config);
   ~Hbm() override;
 
