@@ -11,6 +11,8 @@
 #include "cli/output.hpp"
 #include "profile/report_load.hpp"
 #include "report/render.hpp"
+#include "traces/format.hpp"
+#include "whatif/analysis.hpp"
 
 namespace neuronsim::cli {
 namespace {
@@ -18,12 +20,21 @@ namespace {
 struct ReportOptions {
   std::vector<std::string> profiles;
   std::string output;
+  bool insights = false;  // ranked insights, each measured by a what-if re-run
 };
 
 void run_report(const ReportOptions& o) {
   std::vector<report::Run> runs;
-  for (const auto& path : o.profiles)
+  for (const auto& path : o.profiles) {
     runs.push_back(profile::load_report_run(path));
+    if (!o.insights) continue;
+    for (const whatif::Insight& in : whatif::profile_insights(path))
+      runs.back().insights.push_back(
+          {in.error.empty() ? traces::fixed(in.speedup, 3) + "x" : "failed", in.title, in.where,
+           in.advice,
+           in.measured_by +
+               (in.error.empty() ? ": " + traces::fixed(in.time_ns, 3) + " ns" : ": " + in.error)});
+  }
   const std::string html = report::render_report(runs);
   write_output(o.output, html);
   if (is_stdout(o.output)) return;
@@ -42,6 +53,9 @@ void add_report_command(CLI::App& app) {
       ->required()
       ->expected(1, -1);
   cmd->add_option("-o,--output", o->output, "The HTML file to write (-: stdout)")->required();
+  cmd->add_flag("--insights", o->insights,
+                "Add each run's ranked insights, each with its speedup measured by re-simulating "
+                "its kernels on the trace's target (docs/whatif.md)");
   cmd->callback([o] { run_report(*o); });
 }
 

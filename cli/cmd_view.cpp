@@ -13,6 +13,8 @@
 #include "traces/format.hpp"
 #include "traces/instruction_json.hpp"
 #include "traces/source_lines.hpp"
+#include "whatif/analysis.hpp"
+#include "whatif/output.hpp"
 
 namespace neuronsim::cli {
 namespace {
@@ -24,6 +26,7 @@ struct ViewOptions {
   std::string instructions;
   std::string source;  // list the instructions of this source line ("kernel.py:42", ":42")
   double peak_tflops = 0;
+  bool insights = false;  // ranked insights, each measured by a what-if re-run
 };
 
 // The executed instructions whose location matches `pattern`, in time order.
@@ -55,8 +58,15 @@ void run_view(const ViewOptions& o) {
   if (profile::is_sequence_profile(
           o.profile)) {  // host.json + launch_NNN/ (profile/sequence_view.hpp)
     const profile::SequenceProfile p = profile::open_sequence_profile(o.profile);
-    std::cout << (o.json ? profile::sequence_view_json(p).dump(2) + "\n"
-                         : profile::sequence_view_text(p));
+    const std::vector<whatif::Insight> insights =
+        o.insights ? whatif::profile_insights(o.profile) : std::vector<whatif::Insight>{};
+    if (o.json) {
+      nlohmann::ordered_json j = profile::sequence_view_json(p);
+      if (o.insights) j["insights"] = whatif::insights_json(insights);
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << profile::sequence_view_text(p) << whatif::insights_text(insights);
+    }
     return;
   }
   const profile::Profile p = profile::open_profile(o.profile);
@@ -85,11 +95,13 @@ void run_view(const ViewOptions& o) {
       j["source_lines"] =
           nlohmann::ordered_json::parse(traces::source_lines_json(lines, p.neff.kernel));
     j["units"] = traces::kJsonUnits;
+    if (o.insights) j["insights"] = whatif::insights_json(whatif::profile_insights(o.profile));
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "profile " << p.ntff_path << "\n"
               << traces::summary_text(s, o.top)
               << traces::source_lines_text(lines, p.neff.kernel, s.device_time_ps, o.top);
+    if (o.insights) std::cout << whatif::insights_text(whatif::profile_insights(o.profile));
   }
 }
 
@@ -108,6 +120,10 @@ void add_view_command(CLI::App& app) {
   cmd->add_option("--source", o->source,
                   "List the instructions of a source line of a traced kernel (kernel.py:42, :42, "
                   "or a file for all its lines)");
+  cmd->add_flag("--insights", o->insights,
+                "Also rank insights (small DMA transfers, an engine idle on a semaphore, port "
+                "conflicts, ...), each with its speedup measured by re-simulating the kernel on "
+                "the trace's target (docs/whatif.md)");
   cmd->add_option("--peak-tflops", o->peak_tflops,
                   "Peak TFLOPS for the MFU estimate (default: the target's bf16 peak)");
   cmd->callback([o] { run_view(*o); });

@@ -17,6 +17,7 @@ void add_compare_command(CLI::App& app);  // cmd_compare.cpp: profiles side by s
 void add_report_command(CLI::App& app);   // cmd_report.cpp:  profiles -> HTML report
 void add_example_command(CLI::App& app);  // cmd_example.cpp: emit an example kernel
 void add_compile_command(CLI::App& app);  // cmd_compile.cpp: graph -> launch sequence
+void add_whatif_command(CLI::App& app);   // cmd_whatif.cpp:  what limits a kernel
 void add_sweep_command(CLI::App& app);    // cmd_sweep.cpp:   design-space sweeps (Dask)
 
 }  // namespace neuronsim::cli

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   neuronsim::cli::add_report_command(app);
   neuronsim::cli::add_example_command(app);
   neuronsim::cli::add_compile_command(app);
+  neuronsim::cli::add_whatif_command(app);
   neuronsim::cli::add_sweep_command(app);
   neuronsim::cli::add_help_page_options(app);
   try {

@@ -243,7 +243,8 @@ std::vector<std::string> preset_names() {
 }
 
 ResolvedTarget resolve_target(const std::string& name_or_path,
-                              const std::vector<std::string>& overrides) {
+                              const std::vector<std::string>& overrides,
+                              const std::vector<Patch>& patches) {
   ResolvedTarget r;
   if (find_preset(name_or_path)) {
     r = load_preset(name_or_path);
@@ -265,6 +266,8 @@ ResolvedTarget resolve_target(const std::string& name_or_path,
   }
   for (const auto& path : overrides)
     apply_file(r, read_json_file(path), path);
+  for (const Patch& p : patches)
+    apply_file(r, p.values, p.source);
   check_consistency(r);
   return r;
 }

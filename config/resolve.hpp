@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/target_config.hpp"
+
 namespace neuronsim::config {
 
 struct ResolvedParam {
@@ -25,9 +27,21 @@ struct ResolvedTarget {
   const ResolvedParam& at(const std::string& section, const std::string& key) const;
 };
 
+// Overrides given in memory: what an override file holds ({"section": {"key": value}}),
+// `source` naming them in messages and as the values' source (a what-if relief).
+struct Patch {
+  std::string source;
+  nlohmann::json values;
+};
+
 // Throws neuronsim::Error naming the file, the key (section.key), the value and the reason.
+// `patches` apply after the override files, in order.
 ResolvedTarget resolve_target(const std::string& name_or_path,
-                              const std::vector<std::string>& overrides);
+                              const std::vector<std::string>& overrides,
+                              const std::vector<Patch>& patches = {});
+
+// The runtime struct of a resolved target (load_target is resolve_target then this).
+TargetConfig to_target_config(const ResolvedTarget& r);
 
 std::vector<std::string> preset_names();  // sorted
 

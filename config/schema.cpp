@@ -17,7 +17,10 @@ constexpr std::uint64_t kI32 = std::numeric_limits<std::int32_t>::max();
 constexpr std::uint64_t kU16 = std::numeric_limits<std::uint16_t>::max();
 constexpr std::uint64_t kI8 = std::numeric_limits<std::int8_t>::max();
 constexpr std::uint64_t kU64 = std::numeric_limits<std::uint64_t>::max();
-constexpr std::uint64_t kNone = 0;  // max_int of a non-integer parameter
+constexpr std::uint64_t kNone = 0;
+// An engine's cost in percent of the model's: up to 100x slower, so cycles * percent stays
+// far inside 64 bits for any instruction the limits allow.
+constexpr std::uint64_t kPercentMax = 10000;  // max_int of a non-integer parameter
 
 // Values reach apply() already checked and normalised, so these conversions are exact.
 std::uint32_t u32(const json& v) {
@@ -99,6 +102,8 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.tensor_tflops_fp8 = real(v); }},
     {"tensor", "tflops_fp32", "TFLOPS", K::positive_real, kNone,
      [](T& t, const json& v) { t.tensor_tflops_fp32 = real(v); }},
+    {"tensor", "cost_percent", "percent", K::counter_int, kPercentMax,
+     [](T& t, const json& v) { t.cost.tensor_cost_percent = u32(v); }},
 
     {"cost", "min_issue_interval", "cycles", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.min_issue_interval = u32(v); }},
@@ -127,6 +132,8 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.limits.vector_transpose_max = u32(v); }},
     {"vector", "bn_stats_max_free", "elements", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.bn_stats_max_free = u32(v); }},
+    {"vector", "cost_percent", "percent", K::counter_int, kPercentMax,
+     [](T& t, const json& v) { t.cost.vector_cost_percent = u32(v); }},
 
     {"scalar", "elems_per_cycle_16bit", "elements/cycle", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.scalar_elems_per_cycle_16bit = u32(v); }},
@@ -134,11 +141,15 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.cost.scalar_elems_per_cycle_other = u32(v); }},
     {"scalar", "accumulator_read", "cycles", K::counter_int, kU32,
      [](T& t, const json& v) { t.cost.accumulator_read = u32(v); }},
+    {"scalar", "cost_percent", "percent", K::counter_int, kPercentMax,
+     [](T& t, const json& v) { t.cost.scalar_cost_percent = u32(v); }},
 
     {"gpsimd", "elems_per_cycle", "elements/cycle", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.gpsimd_elems_per_cycle = u32(v); }},
     {"gpsimd", "fixed_cycles", "cycles", K::counter_int, kU32,
      [](T& t, const json& v) { t.cost.gpsimd_fixed = u32(v); }},
+    {"gpsimd", "cost_percent", "percent", K::counter_int, kPercentMax,
+     [](T& t, const json& v) { t.cost.gpsimd_cost_percent = u32(v); }},
 
     {"ports", "vector_gpsimd_share_sbuf", "flag", K::flag, kNone,
      [](T& t, const json& v) { t.vector_gpsimd_share_sbuf_port = flag(v); }},

@@ -28,7 +28,10 @@ double TargetConfig::clock_ghz(isa::Engine e) const {
 
 TargetConfig load_target(const std::string& name_or_path,
                          const std::vector<std::string>& overrides) {
-  const ResolvedTarget r = resolve_target(name_or_path, overrides);
+  return to_target_config(resolve_target(name_or_path, overrides));
+}
+
+TargetConfig to_target_config(const ResolvedTarget& r) {
   TargetConfig t;
   t.name = r.name;
   t.generation = r.generation;

@@ -176,6 +176,33 @@ struct StreamingCost {
 
 }  // namespace
 
+namespace {
+
+// The what-if scaling of an engine's cycles (tensor.cost_percent, ...; docs/whatif.md),
+// rounded up so that only 0 % makes an instruction free. The Sync engine runs nothing that
+// takes cycles (a dma_copy's time is the DMA model's, a nop a synchronisation point).
+std::uint64_t percent_of(Engine engine, const params::CostParams& p) {
+  switch (engine) {
+    case Engine::tensor:
+      return p.tensor_cost_percent;
+    case Engine::vector:
+      return p.vector_cost_percent;
+    case Engine::scalar:
+      return p.scalar_cost_percent;
+    case Engine::gpsimd:
+      return p.gpsimd_cost_percent;
+    case Engine::sync:
+      return 100;  // unscaled: nothing Sync runs takes cycles
+  }
+  throw Error("cost model: engine " + std::to_string(static_cast<int>(engine)) + " unknown");
+}
+
+std::uint64_t scaled(std::uint64_t cycles, Engine engine, const params::CostParams& p) {
+  return ceil_div(cycles * percent_of(engine, p), 100);
+}
+
+}  // namespace
+
 std::uint64_t multiply_moving_cycles(const Matmul& mm, const params::CostParams& p) {
   // max(min(MM_INIT_LATENCY, N_stationary), N_moving); the N_moving stream pays the stride
   // penalty of the moving tensor and the PSUM result.
@@ -192,7 +219,8 @@ std::uint64_t load_stationary_cycles(const Matmul& mm, const params::CostParams&
   const std::uint64_t m = mm.stationary.free_elems() * stride_penalty({&mm.stationary}, p);
   const std::uint64_t speedup =
       require_nonzero(p.load_stationary_speedup, "load_stationary_speedup");
-  return std::max<std::uint64_t>(1, matmul_dtype_scaled(mm, p, m, speedup));
+  return scaled(std::max<std::uint64_t>(1, matmul_dtype_scaled(mm, p, m, speedup)), Engine::tensor,
+                p);
 }
 
 namespace {
@@ -285,7 +313,7 @@ std::uint64_t cycles(const Kernel& /*k: operands carry their own dtype and memor
   if ((allowed_engines(op) & (1u << static_cast<int>(engine))) == 0)
     throw Error("cost model: " + std::string(opcode_name(op)) + " cannot run on the " +
                 std::string(engine_name(engine)) + " engine");
-  return std::visit(InstructionCost{instr, engine, p, ctx}, instr.op);
+  return scaled(std::visit(InstructionCost{instr, engine, p, ctx}, instr.op), engine, p);
 }
 
 std::uint64_t flops(const Instruction& instr) {

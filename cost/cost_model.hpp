@@ -24,6 +24,8 @@ struct CostContext {
 std::uint64_t cycles(const Kernel& k, const Instruction& instr, Engine engine,
                      const params::CostParams& p, const CostContext& ctx = {});
 
+// Both cycles() and load_stationary_cycles() are scaled by the engine's what-if percent
+// (tensor.cost_percent, ...; docs/whatif.md); multiply_moving_cycles() is the bare formula.
 // Matmul is LoadStationary then MultiplyMoving in hardware (reference section 3).
 std::uint64_t load_stationary_cycles(const Matmul& mm, const params::CostParams& p);
 std::uint64_t multiply_moving_cycles(const Matmul& mm, const params::CostParams& p);

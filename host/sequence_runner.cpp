@@ -171,25 +171,31 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
 
 }  // namespace
 
-SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfig& config,
-                            const SequenceRunOptions& options) {
-  // Everything that can be checked without simulating, before anything runs.
-  std::vector<std::vector<std::uint8_t>> neff_bytes;
-  std::vector<isa::Kernel> kernels;
+SequenceKernels load_sequence_kernels(const LaunchSequence& seq) {
+  SequenceKernels out;
   for (const auto& l : seq.launches) {
     std::error_code ec;
     if (!fs::exists(l.neff_path, ec))
       throw Error(seq.path + ": launch '" + l.name + "': NEFF " + l.neff_path + " not found");
-    neff_bytes.push_back(read_file(l.neff_path, Limit::neff_file_bytes));
-    neff::Neff file = neff::read(neff_bytes.back(), l.neff_path);
+    out.neff_bytes.push_back(read_file(l.neff_path, Limit::neff_file_bytes));
+    neff::Neff file = neff::read(out.neff_bytes.back(), l.neff_path);
     if (const std::string hash = l.neff_sha256.empty() ? "" : neff::hash_hex(file.header);
         hash != l.neff_sha256)
       throw Error(seq.path + ": launch '" + l.name + "': NEFF " + l.neff_path + " has hash " +
                   hash + ", not the " + l.neff_sha256 +
                   " launch.json records (a NEFF from another compile)");
-    kernels.push_back(std::move(file.kernel));
+    out.kernels.push_back(std::move(file.kernel));
   }
-  check_bindings(seq, kernels);
+  check_bindings(seq, out.kernels);
+  return out;
+}
+
+SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfig& config,
+                            const SequenceRunOptions& options) {
+  // Everything that can be checked without simulating, before anything runs.
+  const SequenceKernels loaded = load_sequence_kernels(seq);
+  const std::vector<std::vector<std::uint8_t>>& neff_bytes = loaded.neff_bytes;
+  const std::vector<isa::Kernel>& kernels = loaded.kernels;
   SequenceResult result;
   for (const auto& [name, bytes] : options.inputs) {
     const ProgramTensor* t = seq.find(name);

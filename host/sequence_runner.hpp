@@ -43,6 +43,15 @@ struct SequenceResult {
   TensorBytes tensors;  // every program output after the last launch (empty: timing only)
 };
 
+// Every launch's NEFF read and checked against the hash launch.json records, and the
+// bindings checked (what run_sequence does before anything runs). Throws neuronsim::Error
+// naming the launch and the reason.
+struct SequenceKernels {
+  std::vector<std::vector<std::uint8_t>> neff_bytes;  // as read
+  std::vector<isa::Kernel> kernels;                   // in launch order
+};
+SequenceKernels load_sequence_kernels(const LaunchSequence& seq);
+
 // Checks every NEFF and binding first (nothing runs if one is wrong), then runs the
 // launches in order. Throws neuronsim::Error naming the launch and the reason.
 SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfig& config,

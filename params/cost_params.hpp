@@ -37,6 +37,13 @@ struct CostParams {
   // --- SBUF / PSUM access (reference section 2)
   std::uint32_t stride_penalty_bytes = 0;   // innermost stride above this many bytes...
   std::uint32_t stride_penalty_factor = 0;  // ...divides the bandwidth by this factor
+  // --- What-if scaling (docs/whatif.md): each compute engine's cost-model cycles in percent
+  // of the formulas' (100: the modelled hardware; 50: twice as fast; 0: free). Not a
+  // hardware number: the knob `neuronsim whatif` turns to relieve one engine.
+  std::uint32_t tensor_cost_percent = 0;
+  std::uint32_t vector_cost_percent = 0;
+  std::uint32_t scalar_cost_percent = 0;
+  std::uint32_t gpsimd_cost_percent = 0;
 };
 
 }  // namespace neuronsim::params

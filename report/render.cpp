@@ -250,6 +250,20 @@ std::string viewer_section(const Run& run, std::size_t index) {
   return out;
 }
 
+std::string insights_html(const Run& run) {
+  if (run.insights.empty()) return "";
+  std::string out =
+      "<h3>Insights</h3><p class=\"note\">Ranked by the speedup measured by re-simulating the "
+      "kernels with that one thing relieved (docs/whatif.md).</p><ol class=\"explain\">";
+  for (const InsightLine& in : run.insights) {
+    out += "<li><b>" + html_escape(in.speedup) + "</b> " + html_escape(in.title);
+    if (!in.where.empty()) out += "<br>at: " + html_escape(in.where);
+    out += "<br>try: " + html_escape(in.advice) + "<br>measured: " + html_escape(in.measured) +
+           "</li>";
+  }
+  return out + "</ol>";
+}
+
 std::string run_section(const Run& run, const std::string& label, const RunFacts& f,
                         std::size_t index) {
   std::string out =
@@ -258,6 +272,7 @@ std::string run_section(const Run& run, const std::string& label, const RunFacts
       html_escape(run.target) + ", " +
       (run.sequence ? html_escape(run.mode) + " launch sequence" : std::string("single kernel")) +
       ": " + html_escape(human_time(f.total_ps)) + ", " + html_escape(bound_text(f)) + "</p>";
+  out += insights_html(run);
   out += "<h3>Timeline</h3>" + timeline_svg(run);
   out +=
       "<p class=\"note\">The whole run. Slices narrower than a pixel are summed per pixel "

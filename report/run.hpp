@@ -69,6 +69,13 @@ struct Launch {
   traces::Summary summary;                            // of its device trace
 };
 
+// A ranked insight of the what-if analysis (docs/whatif.md), as text: filled by `neuronsim
+// report --insights`, which measures each speedup by re-simulating the run's kernels.
+struct InsightLine {
+  std::string speedup;  // "1.234x", or "failed"
+  std::string title, where, advice, measured;
+};
+
 struct Run {
   std::string label;    // the profile path as given
   std::string program;  // the graph (sequence) or kernel name
@@ -84,6 +91,7 @@ struct Run {
   std::vector<Lane> lanes;          // host lanes (sequences), engines, DMA queues
   ViewerData viewer;                // instruction details, critical path, occupancy
   std::vector<SourceView> sources;  // traced kernels' files, by first appearance
+  std::vector<InsightLine> insights;  // by measured speedup; empty unless asked for
 };
 
 // DMA route of a piece as a slice kind: src * 3 + dst (isa::MemSpace values).

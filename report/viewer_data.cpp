@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "traces/critical_path.hpp"
 #include "traces/operand_text.hpp"
 #include "traces/record_index.hpp"
 #include "traces/signallers.hpp"
@@ -109,61 +110,18 @@ void add_occupancy(ViewerData& v, const TraceData& t, const isa::Kernel& k, std:
   }
 }
 
-// The critical path of one launch (docs/report.md): from the record that ends last,
-// backwards: an instruction that waited on a semaphore -> its signaller; otherwise -> the
-// previous instruction of its engine; a DMA piece -> the dma_copy that issued it.
+// The critical path of one launch (traces/critical_path.hpp), marked on its records.
 // first_instruction / first_dma: where the launch's records start in v.
 void mark_critical_path(ViewerData& v, const TraceData& t, std::uint32_t first_instruction,
-                        std::uint32_t first_dma, const std::vector<long>& issuer_of_dma) {
-  if (t.instructions.empty()) return;
-  // The previous instruction of each instruction's engine, by start time.
-  std::vector<long> previous(t.instructions.size(), -1);
-  const auto per_engine = by_start(
-      t.instructions, [](const InstructionRecord& r) { return static_cast<int>(r.engine); });
-  for (const auto& [engine, order] : per_engine)
-    for (std::size_t j = 1; j < order.size(); ++j)
-      previous[order[j]] = static_cast<long>(order[j - 1]);
-
-  std::size_t last = 0;
-  for (std::size_t i = 1; i < t.instructions.size(); ++i)
-    if (t.instructions[i].end_ps > t.instructions[last].end_ps) last = i;
-  long at_instruction = static_cast<long>(last), at_dma = -1;
-  for (std::size_t d = 0; d < t.dmas.size(); ++d)
-    if (t.dmas[d].end_ps > t.instructions[last].end_ps &&
-        (at_dma < 0 || t.dmas[d].end_ps > t.dmas[at_dma].end_ps)) {
-      at_dma = static_cast<long>(d);
-      at_instruction = -1;
-    }
-
+                        std::uint32_t first_dma) {
   std::vector<std::uint32_t> path;
-  // Every step moves to a different record, and a record is visited once: the walk ends
-  // within instructions + DMA pieces steps even on a forged trace.
-  const std::size_t max_steps = t.instructions.size() + t.dmas.size();
-  for (std::size_t step = 0; step < max_steps; ++step) {
-    if (at_dma >= 0) {
-      DmaPiece& piece = v.dmas[first_dma + static_cast<std::size_t>(at_dma)];
-      if (piece.critical) break;
-      piece.critical = true;
-      at_instruction = issuer_of_dma[static_cast<std::size_t>(at_dma)];
-      at_dma = -1;
-      if (at_instruction < 0) break;
+  for (const traces::CriticalStep& step : traces::critical_path(t)) {
+    if (step.kind == traces::CriticalStep::Kind::dma) {
+      v.dmas[first_dma + step.index].critical = true;
       continue;
     }
-    if (at_instruction < 0) break;
-    InstructionDetail& d =
-        v.instructions[first_instruction + static_cast<std::size_t>(at_instruction)];
-    if (d.critical) break;
-    d.critical = true;
-    path.push_back(first_instruction + static_cast<std::uint32_t>(at_instruction));
-    const Signaller& sig = d.signaller;
-    if (sig.kind == Signaller::Kind::instruction) {
-      at_instruction = static_cast<long>(sig.index - first_instruction);
-    } else if (sig.kind == Signaller::Kind::dma) {
-      at_dma = static_cast<long>(sig.index - first_dma);
-      at_instruction = -1;
-    } else {
-      at_instruction = previous[static_cast<std::size_t>(at_instruction)];
-    }
+    v.instructions[first_instruction + step.index].critical = true;
+    path.push_back(first_instruction + static_cast<std::uint32_t>(step.index));
   }
   v.critical_path.insert(v.critical_path.end(), path.rbegin(), path.rend());
 }
@@ -190,17 +148,12 @@ std::vector<OccupancyStep> steps_of(std::vector<std::pair<std::uint64_t, std::in
 std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Kernel& k,
                                 std::uint32_t launch, std::uint64_t offset_ps,
                                 std::uint64_t device_end_ps) {
-  std::map<std::pair<int, std::uint32_t>, std::size_t> instruction_at;
-  for (std::size_t i = 0; i < t.instructions.size(); ++i)
-    instruction_at[{static_cast<int>(t.instructions[i].engine), t.instructions[i].index}] = i;
-  std::vector<long> issuer_of_dma(t.dmas.size(), -1);
+  const std::vector<long> issuer_of_dma = traces::dma_issuers(t);
   std::vector<std::uint64_t> dma_end_of_instruction(t.instructions.size(), 0);
   for (std::size_t d = 0; d < t.dmas.size(); ++d) {
-    const DmaRecord& r = t.dmas[d];
-    const auto it = instruction_at.find({static_cast<int>(r.issuer), r.issuer_index});
-    if (it == instruction_at.end()) continue;
-    issuer_of_dma[d] = static_cast<long>(it->second);
-    dma_end_of_instruction[it->second] = std::max(dma_end_of_instruction[it->second], r.end_ps);
+    if (issuer_of_dma[d] < 0) continue;
+    auto& end = dma_end_of_instruction[static_cast<std::size_t>(issuer_of_dma[d])];
+    end = std::max(end, t.dmas[d].end_ps);
   }
   add_occupancy(v, t, k, offset_ps, device_end_ps, dma_end_of_instruction);
 
@@ -274,7 +227,7 @@ std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Ke
     if (d.signaller.kind == Signaller::Kind::dma) d.signaller.index += first_dma;
     v.instructions.push_back(d);
   }
-  mark_critical_path(v, t, first_instruction, first_dma, issuer_of_dma);
+  mark_critical_path(v, t, first_instruction, first_dma);
   return first_instruction;
 }
 

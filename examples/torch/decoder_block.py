@@ -17,9 +17,11 @@ than the core's 64 (the compiler does not split a row kernel), so the block uses
 form at every size. The causal mask is an additive [S, S] buffer. The projections keep
 their weights as [in, out] (`x @ W`, make_graph.py's layout) rather than nn.Linear's
 [out, in] (`x @ W.t()`): neuronsim's GEMM reads a transposed B only when all of B fits in
-SBUF, so a [4096, 4096] bf16 nn.Linear weight (32 MiB) would be transposed by DMA at every
-call (3.0 ms per projection on trn2, measured: the compiled full block took 51.9 ms
-instead of the graph's 15.3 ms).
+SBUF, so in eager mode a [4096, 4096] bf16 nn.Linear weight (32 MiB) would be transposed
+by DMA at every call (3.0 ms per projection on trn2, measured: the full block then took
+51.9 ms instead of the graph's 15.3 ms). Compiled mode lays an nn.Linear weight out
+transposed on the host (docs/torch.md, "Compiled mode"), so there the two forms give the
+same kernels; the block keeps one form for both modes.
 
     DecoderBlock(SMALL)  the reduced size (CI numerics): 200 tokens, 2 heads of 64,
                          MLP 128 -> 344 -> 128 (decoder_layer_small.json's shapes)

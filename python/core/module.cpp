@@ -35,6 +35,7 @@
 #include "python/core/profile_summary.hpp"
 #include "python/core/sanitizer_stack.hpp"
 #include "python/core/session.hpp"
+#include "python/core/whatif_call.hpp"
 #include "validate/validate.hpp"
 
 namespace py = pybind11;
@@ -445,6 +446,19 @@ PYBIND11_MODULE(_core, m) {
         py::arg("target"), py::arg("out_dir"));
   m.def("profile_summary", &profile_summary, guard, py::arg("path"), py::arg("peak_tflops") = 0.0,
         py::arg("top") = 10);
+  m.def(
+      "whatif",
+      [](const std::optional<std::string>& path, const std::vector<const KernelObject*>& kernels,
+         const std::string& source, const std::optional<std::string>& target,
+         const std::vector<std::string>& overrides, std::size_t max_waits,
+         bool allow_outside_files) {
+        std::vector<std::shared_ptr<const isa::Kernel>> shared;
+        for (const KernelObject* k : kernels)
+          shared.push_back(k->shared());
+        return whatif(path, shared, source, target, overrides, max_waits, allow_outside_files);
+      },
+      guard, py::arg("path"), py::arg("kernels"), py::arg("source"), py::arg("target"),
+      py::arg("overrides"), py::arg("max_waits"), py::arg("allow_outside_files"));
   m.def("sequence_perfetto", &sequence_perfetto, guard, py::arg("profile_dir"));
   m.def("round_to", &round_to, guard, py::arg("array"), py::arg("dtype"));
   m.def("to_bits", &to_bits, guard, py::arg("array"), py::arg("dtype"));

@@ -44,7 +44,7 @@ Session::Session() {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   // SystemC's info messages ("simulation stopped by user") are not the module's to print.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  first_context_ = sc_core::sc_get_curr_simcontext();
+  sc_core::sc_get_curr_simcontext();  // the process's first context, made now
 }
 
 Session::~Session() = default;
@@ -110,13 +110,23 @@ void Session::remember(const config::TargetConfig& config, const std::string& ke
   if (recent_.size() > kKeptConfigs) recent_.pop_back();
 }
 
-void Session::replace_context() {
+void Session::fresh_context() {
   platforms_.clear();  // the modules go while their context is current
-  sc_core::sc_simcontext* old = sc_core::sc_curr_simcontext;
-  if (old != first_context_) delete old;
-  sc_core::sc_curr_simcontext = new sc_core::sc_simcontext;
-  sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
+  context_.reset();    // the first context is never deleted: SystemC's statics refer to it
+  context_ = std::make_unique<sim::FreshContext>();
   ++contexts_;
+}
+
+void Session::run_alone(const std::function<void()>& fn) {
+  fresh_context();
+  // Whatever fn leaves behind (its modules gone, a simulation started), the next run
+  // starts from a fresh context of its own.
+  broken_ = true;
+  fn();
+}
+
+void Session::replace_context() {
+  fresh_context();
   broken_ = false;
   for (const auto& [key, config] : recent_)
     add(config, key);
@@ -225,12 +235,7 @@ std::vector<LaunchResult> Session::run_cores(const config::TargetConfig& config,
 
 void Session::shutdown() {
   platforms_.clear();
-  sc_core::sc_simcontext* current = sc_core::sc_curr_simcontext;
-  if (current && current != first_context_) {
-    delete current;
-    sc_core::sc_curr_simcontext = first_context_;
-    sc_core::sc_default_global_context = first_context_;
-  }
+  context_.reset();
 }
 
 SessionInfo Session::info() const {

@@ -11,6 +11,7 @@
 // deleted: SystemC's own static events refer to it until the process exits.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "neuronsim/config.hpp"
 #include "neuronsim/launch.hpp"
+#include "sim/fresh_context.hpp"
 
 namespace neuronsim {
 class Hbm;
@@ -61,6 +63,10 @@ class Session {
                                       std::vector<LaunchRequest> requests,
                                       std::map<std::string, SharedTensor>& shared,
                                       bool timing_only);
+  // Runs `fn` alone in a fresh simulation context, for a caller that builds its own modules
+  // (the what-if analysis, whatif/bench.hpp): the live cores are retired first, and the
+  // next run builds its cores in a fresh context again.
+  void run_alone(const std::function<void()>& fn);
   // Destroys every module and restores the process's first context: at interpreter exit.
   void shutdown();
   SessionInfo info() const;
@@ -76,12 +82,13 @@ class Session {
   // A core for a config that has none: added while elaborating, else in a fresh context.
   Platform& build_core(const config::TargetConfig& config, const std::string& key);
   void replace_context();
+  void fresh_context();  // no modules: the current one's go first
   // sc_start until the launches are done; a throw marks the context broken.
   void simulate();
 
   std::vector<std::unique_ptr<Platform>> platforms_;                 // in the current context
   std::deque<std::pair<std::string, config::TargetConfig>> recent_;  // by key, newest first
-  sc_core::sc_simcontext* first_context_ = nullptr;
+  std::unique_ptr<sim::FreshContext> context_;  // null: the process's first context
   bool broken_ = false;  // sc_start threw: the context's processes are in no known state
   std::uint64_t contexts_ = 1, launches_ = 0;
 };

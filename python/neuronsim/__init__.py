@@ -21,7 +21,7 @@ from ._core import from_bits, round_to, to_bits
 __all__ = [
     "Error", "Kernel", "RunResult", "Profile", "Program", "assemble", "load_neff", "run",
     "compile", "round_to", "to_bits", "from_bits", "target_names", "session_info",
-    "run_cores", "CoresResult", "sweep",
+    "run_cores", "CoresResult", "whatif", "sweep",
 ]
 
 def __getattr__(name):
@@ -271,6 +271,35 @@ class Program:
     def __repr__(self):
         return "<neuronsim.Program %s (%s, %s): %d launch(es)>" % (
             self.program, self.mode, self.target, len(self.launches))
+
+
+def whatif(kernel_or_path, target=None, overrides=None, waits=8, allow_outside_files=False):
+    """What limits a kernel (docs/whatif.md): re-simulates it timing only with one resource
+    relieved at a time and returns the ranking as `neuronsim whatif --json` prints it, a
+    dict with "ranking" (a list of {"resource", "relief", "time_ns", "speedup", ...},
+    fastest first), "baseline_ns" and the rest, plus "text" (the command's text).
+
+    kernel_or_path: a neuronsim.Kernel, a list of them (one launch each), or the path of a
+    NEFF or a launch.json (whose host model then gives the end-to-end time). target: a
+    preset or a target file (None: the kernel's own). overrides: as for run. waits: how
+    many semaphore waits of the critical path to take out, one at a time.
+    """
+    path, kernels, source = None, [], "kernel"
+    if isinstance(kernel_or_path, (str, os.PathLike)):
+        path = os.fspath(kernel_or_path)
+    elif isinstance(kernel_or_path, Kernel):
+        kernels, source = [kernel_or_path], "kernel"
+    elif isinstance(kernel_or_path, (list, tuple)) and all(
+            isinstance(k, Kernel) for k in kernel_or_path):
+        kernels, source = list(kernel_or_path), "kernels"
+    else:
+        raise Error("whatif: expected a neuronsim.Kernel, a list of them or the path of a NEFF "
+                    "or launch.json, not %s" % type(kernel_or_path).__name__)
+    if not isinstance(waits, int) or isinstance(waits, bool) or waits < 0:
+        raise Error("whatif: waits must be a non-negative integer, not %r" % (waits,))
+    return _with_overrides(overrides, lambda paths: _core.whatif(
+        path, kernels, source, None if target is None else os.fspath(target), paths, waits,
+        bool(allow_outside_files)))
 
 
 def compile(graph, mode="fused", target="trn2", out_dir=None):

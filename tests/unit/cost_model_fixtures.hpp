@@ -35,6 +35,9 @@ inline params::CostParams v2_params() {
   p.fp8_matmul_speedup = 1;
   p.stride_penalty_bytes = 16;
   p.stride_penalty_factor = 2;
+  // What-if scaling off: the formulas as published (docs/whatif.md).
+  p.tensor_cost_percent = p.vector_cost_percent = p.scalar_cost_percent = p.gpsimd_cost_percent =
+      100;
   return p;
 }
 

@@ -113,7 +113,45 @@ def capture(fn, args, name):
                         "functions return tensors" % (name, type(leaf).__name__))
         out_nodes.append(cap.node_of(leaf))
     graph.output(tuple(out_nodes))
-    return GraphModule(torch.nn.Module(), graph, name), cap.constants, spec
+    constants = _lay_out_transposed_constants(graph, cap.constants)
+    return GraphModule(torch.nn.Module(), graph, name), constants, spec
+
+
+def _is_2d_transpose(n):
+    if n.op != "call_function" or len(n.args[0].meta["val"].shape) != 2:
+        return False
+    op = op_name(n.target)
+    if op == "aten::t":
+        return True
+    if op == "aten::transpose.int":
+        return {d % 2 for d in n.args[1:3]} == {0, 1}
+    return False
+
+
+def _lay_out_transposed_constants(graph, constants):
+    """A constant the graph reads only transposed (nn.Linear's [out, in] weight, which
+    F.linear reads as weight.t()) is handed to the kernels transposed instead: the layout
+    of a model's parameters is the compiler's to choose, as neuronx-cc lays weights out
+    when it compiles a model. The host transposes it once per version of the parameter
+    (Compiled._array caches it); the graph then reads it as it is, not through a transpose
+    the kernel would pay for at every call (a DMA transpose of 32 MiB for a [4096, 4096]
+    bf16 weight that does not fit in SBUF)."""
+    out = []
+    for pname, t in constants:
+        n = next(n for n in graph.nodes if n.op == "placeholder" and n.name == pname)
+        users = list(n.users)
+        if users and t.dim() == 2 and all(_is_2d_transpose(u) and u.users and
+                                          all(w.op == "call_function" for w in u.users)
+                                          for u in users):
+            laid_out = t.detach().t()  # a view: shares the parameter's version counter
+            with no_dispatch():
+                n.meta["val"] = laid_out.to("meta")
+            for u in users:
+                u.replace_all_uses_with(n)
+                graph.erase_node(u)
+            t = laid_out
+        out.append((pname, t))
+    return out
 
 
 def lower_graph(gm, name):
