@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/error.hpp"
+
 namespace neuronsim {
 
 namespace {
@@ -109,9 +111,24 @@ std::size_t threads_from_environment() {
 
 }  // namespace
 
+namespace {
+std::size_t chosen_threads = 0;  // set_numerics_threads's, 0: not chosen
+bool threads_fixed = false;      // numerics_threads() has answered: the count is in use
+}  // namespace
+
 std::size_t numerics_threads() {
-  static const std::size_t n = threads_from_environment();
+  static const std::size_t n = chosen_threads > 0 ? chosen_threads : threads_from_environment();
+  threads_fixed = true;
   return n;
+}
+
+void set_numerics_threads(std::size_t threads) {
+  if (threads < 1 || threads > 64)
+    throw Error("numerics threads: " + std::to_string(threads) + " is not in 1..64");
+  if (threads_fixed && threads != numerics_threads())
+    throw Error("numerics threads: already " + std::to_string(numerics_threads()) +
+                " (the count is fixed once the first numerics loop has run)");
+  chosen_threads = threads;
 }
 
 void parallel_for(std::size_t parts, const std::function<void(std::size_t)>& body) {

@@ -9,9 +9,14 @@
 
 namespace neuronsim {
 
-// How many threads numerics use: NEURONSIM_THREADS if set (1 = none besides the caller),
-// else the hardware's concurrency, at most 8.
+// How many threads numerics use: what set_numerics_threads gave, else NEURONSIM_THREADS if
+// set (1 = none besides the caller), else the hardware's concurrency, at most 8.
 std::size_t numerics_threads();
+
+// The numerics thread count as an option of the simulation, for an embedder (and the
+// environment's NEURONSIM_THREADS for the program): 1 to 64, before the first numerics
+// loop runs (the pool is made then, once per process). Throws neuronsim::Error otherwise.
+void set_numerics_threads(std::size_t threads);
 
 // Calls body(0) .. body(parts - 1), at most numerics_threads() at once, and returns when
 // all have returned. An exception from a part is rethrown here (the first one).

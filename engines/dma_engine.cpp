@@ -1,6 +1,7 @@
 #include "engines/dma_engine.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <iomanip>
 #include <sstream>
 
@@ -86,13 +87,28 @@ void DmaEngine::move(DmaPart& part) {
   rate->applied = false;
   payload_.set_command(part.reads_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   payload_.set_address(part.hbm_address);
-  payload_.set_data_ptr(nullptr);  // timing only: the data moves through DMI
+  // The bytes travel in the payload (IEEE 1666-2011 14.17): the part's own range of the
+  // core's copy when it holds all of them, else a range of `width` bytes streamed.
+  const std::uint64_t width = std::min(part.plan.bytes, part.span);
+  std::uint8_t* data = part.host;
+  if (!data || width < part.plan.bytes) {
+    scratch_.resize(part.plan.bytes);
+    if (!part.reads_hbm) {
+      if (part.host)
+        std::memcpy(scratch_.data(), part.host, width);
+      else
+        peek(part, width);
+      for (std::uint64_t at = width; at < part.plan.bytes; at += width)
+        std::memcpy(scratch_.data() + at, scratch_.data(), std::min(width, part.plan.bytes - at));
+    }
+    data = scratch_.data();
+  }
+  payload_.set_data_ptr(data);
   payload_.set_data_length(static_cast<unsigned int>(part.plan.bytes));
-  payload_.set_streaming_width(static_cast<unsigned int>(part.plan.bytes));
+  payload_.set_streaming_width(static_cast<unsigned int>(width));
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  const sc_core::sc_time began = sc_core::sc_time_stamp();
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   hbm_.b_transport(payload_, delay);
   if (delay > sc_core::SC_ZERO_TIME) sc_core::wait(delay);
@@ -103,11 +119,20 @@ void DmaEngine::move(DmaPart& part) {
          << payload_.get_response_string();
     throw Error(what.str());
   }
-  // A target that ignores the rate limit still cannot make the engine go faster.
-  if (!rate->applied) {
-    const sc_core::sc_time least = memory::transfer_time(bytes, cap);
-    const sc_core::sc_time took = sc_core::sc_time_stamp() - began;
-    if (took < least) sc_core::wait(least - took);
+  // A target that does not apply the rate limit is a latency: the part streams at its
+  // engine's rate and takes the target's time (its waits and annotated delay) on top.
+  if (!rate->applied) sc_core::wait(memory::transfer_time(bytes, cap));
+}
+
+void DmaEngine::peek(const DmaPart& part, std::uint64_t bytes) {
+  try {
+    hbm_.peek(part.hbm_address, scratch_.data(), bytes);
+  } catch (const Error& e) {
+    std::ostringstream what;
+    what << name() << ": HBM write of " << part.plan.bytes << " bytes at 0x" << std::hex
+         << part.hbm_address << " failed: a timing-only write carries the bytes already there, "
+         << "and the memory did not give them (" << e.what() << ")";
+    throw Error(what.str());
   }
 }
 

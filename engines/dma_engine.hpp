@@ -44,7 +44,8 @@ class DmaEngine : public sc_core::sc_module {
   // The next ready queue head in service order, or null; `earliest` gets the soonest
   // ready time of a queue head that is not ready yet (SC_ZERO_TIME: none waiting).
   DmaPart* next_part(sc_core::sc_time& earliest);
-  void move(DmaPart& part);  // the data phase
+  void move(DmaPart& part);                             // the data phase
+  void peek(const DmaPart& part, std::uint64_t bytes);  // the memory's bytes into scratch_
 
   std::uint32_t index_;
   const params::DmaParams& params_;
@@ -59,6 +60,10 @@ class DmaEngine : public sc_core::sc_module {
   sc_core::sc_event work_;
   sc_core::sc_time busy_;
   tlm::tlm_generic_payload payload_;  // owns its DmaRateExtension
+  // The payload's data when the part's bytes are not the core's copy as they stand: a
+  // timing-only part, or one that runs past its tensor's end (a broadcast or a widening cast
+  // moves more bytes than the HBM range holds): the range repeated (streaming width).
+  std::vector<std::uint8_t> scratch_;
 };
 
 }  // namespace neuronsim::engines

@@ -32,9 +32,13 @@ DmaSubsystem::DmaSubsystem(sc_core::sc_module_name name, const params::DmaParams
         [this](DmaPart& part, std::exception_ptr error) { fail(part, error); }));
 }
 
-void DmaSubsystem::begin(LaunchContext& launch, const std::vector<std::uint64_t>& addresses) {
+void DmaSubsystem::begin(LaunchContext& launch, const std::vector<std::uint64_t>& addresses,
+                         const std::vector<std::uint8_t*>& write_from,
+                         const std::vector<std::uint8_t*>& read_into) {
   launch_ = &launch;
   addresses_ = &addresses;
+  write_from_ = &write_from;
+  read_into_ = &read_into;
   aborted_ = false;
   queues_.clear();
   queues_.resize(launch.kernel.queues.size());
@@ -81,8 +85,11 @@ void DmaSubsystem::place(DmaPart& part, const isa::DmaCopy& copy) const {
       row * ap.partition_stride * static_cast<std::int64_t>(isa::dtype_size(ap.dtype));
   const std::int64_t last =
       std::max<std::int64_t>(0, static_cast<std::int64_t>(tensor.bytes()) - 1);
-  part.hbm_address = addresses_->at(ap.buffer) +
-                     static_cast<std::uint64_t>(std::clamp<std::int64_t>(offset, 0, last));
+  const auto from = static_cast<std::uint64_t>(std::clamp<std::int64_t>(offset, 0, last));
+  part.hbm_address = addresses_->at(ap.buffer) + from;
+  part.span = tensor.bytes() - from;
+  const auto& copies = part.reads_hbm ? *read_into_ : *write_from_;
+  part.host = ap.buffer < copies.size() && copies[ap.buffer] ? copies[ap.buffer] + from : nullptr;
 }
 
 void DmaSubsystem::claim(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index) {
@@ -118,6 +125,7 @@ void DmaSubsystem::submit(const isa::Instruction& instr, isa::Engine issuer, std
   t->issuer = issuer;
   t->issuer_index = index;
   t->queued = now;
+  t->executed = false;
 
   // The descriptors reach the DMA engines when a hardware DGE block has made them (the
   // block free soonest; blocks serve transfers in issue order), else at once.
@@ -170,8 +178,22 @@ traces::DmaRecord DmaSubsystem::record(const DmaPart& part) const {
   return r;
 }
 
+void DmaSubsystem::execute(DmaTransfer& t) {
+  if (t.executed) return;
+  t.executed = true;
+  if (launch_->memory) isa::execute(launch_->kernel, t.instruction, *launch_->memory);
+}
+
 void DmaSubsystem::part_started(DmaPart& part) {
-  if (aborted_ || launch_->observers.empty()) return;
+  if (aborted_) return;
+  if (part.touches_hbm && !part.reads_hbm) {
+    try {
+      execute(*part.transfer);
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
+  if (launch_->observers.empty()) return;
   const traces::DmaRecord r = record(part);
   for (auto* o : launch_->observers)
     o->on_dma_start(r);
@@ -198,7 +220,7 @@ void DmaSubsystem::complete(DmaTransfer& t) {
   LaunchContext& launch = *launch_;
   if (!aborted_) {
     try {
-      if (launch.memory) isa::execute(launch.kernel, t.instruction, *launch.memory);
+      execute(t);
       launch.written.note(memory::footprint(launch.kernel, copy.dst));
       counters_.transfers++;
       counters_.bytes += dma_transfer_bytes(copy);

@@ -6,11 +6,12 @@
 // issuer is GpSimd, which makes the descriptors itself (software DGE). A hardware DGE
 // block takes descriptor_ns per dma_copy beside the engines; its parts then queue on the
 // DMA engines that serve their partitions.
-// When every part of a transfer has completed, its data moves (isa::execute, in one go at
-// completion time) and its semaphore signals are applied once. The hardware has each DMA
-// engine increment a completion semaphore, so waiters wait for the count of engines used
-// (reference section 4); one signal per transfer keeps kernels independent of the split.
-// The DMA engines live as long as the core; begin() hands them a launch.
+// A transfer's data is made in one go (isa::execute): into SBUF or PSUM when its last
+// part completes, into HBM when its first part starts, so that the HBM parts carry it in
+// their payloads; its semaphore signals are applied once, when every part has completed. The
+// hardware has each DMA engine increment a completion semaphore, so waiters wait for the count of
+// engines used (reference section 4); one signal per transfer keeps kernels independent of the
+// split. The DMA engines live as long as the core; begin() hands them a launch.
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -40,9 +41,14 @@ class DmaSubsystem : public sc_core::sc_module {
  public:
   DmaSubsystem(sc_core::sc_module_name name, const params::DmaParams& params, HbmLink& hbm);
 
-  // A launch begins (nothing is outstanding): its context, and the device HBM address of
-  // each of its tensors. Both must stay alive until the launch has drained.
-  void begin(LaunchContext& launch, const std::vector<std::uint64_t>& tensor_addresses);
+  // A launch begins (nothing is outstanding): its context, the device HBM address of each
+  // of its tensors and the core's copy of each, that writes into HBM carry (DMI or staged;
+  // empty when timing only) and that reads from HBM may land in (DMI only: a staged copy
+  // is the core's, newer than the memory while a write is in flight; null: a scratch
+  // buffer). All must stay alive until the launch has drained.
+  void begin(LaunchContext& launch, const std::vector<std::uint64_t>& tensor_addresses,
+             const std::vector<std::uint8_t*>& write_from,
+             const std::vector<std::uint8_t*>& read_into);
   // The launch failed: transfers still in flight complete without moving data or
   // signalling; `drained` is notified when none is left.
   void abort();
@@ -73,6 +79,7 @@ class DmaSubsystem : public sc_core::sc_module {
   void part_started(DmaPart& part);
   void part_done(DmaPart& part);
   void complete(DmaTransfer& t);
+  void execute(DmaTransfer& t);  // the transfer's data, once
   void fail(std::exception_ptr error);
   void fail(const DmaPart& part, std::exception_ptr error);  // names the instruction
   void place(DmaPart& part, const isa::DmaCopy& copy) const;
@@ -81,6 +88,8 @@ class DmaSubsystem : public sc_core::sc_module {
   const params::DmaParams& params_;
   LaunchContext* launch_ = nullptr;
   const std::vector<std::uint64_t>* addresses_ = nullptr;
+  const std::vector<std::uint8_t*>* write_from_ = nullptr;
+  const std::vector<std::uint8_t*>* read_into_ = nullptr;
   bool aborted_ = false;
   std::vector<std::unique_ptr<DmaEngine>> engines_;
   std::vector<QueueState> queues_;

@@ -76,8 +76,12 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
   std::map<std::string, std::uint64_t> addresses;  // program tensors
   std::uint64_t top = 0;
   for (const auto& t : seq.tensors) {
+    // A tensor that fits in one of the Hbm's chunks starts at the next one rather than
+    // cross a boundary: one DMI pointer then serves it and the core never stages it.
+    const std::uint64_t bytes = t.as_hbm_tensor().bytes(), chunk = Hbm::kChunkBytes;
+    if (bytes <= chunk && top / chunk != (top + bytes - 1) / chunk) top = (top / chunk + 1) * chunk;
     addresses[t.name] = top;
-    top = page_up(top + t.as_hbm_tensor().bytes());
+    top = page_up(top + bytes);
   }
   Hbm hbm("hbm", config);
   if (top >= hbm.size())

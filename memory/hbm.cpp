@@ -1,42 +1,76 @@
 // The bundled HBM model (include/neuronsim/hbm.hpp).
 #include "neuronsim/hbm.hpp"
 
-#include <sys/mman.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "base/address_range.hpp"
 #include "base/error.hpp"
 #include "memory/bandwidth_share.hpp"
+#include "memory/lazy_bytes.hpp"
 
 namespace neuronsim {
 
 namespace detail {
 
+// Untouched chunks read as zero and cost no address space (Hbm::kChunkBytes).
+constexpr std::uint64_t kChunkBytes = Hbm::kChunkBytes;
+
 class HbmState {
  public:
   HbmState(const config::TargetConfig& config)
       : size(config.hbm_bytes),
+        target(config.name),
         port_bytes_per_ns(config.dma.hbm_bytes_per_ns),
         share("bandwidth", config.hbm_chip_bytes_per_ns, config.dma.hbm_bytes_per_ns) {
     if (size == 0) throw Error("config '" + config.name + "': hbm.capacity_bytes must be positive");
-    // Reserved, not committed: untouched pages cost nothing and read as zero.
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-      throw Error("hbm: cannot reserve " + std::to_string(size) +
-                  " bytes of address space for the target's HBM: " + std::strerror(errno));
-    data = static_cast<unsigned char*>(p);
   }
-  ~HbmState() { ::munmap(data, size); }
-  HbmState(const HbmState&) = delete;
-  HbmState& operator=(const HbmState&) = delete;
 
   bool in_range(std::uint64_t address, std::uint64_t length) const {
-    return address <= size && length <= size - address;
+    return range_fits(address, length, size);
+  }
+  std::uint64_t chunk_size(std::uint64_t c) const {
+    return std::min(kChunkBytes, size - c * kChunkBytes);
+  }
+  // Chunk c (c * kChunkBytes < size), mapped if it was not.
+  std::uint8_t* chunk(std::uint64_t c) {
+    if (std::uint8_t* p = mapped(c)) return p;
+    return (chunks[c] = memory::LazyBytes(chunk_size(c))).data();
+  }
+  std::uint8_t* mapped(std::uint64_t c) {
+    auto it = chunks.find(c);
+    return it == chunks.end() ? nullptr : it->second.data();
+  }
+  // Calls f(chunk pointer or null when untouched, offset into the range, bytes) for each
+  // chunk piece of [address, address + length), which is in range.
+  template <typename F>
+  void pieces(std::uint64_t address, std::uint64_t length, bool touch, F&& f) {
+    for (std::uint64_t done = 0; done < length;) {
+      const std::uint64_t at = address + done;
+      const std::uint64_t c = at / kChunkBytes;
+      const std::uint64_t in = at % kChunkBytes;
+      const std::uint64_t n = std::min(length - done, chunk_size(c) - in);
+      std::uint8_t* base = touch ? chunk(c) : mapped(c);
+      f(base ? base + in : nullptr, done, n);
+      done += n;
+    }
+  }
+  void store(std::uint64_t address, const std::uint8_t* from, std::uint64_t length) {
+    pieces(address, length, true, [&](std::uint8_t* to, std::uint64_t off, std::uint64_t n) {
+      if (to != from + off) std::memcpy(to, from + off, n);  // DMI data is already in place
+    });
+  }
+  void load(std::uint64_t address, std::uint8_t* to, std::uint64_t length) {
+    pieces(address, length, false, [&](std::uint8_t* from, std::uint64_t off, std::uint64_t n) {
+      if (!from)
+        std::memset(to + off, 0, n);
+      else if (from != to + off)
+        std::memcpy(to + off, from, n);
+    });
   }
   std::uint64_t& counter(std::vector<std::uint64_t>& v, unsigned port) {
     if (v.size() <= port) v.resize(port + 1);
@@ -44,8 +78,11 @@ class HbmState {
   }
 
   std::uint64_t size;
+  std::string target;
   double port_bytes_per_ns;
-  unsigned char* data = nullptr;
+  // The chunks touched so far, by number (a map: a capacity of up to 2^64 bytes costs
+  // nothing for the chunks never touched).
+  std::unordered_map<std::uint64_t, memory::LazyBytes> chunks;
   memory::BandwidthShare share;
   std::vector<std::uint64_t> read, written;
   // Completion events of b_transport calls, reused: one is taken per call and given back
@@ -72,14 +109,14 @@ void Hbm::write(std::uint64_t address, const std::uint8_t* data, std::uint64_t b
   if (!state_->in_range(address, bytes))
     throw Error(std::string(name()) + ": write of " + std::to_string(bytes) + " bytes at " +
                 std::to_string(address) + " is outside the HBM");
-  std::memcpy(state_->data + address, data, bytes);
+  state_->store(address, data, bytes);
 }
 
 void Hbm::read(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes) const {
   if (!state_->in_range(address, bytes))
     throw Error(std::string(name()) + ": read of " + std::to_string(bytes) + " bytes at " +
                 std::to_string(address) + " is outside the HBM");
-  std::memcpy(data, state_->data + address, bytes);
+  state_->load(address, data, bytes);
 }
 
 std::uint64_t Hbm::bytes_read(unsigned port) const {
@@ -97,8 +134,18 @@ void Hbm::b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_tim
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
+  // The base protocol (IEEE 1666-2011 14.17): the data travels in the payload.
+  if (!trans.get_data_ptr() || length == 0) {
+    trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
   if (trans.get_byte_enable_ptr()) {
     trans.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return;
+  }
+  const std::uint64_t width = trans.get_streaming_width();
+  if (width == 0 || width > length || !s.in_range(trans.get_address(), width)) {
+    trans.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
     return;
   }
   const auto p = static_cast<unsigned>(port);
@@ -124,15 +171,24 @@ void Hbm::b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_tim
   sc_core::wait(*done);
   s.events.push_back(std::move(done));
   if (rate) rate->applied = true;
+  // The bytes move when the transfer's time is up; a streaming width below the length
+  // repeats the window [address, address + width) (14.17).
+  for (std::uint64_t done = 0; done < length; done += width) {
+    const std::uint64_t n = std::min(width, length - done);
+    if (trans.is_read()) s.load(trans.get_address(), trans.get_data_ptr() + done, n);
+    if (trans.is_write()) s.store(trans.get_address(), trans.get_data_ptr() + done, n);
+  }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 bool Hbm::get_direct_mem_ptr(int, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
   auto& s = *state_;
   if (trans.get_address() >= s.size) return false;
-  dmi.set_dmi_ptr(s.data);
-  dmi.set_start_address(0);
-  dmi.set_end_address(s.size - 1);
+  // One chunk per grant: storage is mapped chunk by chunk (kChunkBytes).
+  const std::uint64_t c = trans.get_address() / kChunkBytes;
+  dmi.set_dmi_ptr(s.chunk(c));
+  dmi.set_start_address(c * kChunkBytes);
+  dmi.set_end_address(c * kChunkBytes + s.chunk_size(c) - 1);
   dmi.allow_read_write();
   dmi.set_read_latency(sc_core::SC_ZERO_TIME);
   dmi.set_write_latency(sc_core::SC_ZERO_TIME);
@@ -149,9 +205,9 @@ unsigned int Hbm::transport_dbg(int, tlm::tlm_generic_payload& trans) {
     return 0;
   }
   if (trans.is_read())
-    std::memcpy(trans.get_data_ptr(), s.data + address, length);
+    s.load(address, trans.get_data_ptr(), length);
   else if (trans.is_write())
-    std::memcpy(s.data + address, trans.get_data_ptr(), length);
+    s.store(address, trans.get_data_ptr(), length);
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
   return static_cast<unsigned int>(length);
 }

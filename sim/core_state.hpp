@@ -27,7 +27,14 @@ class CoreState : public engines::HbmLink {
   CoreState(NeuronCore& core, const config::TargetConfig& config, const CoreOptions& options);
 
   LaunchHandle launch(LaunchRequest request);
+  // The end of elaboration: the window from the bound memory, checked against the other
+  // cores of the simulation (sim/core_windows.cpp).
+  void end_of_elaboration();
+  void reset();  // NeuronCore::reset, inside a process (the core's reset method)
+  sc_core::sc_event reset_requested;
+  ~CoreState() override;
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  void peek(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes) override;
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
   // Reads and writes device HBM without time (transport_dbg); throws on an address error.
   void debug_read(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes);
@@ -36,7 +43,8 @@ class CoreState : public engines::HbmLink {
   NeuronCore& core;
   config::TargetConfig config;
   CoreOptions options;
-  std::uint64_t window_end = 0;
+  std::uint64_t window_last = 0;  // the window's last byte (set at elaboration if not given)
+  bool window_known = false;
   std::unique_ptr<memory::MemoryImage> memory;  // SBUF and PSUM, allocated on first use
   std::unique_ptr<engines::DmaSubsystem> dma;
   memory::PortMap ports;     // SBUF/PSUM ports, reset for every launch
@@ -61,7 +69,18 @@ class CoreState : public engines::HbmLink {
   void finish(LaunchState& state);
   std::string deadlock_report(const LaunchState& state) const;
   std::uint8_t* dmi_pointer(std::uint64_t address, std::uint64_t bytes);
+  std::uint64_t next_region_if_crossing(std::uint64_t address, std::uint64_t bytes);
+  const tlm::tlm_dmi* cached_region(std::uint64_t address) const;  // a granted one, or null
+  std::uint8_t* region_pointer(std::uint64_t address);  // asks the target if none is cached
 
+ public:
+  // Where `address` is in the host's memory when the bound target grants DMI for it, else
+  // null: how two cores tell whether they are bound to the same memory.
+  const std::uint8_t* probe_dmi(std::uint64_t address);
+  // One byte at `address` reads with transport_dbg.
+  bool probe_readable(std::uint64_t address);
+
+ private:
   std::vector<tlm::tlm_dmi> dmi_;  // regions the HBM target granted
 };
 

@@ -26,6 +26,7 @@ struct TensorPlacement {
   std::vector<std::uint64_t> addresses;            // per Kernel::tensors entry
   std::vector<std::uint8_t*> pointers;             // DMI pointer or staging copy (not timing only)
   std::vector<std::vector<std::uint8_t>> staging;  // per tensor; empty where DMI serves
+  std::vector<std::uint8_t*> read_into;            // pointers where DMI serves, else null
   std::vector<bool> placed;                        // put in the core's window (not by the caller)
 };
 

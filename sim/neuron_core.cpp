@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "base/address_range.hpp"
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "engines/compute_engines.hpp"
@@ -88,11 +89,12 @@ CoreState::CoreState(NeuronCore& core, const config::TargetConfig& config,
       throw Error("config '" + config.name + "': the " +
                   std::string(isa::engine_name(static_cast<isa::Engine>(e))) +
                   " clock must be positive");
-  window_end = options.hbm_window_bytes > 0 ? options.hbm_window_base + options.hbm_window_bytes
-                                            : config.hbm_bytes;
-  if (window_end <= options.hbm_window_base)
-    throw Error(std::string(core.name()) + ": the HBM window starting at " +
-                hex(options.hbm_window_base) + " is empty");
+  if (options.hbm_window_bytes > 0 &&
+      !range_last(options.hbm_window_base, options.hbm_window_bytes, window_last))
+    throw Error(std::string(core.name()) + ": the HBM window of " +
+                std::to_string(options.hbm_window_bytes) + " bytes at " +
+                hex(options.hbm_window_base) + " runs past the end of the 64-bit address space");
+  window_known = options.hbm_window_bytes > 0;
   dma = std::make_unique<engines::DmaSubsystem>("dma", this->config.dma, *this);
 }
 
@@ -164,34 +166,90 @@ void CoreState::place_tensors(LaunchState& s) {
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     auto given = req.tensor_addresses.find(tensors[i].name);
     if (given != req.tensor_addresses.end()) {
+      std::uint64_t last = 0;
+      if (!range_last(given->second, tensors[i].bytes(), last))
+        throw Error(req.source + ": tensor '" + tensors[i].name + "' (" +
+                    std::to_string(tensors[i].bytes()) + " bytes) at " + hex(given->second) +
+                    " runs past the end of the 64-bit address space");
       p.addresses[i] = given->second;
       continue;
     }
-    cursor = (cursor + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-    if (tensors[i].bytes() > window_end - std::min(cursor, window_end))
+    const std::uint64_t aligned =
+        cursor + (kTensorAlignment - cursor % kTensorAlignment) % kTensorAlignment;
+    if (aligned < cursor ||
+        !range_within(aligned, tensors[i].bytes(), options.hbm_window_base, window_last))
       throw Error(req.source + ": tensor '" + tensors[i].name + "' (" +
                   std::to_string(tensors[i].bytes()) + " bytes) does not fit in " + core.name() +
-                  "'s HBM window [" + hex(options.hbm_window_base) + ", " + hex(window_end) + ")");
+                  "'s HBM window [" + hex(options.hbm_window_base) + ", " + hex(window_last) + "]");
+    cursor = next_region_if_crossing(aligned, tensors[i].bytes());
+    if (!range_within(cursor, tensors[i].bytes(), options.hbm_window_base, window_last))
+      cursor = aligned;  // no room after the region's end: the tensor is staged instead
     p.addresses[i] = cursor;
     p.placed[i] = true;
     cursor += tensors[i].bytes();
   }
 }
 
+// A tensor that no run of adjacent DMI regions covers from its first byte, but that fits in
+// one region, starts at the next region instead: one region then covers it, where it would
+// otherwise be staged (the bundled Hbm grants 64 MiB chunks).
+std::uint64_t CoreState::next_region_if_crossing(std::uint64_t address, std::uint64_t bytes) {
+  if (!dmi_pointer(address, 1) || dmi_pointer(address, bytes)) return address;
+  for (const auto& d : dmi_) {
+    if (!range_within(address, 1, d.get_start_address(), d.get_end_address())) continue;
+    const std::uint64_t first = d.get_start_address(), last = d.get_end_address();
+    if (range_within(address, bytes, first, last) || bytes - 1 > last - first || last == UINT64_MAX)
+      return address;
+    return last + 1 + (kTensorAlignment - (last + 1) % kTensorAlignment) % kTensorAlignment;
+  }
+  return address;
+}
+
 std::uint8_t* CoreState::dmi_pointer(std::uint64_t address, std::uint64_t bytes) {
   auto covers = [&](const tlm::tlm_dmi& d) {
-    return d.is_read_write_allowed() && address >= d.get_start_address() &&
-           bytes - 1 <= d.get_end_address() - address;
+    return d.is_read_write_allowed() &&
+           range_within(address, bytes, d.get_start_address(), d.get_end_address());
   };
   for (const auto& d : dmi_)
     if (covers(d)) return d.get_dmi_ptr() + (address - d.get_start_address());
-  tlm::tlm_generic_payload trans;
-  trans.set_command(tlm::TLM_WRITE_COMMAND);
-  trans.set_address(address);
-  tlm::tlm_dmi dmi;
-  if (!core.hbm->get_direct_mem_ptr(trans, dmi) || !covers(dmi)) return nullptr;
-  dmi_.push_back(dmi);
-  return dmi.get_dmi_ptr() + (address - dmi.get_start_address());
+  // Regions that follow one another in the address space and in the host's memory serve
+  // one range together (a memory may grant DMI in pieces, as the bundled Hbm's chunks).
+  std::uint64_t last = 0;
+  if (!range_last(address, bytes, last)) return nullptr;
+  std::uint8_t* const start = region_pointer(address);
+  if (!start) return nullptr;
+  for (std::uint64_t at = address;;) {
+    const tlm::tlm_dmi* d = cached_region(at);
+    if (!d) return nullptr;
+    if (d->get_end_address() >= last) return start;
+    at = d->get_end_address() + 1;
+    if (region_pointer(at) != start + (at - address)) return nullptr;
+  }
+}
+
+const tlm::tlm_dmi* CoreState::cached_region(std::uint64_t address) const {
+  for (const auto& d : dmi_)
+    if (d.is_read_write_allowed() &&
+        range_within(address, 1, d.get_start_address(), d.get_end_address()))
+      return &d;
+  return nullptr;
+}
+
+std::uint8_t* CoreState::region_pointer(std::uint64_t address) {
+  const tlm::tlm_dmi* d = cached_region(address);
+  if (!d) {
+    tlm::tlm_generic_payload trans;
+    trans.set_command(tlm::TLM_WRITE_COMMAND);
+    trans.set_address(address);
+    tlm::tlm_dmi dmi;
+    if (!core.hbm->get_direct_mem_ptr(trans, dmi) || !dmi.get_dmi_ptr() ||
+        !dmi.is_read_write_allowed() ||
+        !range_within(address, 1, dmi.get_start_address(), dmi.get_end_address()))
+      return nullptr;
+    dmi_.push_back(dmi);
+    d = &dmi_.back();
+  }
+  return d->get_dmi_ptr() + (address - d->get_start_address());
 }
 
 void CoreState::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
@@ -204,8 +262,8 @@ void CoreState::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
   const auto& p = running->tensors;
   const auto& tensors = running->launch->request_.kernel->tensors;
   for (std::size_t i = 0; i < p.pointers.size(); ++i)
-    if (p.staging[i].empty() && p.addresses[i] <= end &&
-        start <= p.addresses[i] + tensors[i].bytes() - 1) {
+    if (p.staging[i].empty() &&
+        ranges_overlap(p.addresses[i], p.addresses[i] + (tensors[i].bytes() - 1), start, end)) {
       running->fail(std::make_exception_ptr(
           Error(std::string(core.name()) + ": the HBM target revoked direct access to [" +
                 hex(start) + ", " + hex(end) + "] while a launch used it")));
@@ -214,6 +272,10 @@ void CoreState::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
 }
 
 void CoreState::debug_read(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes) {
+  std::uint64_t last = 0;
+  if (bytes > 0 && !range_last(address, bytes, last))
+    throw Error(std::string(core.name()) + ": HBM read of " + std::to_string(bytes) + " bytes at " +
+                hex(address) + " runs past the end of the 64-bit address space");
   for (std::uint64_t done = 0; done < bytes;) {
     const std::uint64_t n = std::min(kDebugChunk, bytes - done);
     tlm::tlm_generic_payload trans;
@@ -230,6 +292,10 @@ void CoreState::debug_read(std::uint64_t address, std::uint8_t* data, std::uint6
 }
 
 void CoreState::debug_write(std::uint64_t address, const std::uint8_t* data, std::uint64_t bytes) {
+  std::uint64_t last = 0;
+  if (bytes > 0 && !range_last(address, bytes, last))
+    throw Error(std::string(core.name()) + ": HBM write of " + std::to_string(bytes) +
+                " bytes at " + hex(address) + " runs past the end of the 64-bit address space");
   for (std::uint64_t done = 0; done < bytes;) {
     const std::uint64_t n = std::min(kDebugChunk, bytes - done);
     tlm::tlm_generic_payload trans;
@@ -306,7 +372,20 @@ void CoreState::start_engines(LaunchState& s) {
       std::make_unique<engines::GpSimdEngine>(clock(Engine::gpsimd), ctx);
   s.engines[static_cast<int>(Engine::sync)] =
       std::make_unique<engines::SyncEngine>(clock(Engine::sync), ctx);
-  dma->begin(ctx, s.tensors.addresses);
+  TensorPlacement& p = s.tensors;
+  if (req.timing_only) {
+    // No data moves, but the parts still carry their bytes: where DMI covers a tensor, its
+    // own bytes in place (the target's copy is then a no-op), else the memory's, read
+    // just before each write (DmaEngine).
+    p.pointers.assign(k.tensors.size(), nullptr);
+    for (std::size_t i = 0; i < k.tensors.size(); ++i)
+      p.pointers[i] = dmi_pointer(p.addresses[i], k.tensors[i].bytes());
+    p.staging.assign(k.tensors.size(), {});
+  }
+  p.read_into.assign(p.pointers.size(), nullptr);
+  for (std::size_t i = 0; i < p.pointers.size(); ++i)
+    if (p.staging[i].empty()) p.read_into[i] = p.pointers[i];
+  dma->begin(ctx, p.addresses, p.pointers, p.read_into);
   for (auto& start : engine_start)
     start.notify();  // in engine order: the threads run in this order
 }
@@ -399,7 +478,7 @@ void CoreState::finish(LaunchState& s) {
     }
   }
   r.finished = sc_core::sc_time_stamp();
-  running.reset();  // the launch's engines, ports and semaphores
+  if (running.get() == &s) running.reset();  // the launch's engines, ports and semaphores
   handle->finished_ = true;
   ++finished;
   handle->done_.notify();
@@ -408,8 +487,30 @@ void CoreState::finish(LaunchState& s) {
   if (req.on_done) req.on_done(r);
 }
 
+void CoreState::reset() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  while (!queue.empty()) {
+    LaunchState s(queue.front(), ended);
+    queue.pop_front();
+    s.launch->result_.started = now;
+    s.end = LaunchState::End::failed;
+    s.error = std::make_exception_ptr(
+        Error(std::string(core.name()) + ": reset before the launch started"));
+    s.ended_at = now;
+    finish(s);
+  }
+  if (running)
+    running->fail(
+        std::make_exception_ptr(Error(std::string(core.name()) + ": reset while the launch ran")));
+  registers.reset();
+}
+
 void CoreState::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   core.hbm->b_transport(trans, delay);
+}
+
+void CoreState::peek(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes) {
+  debug_read(address, data, bytes);
 }
 
 }  // namespace detail
@@ -426,7 +527,7 @@ LaunchResult Launch::take_result() {
 
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::TargetConfig& config,
                        const CoreOptions& options)
-    : sc_module(name), hbm("hbm"), regs("regs"), irq("irq", false) {
+    : sc_module(name), hbm("hbm"), regs("regs"), irq("irq", false), rst("rst") {
   sim::detail::systemc_link_anchor();
   state_ = std::make_unique<detail::CoreState>(*this, config, options);
   hbm.register_invalidate_direct_mem_ptr(this, &NeuronCore::invalidate_direct_mem_ptr);
@@ -436,6 +537,16 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::TargetConfig&
   spawn.set_stack_size(engines::kThreadStackBytes);
   detail::CoreState* state = state_.get();
   sc_core::sc_spawn([state] { state->sequencer(); }, "sequencer", &spawn);
+  sc_core::sc_spawn_options on_refusal;
+  on_refusal.spawn_method();
+  on_refusal.dont_initialize();
+  on_refusal.set_sensitivity(&state->registers.refused());
+  sc_core::sc_spawn([state] { state->registers.report_refusal(); }, "refusal", &on_refusal);
+  sc_core::sc_spawn_options on_reset;
+  on_reset.spawn_method();
+  on_reset.dont_initialize();
+  on_reset.set_sensitivity(&state->reset_requested);
+  sc_core::sc_spawn([state] { state->reset(); }, "reset", &on_reset);
   for (int e = 0; e < isa::kEngineCount; ++e) {
     const std::string engine(isa::engine_name(static_cast<isa::Engine>(e)));
     state->engine_threads[e] =
@@ -459,6 +570,28 @@ std::uint64_t NeuronCore::launches_finished() const {
 
 const config::TargetConfig& NeuronCore::config() const {
   return state_->config;
+}
+
+std::uint64_t NeuronCore::window_first() const {
+  return state_->options.hbm_window_base;
+}
+
+std::uint64_t NeuronCore::window_last() const {
+  return state_->window_last;
+}
+
+void NeuronCore::end_of_elaboration() {
+  state_->end_of_elaboration();
+  if (rst.size() == 0) return;
+  sc_core::sc_spawn_options on_edge;
+  on_edge.spawn_method();
+  on_edge.dont_initialize();
+  on_edge.set_sensitivity(&rst->posedge_event());
+  sc_core::sc_spawn([this] { reset(); }, "rst_edge", &on_edge);
+}
+
+void NeuronCore::reset() {
+  state_->reset_requested.notify(sc_core::SC_ZERO_TIME);
 }
 
 void NeuronCore::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "base/address_range.hpp"
 #include "base/error.hpp"
 #include "base/text.hpp"
 #include "neff/neff.hpp"
@@ -81,8 +82,26 @@ bool RegisterBlock::access(tlm::tlm_generic_payload& trans, bool side_effects) {
   const std::uint64_t address = trans.get_address();
   const unsigned length = trans.get_data_length();
   std::uint8_t* data = trans.get_data_ptr();
-  if ((length != 4 && length != 8) || address % length != 0 || address + length > regs::kSize ||
-      !data || trans.get_byte_enable_ptr() || trans.get_streaming_width() < length) {
+  if (!data || trans.get_byte_enable_ptr() || trans.get_streaming_width() < length) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
+  if (range_within(address, length, regs::kErrorText,
+                   regs::kErrorText + regs::kErrorTextBytes - 1) &&
+      length > 0) {
+    if (!trans.is_read()) {
+      trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+      return false;
+    }
+    for (unsigned i = 0; i < length; ++i) {
+      const std::uint64_t at = address - regs::kErrorText + i;
+      data[i] = at < error_text_.size() ? static_cast<std::uint8_t>(error_text_[at]) : 0;
+    }
+    trans.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
+  }
+  if ((length != 4 && length != 8) || address % length != 0 || address >= regs::kErrorCode + 8 ||
+      address + length > regs::kErrorCode + 8) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return false;
   }
@@ -106,7 +125,13 @@ bool RegisterBlock::access(tlm::tlm_generic_payload& trans, bool side_effects) {
   return true;
 }
 
-void RegisterBlock::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+void RegisterBlock::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  // A temporally decoupled host's access happens at its local time (IEEE 1666-2011 14.11:
+  // the target may wait): the doorbell launches then, and status reads see that moment.
+  if (delay > sc_core::SC_ZERO_TIME) {
+    sc_core::wait(delay);
+    delay = sc_core::SC_ZERO_TIME;
+  }
   access(trans, true);
 }
 
@@ -133,6 +158,13 @@ void RegisterBlock::ring() {
     if (count > descriptor::kMaxTensors)
       throw Error(where + ": " + std::to_string(count) + " tensors, at most " +
                   std::to_string(descriptor::kMaxTensors));
+    // The table and the NEFF are read at the host's addresses: neither may wrap.
+    std::uint64_t last = 0;
+    if (!range_last(at, descriptor::kHeaderBytes + std::uint64_t{count} * 8, last))
+      throw Error(where + ": the tensor table runs past the end of the 64-bit address space");
+    if (!range_last(neff_address, neff_bytes, last))
+      throw Error(where + ": the NEFF at " + hex(neff_address) + " (" + std::to_string(neff_bytes) +
+                  " bytes) runs past the end of the 64-bit address space");
     std::vector<std::uint8_t> table(std::size_t{count} * 8);
     core_.debug_read(at + descriptor::kHeaderBytes, table.data(), table.size());
     std::vector<std::uint8_t> neff_bytes_read(neff_bytes);
@@ -153,22 +185,40 @@ void RegisterBlock::ring() {
     core_.launch(std::move(request));
   } catch (const std::exception& e) {
     SC_REPORT_WARNING("neuronsim", e.what());
-    raise(regs::kIntDone | regs::kIntError, stage);
+    refusal_code_ = stage;
+    refusal_reason_ = e.what();
+    if (sc_core::sc_is_running())
+      refused_.notify(sc_core::SC_ZERO_TIME);
+    else
+      report_refusal();  // before the simulation starts there is no delta to lose
   }
+}
+
+void RegisterBlock::reset() {
+  descriptor_ = int_status_ = int_enable_ = error_code_ = cycles_ = 0;
+  error_text_.clear();
+  update_irq();
+}
+
+void RegisterBlock::report_refusal() {
+  raise(regs::kIntDone | regs::kIntError, refusal_code_, refusal_reason_);
 }
 
 void RegisterBlock::launch_finished(const LaunchResult& result, bool from_doorbell) {
   cycles_ = result.neuroncore_cycle_count;
   if (!from_doorbell) return;
   if (result.ok())
-    raise(regs::kIntDone, regs::kErrorNone);
+    raise(regs::kIntDone, regs::kErrorNone, "");
   else
-    raise(regs::kIntDone | regs::kIntError, regs::kErrorRun);
+    raise(regs::kIntDone | regs::kIntError, regs::kErrorRun, result.error);
 }
 
-void RegisterBlock::raise(std::uint64_t bits, std::uint64_t error_code) {
+void RegisterBlock::raise(std::uint64_t bits, std::uint64_t error_code, const std::string& reason) {
   int_status_ |= bits;
-  if (error_code != regs::kErrorNone) error_code_ = error_code;
+  if (error_code != regs::kErrorNone) {
+    error_code_ = error_code;
+    error_text_ = reason.substr(0, regs::kErrorTextBytes - 1);
+  }
   update_irq();
 }
 

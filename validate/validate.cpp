@@ -71,7 +71,18 @@ namespace {
 
 using validate_detail::InstrReporter;
 
-void check_semaphore_refs(const Kernel& k, const Instruction& instr, InstrReporter& report) {
+// An instruction names each semaphore it waits on or signals; the core has
+// limits.semaphores of them (sync.semaphores), so a list longer than that cannot be what the
+// hardware's per-instruction semaphore fields express (the count itself is unpublished,
+// reference section 5; the bound follows from the semaphore count).
+void check_semaphore_refs(const Kernel& k, const params::TargetLimits& limits,
+                          const Instruction& instr, InstrReporter& report) {
+  if (instr.waits.size() > limits.semaphores)
+    report.problem(std::to_string(instr.waits.size()) + " semaphore waits, the target has " +
+                   std::to_string(limits.semaphores) + " semaphores");
+  if (instr.signals.size() > limits.semaphores)
+    report.problem(std::to_string(instr.signals.size()) + " semaphore signals, the target has " +
+                   std::to_string(limits.semaphores) + " semaphores");
   const std::size_t n = k.semaphores.size();
   for (const auto& w : instr.waits)
     if (w.sem >= n)
@@ -90,7 +101,7 @@ void check_instruction(const Kernel& k, const params::TargetLimits& limits, Engi
   if ((allowed_engines(op) & (1u << static_cast<int>(engine))) == 0)
     report.problem(std::string("opcode ") + std::string(opcode_name(op)) + " cannot run on the " +
                    std::string(engine_name(engine)) + " engine");
-  check_semaphore_refs(k, instr, report);
+  check_semaphore_refs(k, limits, instr, report);
   bool sound = true;
   for (const auto& operand : validate_detail::named_operands(instr))
     sound = validate_detail::check_pattern(k, limits, instr, operand, report) && sound;

@@ -24,8 +24,9 @@ Summary summarise(const neuronsim::isa::HbmTensor& t, const std::vector<std::uin
 // "y [4096, 4096] bf16"
 std::string describe(const neuronsim::isa::HbmTensor& t);
 
-// The two scenarios: each builds its modules, runs sc_start() and reports. 0 on success.
+// The scenarios: each builds its modules, runs sc_start() and reports. 0 on success.
 int run_register_host(const std::string& neff_path);
 int run_chip(unsigned cores, const std::string& neff_path);
+int run_own_memory(const std::string& neff_path);
 
 }  // namespace embed

@@ -4,6 +4,8 @@
 //                               block and irq, with the data in HBM (register_host.cpp)
 //   embed chip N KERNEL.neff    N cores of one chip (neuronsim::Device, the kernel's
 //                               target) run the kernel at once (chip.cpp)
+//   embed memory KERNEL.neff    one core on a memory model of this program's own that
+//                               copies through the data pointer (own_memory.cpp)
 #include <exception>
 #include <iomanip>
 #include <iostream>
@@ -58,11 +60,13 @@ std::string describe(const neuronsim::isa::HbmTensor& t) {
 }  // namespace embed
 
 int sc_main(int argc, char* argv[]) {
-  const std::string usage = "usage: embed regs KERNEL.neff | embed chip N KERNEL.neff";
+  const std::string usage =
+      "usage: embed regs KERNEL.neff | embed chip N KERNEL.neff | embed memory KERNEL.neff";
   try {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "regs" && argc == 3) return embed::run_register_host(argv[2]);
     if (mode == "chip" && argc == 4) return embed::run_chip(std::stoul(argv[2]), argv[3]);
+    if (mode == "memory" && argc == 3) return embed::run_own_memory(argv[2]);
     std::cerr << usage << "\n";
     return 2;
   } catch (const std::exception& e) {  // neuronsim::Error for bad input

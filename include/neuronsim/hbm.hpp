@@ -6,8 +6,9 @@
 // DmaRateExtension cap; all ports together take at most the chip's bandwidth
 // (hbm.chip_bandwidth_gbps). A transfer's bytes take as long as the rate they get,
 // recomputed whenever a transfer starts or ends (event-driven, no ticking).
-// Storage is the target's whole HBM capacity, reserved, not committed: pages come into
-// being when first written. DMI covers all of it; transport_dbg reads and writes.
+// Storage comes in 64 MiB chunks mapped when first touched (a run needs no reservation of
+// the whole capacity); b_transport moves the bytes its payload carries (the base
+// protocol), DMI grants one chunk at a time, transport_dbg reads and writes.
 #include <cstdint>
 #include <memory>
 
@@ -27,6 +28,13 @@ class HbmState;
 class Hbm : public sc_core::sc_module {
  public:
   tlm_utils::multi_passthrough_target_socket<Hbm> socket;
+
+  // Storage is mapped in chunks of this many bytes when first touched, and a DMI grant is one
+  // chunk: a tensor inside one chunk is served by one DMI pointer, one across two is staged
+  // by the core. A simulator's storage choice, not a hardware number: large enough that
+  // a kernel's tensors rarely cross a chunk, small enough that the eight windows of a trn2
+  // Device touch 8 x 64 MiB (a run under ulimit -v 4194304).
+  static constexpr std::uint64_t kChunkBytes = std::uint64_t{64} << 20;
 
   Hbm(sc_core::sc_module_name name, const TargetConfig& config);
   ~Hbm() override;

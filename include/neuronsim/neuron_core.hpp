@@ -26,9 +26,14 @@ namespace neuronsim {
 struct CoreOptions {
   // The core's window of the device HBM address space: tensors a launch does not place
   // itself are placed here, from the start, for the time of the launch. Window bytes 0:
-  // up to the end of the target's HBM (config.hbm_bytes).
+  // from the base up to the end of the memory the core is bound to, found at the end of
+  // elaboration by reading one byte at a time with transport_dbg (docs/embedding.md).
   std::uint64_t hbm_window_base = 0;
   std::uint64_t hbm_window_bytes = 0;
+  // Two cores of one simulation whose windows overlap in one memory are refused at the end
+  // of elaboration, unless both say here that they may (they share it on purpose, or are on
+  // separate memories that grant no DMI, which the core cannot tell apart).
+  bool share_window = false;
 };
 
 class NeuronCore : public sc_core::sc_module {
@@ -39,6 +44,8 @@ class NeuronCore : public sc_core::sc_module {
   // High while kIntStatus & kIntEnable != 0. Written by the core and by register writes.
   sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> irq;
   sc_core::sc_event launch_finished;  // notified when any launch is done
+  // Optional reset input: a rising edge resets the core (reset()). Binding it is optional.
+  sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> rst;
 
   NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
              const CoreOptions& options = {});
@@ -49,12 +56,23 @@ class NeuronCore : public sc_core::sc_module {
   // failure (a deadlock, say) ends the launch with LaunchResult::error set.
   LaunchHandle launch(LaunchRequest request);
 
+  // Back to the state after construction, in the next delta cycle: queued launches end
+  // failed without running, a running one fails ("reset while the launch ran"), and the
+  // register block is cleared (irq low). Launches may be queued again at once.
+  void reset();
+
   bool idle() const;  // nothing queued or running
   std::uint64_t launches_finished() const;
   const TargetConfig& config() const;
   const char* kind() const override { return "neuronsim::NeuronCore"; }
 
+  // The window launches place tensors in (CoreOptions; sized from the memory at the end of
+  // elaboration when its size was 0): [first, last], inclusive.
+  std::uint64_t window_first() const;
+  std::uint64_t window_last() const;
+
  private:
+  void end_of_elaboration() override;
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
   void register_access(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   unsigned int register_debug(tlm::tlm_generic_payload& trans);

@@ -15,4 +15,5 @@
 #include "neuronsim/observer.hpp"
 #include "neuronsim/run.hpp"
 #include "neuronsim/statistics.hpp"
+#include "neuronsim/threads.hpp"
 #include "neuronsim/tlm.hpp"

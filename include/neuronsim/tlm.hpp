@@ -18,7 +18,9 @@
 //
 // Registers (NeuronCore::regs, a target socket): the map below; 4- or 8-byte
 // little-endian accesses, naturally aligned (a 4-byte access at +4 is a register's upper
-// half); they take no time and the delay they come with is left as it is.
+// half), reads of any length in the error text; they take no time of their own, and an
+// access with a delay (a temporally decoupled host) first waits it out, so it happens at
+// the host's local time.
 #include <cstdint>
 
 #include <tlm>
@@ -48,7 +50,11 @@ inline constexpr std::uint64_t kCycles = 0x20;      // RO: cycles of the last fi
 inline constexpr std::uint64_t kIntStatus = 0x28;   // RW1C: kInt* bits
 inline constexpr std::uint64_t kIntEnable = 0x30;   // RW: kInt* bits that raise irq
 inline constexpr std::uint64_t kErrorCode = 0x38;   // RO: kError* of the last failed launch
-inline constexpr std::uint64_t kSize = 0x40;        // bytes of the register block
+// RO, byte-addressed: why the last failed doorbell launch failed, as text (the message a
+// C++ caller gets in LaunchResult::error), NUL-padded, at most kErrorTextBytes - 1 bytes.
+inline constexpr std::uint64_t kErrorText = 0x100;
+inline constexpr std::uint64_t kErrorTextBytes = 0x100;
+inline constexpr std::uint64_t kSize = 0x200;  // bytes of the register block
 
 inline constexpr std::uint64_t kIdValue = 0x4e53494d'00010000;  // "NSIM", version 1.0
 // kStatus: bit 0 busy (a launch is queued or running); bits 32..63 launches finished.

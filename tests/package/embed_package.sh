@@ -162,4 +162,8 @@ for cores in 2 8; do
   done
   (($(grep -c '^core ' "$work/chip$cores.txt") == cores)) || fail "chip $cores: not $cores cores"
 done
+echo "== embed memory (${SECONDS}s)"
+"$embed" memory "$neff" | tee "$work/memory.txt"
+grep -Eq "^memory: trn2 core on a [0-9]+-byte memory of its own \(no DMI\): [0-9]+\.[0-9]+ ns, [1-9][0-9]* transactions; output .* checksum $checksum," \
+  "$work/memory.txt" || fail "memory: no time, transactions or the regs run's checksum"
 echo "embed_package: OK (${SECONDS}s)"

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
 
 #include "core_support.hpp"
 #include "neff/neff.hpp"
@@ -42,8 +43,16 @@ isa::Kernel add_kernel() {
 constexpr std::uint64_t kNeffAt = 0x10000, kDescriptorAt = 0x1000;
 constexpr std::uint64_t kA = 0x100000, kB = 0x200000, kOut = 0x300000, kBytes = 128 * 512 * 4;
 
+// What the host does: run the kernel (and then ring a bad descriptor); ring a bad one and
+// clear kIntStatus in the same delta; ring the kernel from 5 us ahead of simulated time
+// (a temporally decoupled host with a quantum keeper).
+enum class Scenario { run, refusal_cleared_at_once, decoupled };
+
 struct Host : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Host> mem{"mem"}, regs{"regs"};
+  Scenario scenario = Scenario::run;
+  bool irq_rose = false;
+  std::string error_text;
   sc_core::sc_in<bool> irq{"irq"};
   std::vector<std::uint8_t> neff, result;
   std::uint64_t cycles = 0, status = 0, error = 0, int_after_clear = 1;
@@ -67,9 +76,9 @@ struct Host : sc_core::sc_module {
     REQUIRE(mem->transport_dbg(t) == n);
   }
   // One 8-byte register access (little-endian, as this machine).
-  std::uint64_t reg(tlm::tlm_command command, std::uint64_t offset, std::uint64_t value = 0) {
+  std::uint64_t reg(tlm::tlm_command command, std::uint64_t offset, std::uint64_t value = 0,
+                    sc_core::sc_time delay = sc_core::SC_ZERO_TIME) {
     tlm::tlm_generic_payload t;
-    sc_core::sc_time delay;
     t.set_command(command);
     t.set_address(offset);
     t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
@@ -101,7 +110,35 @@ struct Host : sc_core::sc_module {
   }
 
   void run() {
+    if (scenario == Scenario::refusal_cleared_at_once) {
+      const std::uint32_t junk = 0xdeadbeef;
+      poke(kDescriptorAt, &junk, 4);
+      reg_write(regs::kDescriptor, kDescriptorAt);
+      reg_write(regs::kIntEnable, regs::kIntDone | regs::kIntError);
+      reg_write(regs::kDoorbell, 1);
+      reg_write(regs::kIntStatus, regs::kIntDone | regs::kIntError);  // the same delta
+      sc_core::wait(sc_core::sc_time(1, sc_core::SC_US), irq.posedge_event());
+      irq_rose = irq.read();
+      bad_status = reg_read(regs::kIntStatus);
+      bad_error = reg_read(regs::kErrorCode);
+      error_text = read_error_text(regs);
+      return;
+    }
     sc_core::wait(1, sc_core::SC_US);
+    if (scenario == Scenario::decoupled) {
+      poke(kNeffAt, neff.data(), neff.size());
+      descriptor(neff.size());
+      tlm_utils::tlm_quantumkeeper qk;
+      qk.set_global_quantum(sc_core::sc_time(10, sc_core::SC_US));
+      qk.reset();
+      qk.inc(sc_core::sc_time(5, sc_core::SC_US));  // this host's work so far, not yet synced
+      reg_write(regs::kDescriptor, kDescriptorAt);
+      reg_write(regs::kIntEnable, regs::kIntDone);
+      reg(tlm::TLM_WRITE_COMMAND, regs::kDoorbell, 1, qk.get_local_time());
+      sc_core::wait(irq.posedge_event());
+      raised = sc_core::sc_time_stamp();
+      return;
+    }
     poke(kNeffAt, neff.data(), neff.size());
     std::vector<float> a(kBytes / 4, 1.5f), b(kBytes / 4, 2.25f);
     poke(kA, a.data(), kBytes);
@@ -139,37 +176,53 @@ struct Host : sc_core::sc_module {
   }
 };
 
+// A host on a core and its HBM, and the same kernel through the C++ API on a core of its
+// own, for the expected time.
+struct Platform {
+  Hbm hbm, hbm2;
+  NeuronCore core, reference;
+  Host host;
+  LaunchHandle expected;
+  Platform(const config::TargetConfig& cfg, const isa::Kernel& k, Scenario scenario)
+      : hbm("hbm", cfg),
+        hbm2("hbm2", cfg),
+        core("core", cfg),
+        reference("reference", cfg),
+        host("host", neff::write(k)) {
+    host.scenario = scenario;
+    bind_checked(core, hbm.socket);
+    host.mem.bind(hbm.socket);
+    host.regs.bind(core.regs);
+    host.irq(core.irq);
+    bind_checked(reference, hbm2.socket);
+    LaunchRequest r = request(k);
+    r.inputs["a"] = std::vector<std::uint8_t>(kBytes, 0);
+    r.inputs["b"] = std::vector<std::uint8_t>(kBytes, 0);
+    expected = reference.launch(r);
+  }
+  // When the host's irq should rise: `start` + the kernel's time alone.
+  sc_core::sc_time done_after(sc_core::sc_time start) const {
+    return start +
+           sc_core::sc_time(static_cast<double>(expected->result().total_ps), sc_core::SC_PS);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("registers: a host runs a kernel through the doorbell and the interrupt", "[regs]") {
   const auto cfg = target("trn1");
-  const isa::Kernel k = add_kernel();
   sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
   require_elaboration("test");
-  Hbm hbm("hbm", cfg);
-  NeuronCore core("core", cfg);
-  Host host("host", neff::write(k));
-  core.hbm.bind(hbm.socket);
-  host.mem.bind(hbm.socket);
-  host.regs.bind(core.regs);
-  host.irq(core.irq);
-  // The same kernel through the C++ API, on a core of its own, for the expected time.
-  Hbm hbm2("hbm2", cfg);
-  NeuronCore reference("reference", cfg);
-  reference.hbm.bind(hbm2.socket);
-  LaunchRequest r = request(k);
-  r.inputs["a"] = std::vector<std::uint8_t>(kBytes, 0);
-  r.inputs["b"] = std::vector<std::uint8_t>(kBytes, 0);
-  const LaunchHandle expected = reference.launch(r);
+  Platform p(cfg, add_kernel(), Scenario::run);
+  Host& host = p.host;
+  NeuronCore& core = p.core;
   sc_core::sc_start();
-  REQUIRE(expected->finished());
+  REQUIRE(p.expected->finished());
   CHECK((host.status & regs::kStatusBusy) != 0);
   CHECK(host.error == regs::kErrorNone);
   // The interrupt rose when the launch ended: 1 us (the host's start) + the kernel's time.
-  CHECK(host.raised ==
-        sc_core::sc_time(1, sc_core::SC_US) +
-            sc_core::sc_time(static_cast<double>(expected->result().total_ps), sc_core::SC_PS));
-  CHECK(host.cycles == expected->result().neuroncore_cycle_count);
+  CHECK(host.raised == p.done_after(sc_core::sc_time(1, sc_core::SC_US)));
+  CHECK(host.cycles == p.expected->result().neuroncore_cycle_count);
   CHECK(host.int_after_clear == 0);
   CHECK_FALSE(host.irq_after_clear);
   float v = 0;
@@ -178,4 +231,34 @@ TEST_CASE("registers: a host runs a kernel through the doorbell and the interrup
   CHECK(host.bad_status == (regs::kIntDone | regs::kIntError));
   CHECK(host.bad_error == regs::kErrorDescriptor);
   CHECK(core.launches_finished() == 1);
+}
+
+TEST_CASE(
+    "registers: a refused doorbell cleared in the same delta still raises irq, and says "
+    "why",
+    "[regs]") {
+  // Before: the refusal set kIntStatus inside the doorbell write and the host's clear in
+  // the same delta took it back, so irq never changed; the reason was only a warning.
+  const auto cfg = target("trn1");
+  sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+  require_elaboration("test");
+  Platform p(cfg, add_kernel(), Scenario::refusal_cleared_at_once);
+  const Host& host = p.host;
+  sc_core::sc_start();
+  CHECK(host.irq_rose);
+  CHECK(host.bad_status == (regs::kIntDone | regs::kIntError));
+  CHECK(host.bad_error == regs::kErrorDescriptor);
+  CHECK(host.error_text == "core: descriptor at 0x1000: bad magic");
+}
+
+TEST_CASE("registers: a temporally decoupled host's doorbell launches at its local time",
+          "[regs]") {
+  // Before: the block ignored the delay, so the launch began 5 us early and the host saw
+  // it finish 5 us sooner than the time it had annotated.
+  const auto cfg = target("trn1");
+  require_elaboration("test");
+  Platform p(cfg, add_kernel(), Scenario::decoupled);
+  sc_core::sc_start();
+  // 1 us (the host's start) + 5 us (its local time) + the kernel's time.
+  CHECK(p.host.raised == p.done_after(sc_core::sc_time(6, sc_core::SC_US)));
 }

@@ -14,6 +14,8 @@
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/neuron_core.hpp"
 #include "neuronsim/run.hpp"
+#include "neuronsim/tlm.hpp"
+#include "tests/sim/protocol_checker.hpp"
 
 namespace core_test {
 
@@ -168,7 +170,7 @@ inline std::vector<LaunchResult> run_launches(const config::TargetConfig& config
   require_elaboration("run_launches");
   Hbm hbm("hbm", config);
   NeuronCore core("core", config);
-  core.hbm.bind(hbm.socket);
+  bind_checked(core, hbm.socket);
   std::vector<LaunchHandle> launches;
   for (auto& r : requests)
     launches.push_back(core.launch(std::move(r)));
@@ -177,6 +179,22 @@ inline std::vector<LaunchResult> run_launches(const config::TargetConfig& config
   for (const auto& l : launches)
     results.push_back(l->result());
   return results;
+}
+
+// The error text window of a core's register block (regs::kErrorText), read with
+// transport_dbg through `socket` (an initiator socket bound to the core's regs); empty when
+// the read fails.
+template <typename Socket>
+std::string read_error_text(Socket& socket) {
+  std::vector<char> text(regs::kErrorTextBytes);
+  tlm::tlm_generic_payload t;
+  t.set_command(tlm::TLM_READ_COMMAND);
+  t.set_address(regs::kErrorText);
+  t.set_data_ptr(reinterpret_cast<unsigned char*>(text.data()));
+  t.set_data_length(static_cast<unsigned>(text.size()));
+  t.set_streaming_width(static_cast<unsigned>(text.size()));
+  if (socket->transport_dbg(t) != text.size()) return "";
+  return std::string(text.data(), strnlen(text.data(), text.size()));
 }
 
 // A launch of a copy of `k`.

@@ -37,7 +37,7 @@ TEST_CASE("device: two cores sharing a narrow HBM each get half of it", "[device
   REQUIRE(device.core_count() == 2);
   Hbm own_hbm("own_hbm", cfg);
   NeuronCore alone("alone", cfg);
-  alone.hbm.bind(own_hbm.socket);
+  bind_checked(alone, own_hbm.socket);
   const auto k = std::make_shared<const isa::Kernel>(load_kernel());
   LaunchRequest r;
   r.kernel = k;

@@ -35,7 +35,7 @@ TEST_CASE("launches: 100 back to back on one core under the host model, no fork"
   require_elaboration("test");
   Hbm hbm("hbm", cfg);
   NeuronCore core("core", cfg);
-  core.hbm.bind(hbm.socket);
+  bind_checked(core, hbm.socket);
   host::HostDriver host("host", core, cfg.host, std::move(requests));
   sc_core::sc_start();
   REQUIRE(host.finished());
@@ -76,8 +76,8 @@ TEST_CASE("launches: one started at 5 us, driven in 1 us slices, equals one star
   require_elaboration("test");
   Hbm hbm_a("hbm_a", cfg), hbm_b("hbm_b", cfg);
   NeuronCore a("a", cfg), b("b", cfg);
-  a.hbm.bind(hbm_a.socket);
-  b.hbm.bind(hbm_b.socket);
+  bind_checked(a, hbm_a.socket);
+  bind_checked(b, hbm_b.socket);
   LaunchRequest at_zero;
   at_zero.kernel = k;
   at_zero.inputs["in"] = floats(3);
@@ -178,7 +178,7 @@ TEST_CASE(
   require_elaboration("test");
   Hbm hbm("hbm", cfg);
   NeuronCore core("core", cfg);
-  core.hbm.bind(hbm.socket);
+  bind_checked(core, hbm.socket);
   std::vector<LaunchHandle> launches;
   for (std::size_t i = 0; i < order.size(); ++i) {
     LaunchRequest r;

@@ -155,3 +155,20 @@ TEST_CASE("validate: too many queues on one DMA engine", "[validate]") {
   CHECK(d[0].where == "queue q16");
   CHECK_THAT(d[0].reason, Catch::Contains("DMA engine 3 would serve more than 16 queues"));
 }
+
+TEST_CASE("validate: an instruction waits on or signals at most the target's semaphores",
+          "[validate]") {
+  // trn1 has 32 semaphores (trn1_limits): 33 waits cannot all name a different one, and
+  // a NEFF record may list up to 65,535 (docs/neff.md).
+  for (const bool waits : {true, false}) {
+    Kernel k = base_kernel();
+    Instruction nop = instr(Nop{}, 7);
+    for (int i = 0; i < 33; ++i) {
+      if (waits) nop.waits.push_back({0, 1});
+      if (!waits) nop.signals.push_back({0, SemUpdate::increment, 1});
+    }
+    k.stream(Engine::sync).push_back(nop);
+    expect_one(k, waits ? "33 semaphore waits, the target has 32 semaphores"
+                        : "33 semaphore signals, the target has 32 semaphores");
+  }
+}
