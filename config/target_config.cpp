@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/error.hpp"
 #include "config/resolve.hpp"
 #include "config/schema.hpp"
 #include "config/target_dump.hpp"
@@ -29,6 +30,19 @@ double TargetConfig::clock_ghz(isa::Engine e) const {
 TargetConfig load_target(const std::string& name_or_path,
                          const std::vector<std::string>& overrides) {
   return to_target_config(resolve_target(name_or_path, overrides));
+}
+
+TargetConfig load_target_with(const std::string& name_or_path, const std::string& overrides_json,
+                              const std::string& source) {
+  nlohmann::json values;
+  try {
+    values = nlohmann::json::parse(overrides_json);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(source + ": not JSON: " + e.what());
+  }
+  if (!values.is_object())
+    throw Error(source + ": overrides are a JSON object of sections, as an override file holds");
+  return to_target_config(resolve_target(name_or_path, {}, {Patch{source, values}}));
 }
 
 TargetConfig to_target_config(const ResolvedTarget& r) {

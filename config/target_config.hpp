@@ -72,6 +72,13 @@ struct TargetConfig {
 // further JSON file applied in order. Throws neuronsim::Error naming key and reason.
 TargetConfig load_target(const std::string& name_or_path,
                          const std::vector<std::string>& overrides = {});
+// The same with overrides given in memory: `overrides_json` is the text of an override
+// file ({"dma": {"engines": 8}}), checked as one would be, `source` naming it in messages
+// ("overrides: dma.engines: ..."). For embedders that configure in code: set parameters
+// here rather than in TargetConfig's fields, whose derived values (a core's HBM share,
+// the DMA partition groups) only a resolve computes.
+TargetConfig load_target_with(const std::string& name_or_path, const std::string& overrides_json,
+                              const std::string& source = "overrides");
 std::vector<std::string> target_names();
 
 }  // namespace neuronsim::config

@@ -6,6 +6,7 @@
 namespace neuronsim {
 
 using config::load_target;
+using config::load_target_with;
 using config::target_names;
 using config::TargetConfig;
 

@@ -255,3 +255,22 @@ TEST_CASE("config: the dump is complete and deterministic", "[config]") {
   }
   CHECK(dump_target("trn1").dump(2) == dump.dump(2));
 }
+
+TEST_CASE("config: overrides given in memory resolve as an override file does", "[config]") {
+  using neuronsim::config::load_target_with;
+  const std::string text = R"({"dma": {"engines": 8}, "hbm": {"core_share": 0.25}})";
+  ScratchFile file(text, "over");
+  const TargetConfig from_file = load_target("trn2", {file.path()});
+  const TargetConfig in_memory = load_target_with("trn2", text);
+  CHECK(in_memory.dma.engines == 8);
+  CHECK(from_file.dma.engines == 8);
+  CHECK(in_memory.hbm_core_share == from_file.hbm_core_share);
+  CHECK(in_memory.dma.hbm_bytes_per_ns == from_file.dma.hbm_bytes_per_ns);
+  // The derived values follow: one core's HBM bandwidth is its share of the chip's.
+  CHECK(in_memory.dma.hbm_bytes_per_ns ==
+        Approx(load_target("trn2").hbm_chip_bytes_per_ns * 0.25));
+  CHECK_THROWS_WITH(load_target_with("trn2", R"({"dma": {"engines": 0}})", "my platform"),
+                    Contains("my platform") && Contains("dma.engines"));
+  CHECK_THROWS_WITH(load_target_with("trn2", "{\"dma\": "), Contains("overrides: not JSON"));
+  CHECK_THROWS_WITH(load_target_with("trn2", "[1, 2]"), Contains("a JSON object of sections"));
+}
