@@ -67,17 +67,17 @@ GemmPlan plan_gemm(const GemmSpec& s, const params::TargetLimits& l) {
   // many row tiles as the banks allow (each B tile is read from HBM once per block of A
   // rows, so taller blocks read B fewer times), then more chunks if M is short.
   if (std::uint64_t{std::max(s.block_rows, 1u)} * std::max(s.block_cols, 1u) > p.psum_banks)
-    throw Error("gemm: a register block of " + std::to_string(std::max(s.block_rows, 1u)) +
-                " x " + std::to_string(std::max(s.block_cols, 1u)) + " needs more than the " +
+    throw Error("gemm: a register block of " + std::to_string(std::max(s.block_rows, 1u)) + " x " +
+                std::to_string(std::max(s.block_cols, 1u)) + " needs more than the " +
                 std::to_string(p.psum_banks) + " PSUM banks");
   if (s.b_slots && s.b_transposed)
     throw Error("gemm: b_slots does not apply to a transposed B (kept whole in SBUF)");
-  std::uint32_t gc = s.block_cols ? std::min(s.block_cols, p.n_chunks)
-                                  : u32(std::min<std::uint64_t>(
-                                        {ceil_div(kEfficientRowBytes, p.n_chunk * in),
-                                         p.n_chunks, p.psum_banks}));
-  std::uint32_t mt = s.block_rows ? std::min(s.block_rows, p.m_tiles)
-                                  : std::min(p.psum_banks / gc, p.m_tiles);
+  std::uint32_t gc =
+      s.block_cols ? std::min(s.block_cols, p.n_chunks)
+                   : u32(std::min<std::uint64_t>(
+                         {ceil_div(kEfficientRowBytes, p.n_chunk * in), p.n_chunks, p.psum_banks}));
+  std::uint32_t mt =
+      s.block_rows ? std::min(s.block_rows, p.m_tiles) : std::min(p.psum_banks / gc, p.m_tiles);
   if (!s.block_cols) gc = std::min(p.psum_banks / mt, p.n_chunks);
   p.group_chunks = gc;
 

@@ -21,7 +21,7 @@ struct ExampleParams {
   std::uint32_t buffers = 0;  // rmsnorm/softmax: buffers per stage; 0: 2 if double_buffered
   // matmul: the GEMM schedule's knobs (compiler::GemmSpec); 0 = the planner's choice
   std::uint32_t block_rows = 0, block_cols = 0, b_slots = 0;
-  std::string dtype;          // matmul, rmsnorm: the inputs' dtype (default bf16)
+  std::string dtype;  // matmul, rmsnorm: the inputs' dtype (default bf16)
   std::string target = "trn2";
   params::TargetLimits limits;  // the target's (matmul sizes its tiles by them)
 };

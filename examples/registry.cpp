@@ -18,8 +18,9 @@ const std::vector<Example>& all_examples() {
 
 std::uint32_t stage_buffers(const ExampleParams& p) {
   if (p.block_rows || p.block_cols || p.b_slots)
-    throw Error("--block-rows, --block-cols and --b-slots are the matmul's GEMM schedule; the "
-                "row examples take --buffers");
+    throw Error(
+        "--block-rows, --block-cols and --b-slots are the matmul's GEMM schedule; the "
+        "row examples take --buffers");
   if (p.buffers == 0) return p.double_buffered ? 2 : 1;
   if (p.buffers > 8)
     throw Error("--buffers " + std::to_string(p.buffers) + ": 1 to 8 buffers per stage");
