@@ -137,8 +137,9 @@ def _lay_out_transposed_constants(graph, constants):
     the kernel would pay for at every call (a DMA transpose of 32 MiB for a [4096, 4096]
     bf16 weight that does not fit in SBUF)."""
     out = []
+    placeholders = {n.name: n for n in graph.nodes if n.op == "placeholder"}
     for pname, t in constants:
-        n = next(n for n in graph.nodes if n.op == "placeholder" and n.name == pname)
+        n = placeholders[pname]
         users = list(n.users)
         if users and t.dim() == 2 and all(_is_2d_transpose(u) and u.users and
                                           all(w.op == "call_function" for w in u.users)
