@@ -38,6 +38,8 @@ void run_command(const RunArgs& args) {
   run.inputs = kernel_inputs(k, args);
   save_inputs(args, k.tensors, run.inputs);
   RunOptions& options = run.options;
+  // -t chose the target: a kernel of another one runs on it, with a note.
+  options.other_target = true;
   options.timing_only = args.timing_only;
   options.fill_uninitialised = args.fill_uninit;
   if (args.timing_only)  // data is never read: any missing input is fine

@@ -27,6 +27,7 @@ void run_cores_mode(const RunArgs& args, const KernelRun& run) {
   auto request = [&](bool collect) {
     LaunchRequest r;
     r.kernel = kernel;
+    r.other_target = true;  // the program's -t chose the target
     r.source = args.neff_path;
     r.timing_only = args.timing_only;
     r.fill_uninitialised = args.fill_uninit;

@@ -120,6 +120,7 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
     const Launch& l = seq.launches[i];
     LaunchRequest r;
     r.kernel = std::shared_ptr<const isa::Kernel>(&kernels[i], [](const isa::Kernel*) {});
+    r.other_target = true;  // the caller chose the target the program runs on
     r.source = l.neff_path;
     for (const auto& t : kernels[i].tensors)
       if (t.role == isa::TensorRole::input || t.role == isa::TensorRole::output)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,7 +26,9 @@ class HbmState {
   HbmState(const config::TargetConfig& config)
       : size(config.hbm_bytes),
         target(config.name),
+        generation(config.generation),
         port_bytes_per_ns(config.dma.hbm_bytes_per_ns),
+        chip_bytes_per_ns(config.hbm_chip_bytes_per_ns),
         share("bandwidth", config.hbm_chip_bytes_per_ns, config.dma.hbm_bytes_per_ns) {
     if (size == 0) throw Error("config '" + config.name + "': hbm.capacity_bytes must be positive");
   }
@@ -78,8 +81,9 @@ class HbmState {
   }
 
   std::uint64_t size;
-  std::string target;
-  double port_bytes_per_ns;
+  std::string target, generation;
+  double port_bytes_per_ns, chip_bytes_per_ns;
+  std::vector<bool> foreign_port_told;  // by port: warned of a core of another generation
   // The chunks touched so far, by number (a map: a capacity of up to 2^64 bytes costs
   // nothing for the chunks never touched).
   std::unordered_map<std::uint64_t, memory::LazyBytes> chunks;
@@ -157,6 +161,17 @@ void Hbm::b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_tim
     delay = sc_core::SC_ZERO_TIME;
   }
   auto* rate = trans.get_extension<DmaRateExtension>();
+  if (rate && rate->initiator_generation && s.generation != rate->initiator_generation) {
+    if (s.foreign_port_told.size() <= p) s.foreign_port_told.resize(p + 1);
+    if (!s.foreign_port_told[p]) {
+      s.foreign_port_told[p] = true;
+      SC_REPORT_WARNING(
+          "neuronsim/hbm",
+          (std::string(name()) + ": port " + std::to_string(p) + " carries the traffic of a " +
+           rate->initiator_target + " (" + rate->initiator_generation + ") core; " + figures())
+              .c_str());
+    }
+  }
   if (s.events.empty()) s.events.push_back(std::make_unique<sc_core::sc_event>());
   std::unique_ptr<sc_core::sc_event> done = std::move(s.events.back());
   s.events.pop_back();
@@ -179,6 +194,16 @@ void Hbm::b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_tim
     if (trans.is_write()) s.store(trans.get_address(), trans.get_data_ptr() + done, n);
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+std::string Hbm::figures() const {
+  const auto& s = *state_;
+  std::ostringstream m;
+  m << "this Hbm gives every port the figures of " << s.target << " (" << s.generation
+    << "): at most " << s.port_bytes_per_ns << " bytes/ns per port (dma.hbm_bytes_per_ns), "
+    << s.chip_bytes_per_ns << " bytes/ns in all (hbm.chip_bandwidth_gbps), " << s.size
+    << " bytes (hbm.capacity_bytes)";
+  return m.str();
 }
 
 bool Hbm::get_direct_mem_ptr(int, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {

@@ -31,11 +31,16 @@ class CoreState : public engines::HbmLink {
   // cores of the simulation (sim/core_windows.cpp).
   void end_of_elaboration();
   void reset();  // NeuronCore::reset, inside a process (the core's reset method)
+  // NeuronCore::clk is bound to `bound`: the engine clocks follow its frequency.
+  void follow_clock(sc_core::sc_interface* bound);
   sc_core::sc_event reset_requested;
   ~CoreState() override;
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
   void peek(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes) override;
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
+  // transport_dbg and get_direct_mem_ptr on the hbm socket (checked like b_transport).
+  unsigned int hbm_transport_dbg(tlm::tlm_generic_payload& trans);
+  bool hbm_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
   // Reads and writes device HBM without time (transport_dbg); throws on an address error.
   void debug_read(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes);
   void debug_write(std::uint64_t address, const std::uint8_t* data, std::uint64_t bytes);
@@ -68,6 +73,7 @@ class CoreState : public engines::HbmLink {
   void start_engines(LaunchState& state);
   void finish(LaunchState& state);
   std::string deadlock_report(const LaunchState& state) const;
+  [[noreturn]] void protocol_broken(const char* rule, const tlm::tlm_generic_payload& trans) const;
   std::uint8_t* dmi_pointer(std::uint64_t address, std::uint64_t bytes);
   std::uint64_t next_region_if_crossing(std::uint64_t address, std::uint64_t bytes);
   const tlm::tlm_dmi* cached_region(std::uint64_t address) const;  // a granted one, or null

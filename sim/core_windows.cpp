@@ -31,7 +31,7 @@ bool CoreState::probe_readable(std::uint64_t address) {
   trans.set_data_ptr(&byte);
   trans.set_data_length(1);
   trans.set_streaming_width(1);
-  return core.hbm->transport_dbg(trans) == 1;
+  return hbm_transport_dbg(trans) == 1;
 }
 
 const std::uint8_t* CoreState::probe_dmi(std::uint64_t address) {
@@ -39,7 +39,7 @@ const std::uint8_t* CoreState::probe_dmi(std::uint64_t address) {
   trans.set_command(tlm::TLM_READ_COMMAND);
   trans.set_address(address);
   tlm::tlm_dmi dmi;
-  if (!core.hbm->get_direct_mem_ptr(trans, dmi) || !dmi.get_dmi_ptr() ||
+  if (!hbm_direct_mem_ptr(trans, dmi) || !dmi.get_dmi_ptr() ||
       !range_within(address, 1, dmi.get_start_address(), dmi.get_end_address()))
     return nullptr;
   return dmi.get_dmi_ptr() + (address - dmi.get_start_address());

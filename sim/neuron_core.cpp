@@ -5,6 +5,7 @@
 #include "neuronsim/neuron_core.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <iomanip>
 #include <sstream>
@@ -18,7 +19,9 @@
 #include "engines/thread_stack.hpp"
 #include "sim/core_state.hpp"
 #include "sim/input_check.hpp"
+#include "sim/kernel_target.hpp"
 #include "sim/launch_stats.hpp"
+#include "sim/protocol_rules.hpp"
 #include "validate/validate.hpp"
 
 namespace neuronsim {
@@ -100,7 +103,19 @@ CoreState::CoreState(NeuronCore& core, const config::TargetConfig& config,
 
 LaunchHandle CoreState::launch(LaunchRequest request) {
   if (!request.kernel) throw Error(std::string(core.name()) + ": a launch needs a kernel");
-  prepared.check(request.kernel, config, request.source);
+  const std::string other_target =
+      request.other_target || options.other_target_kernels == OtherTargetKernels::run
+          ? std::string()
+          : sim::other_target_reason(request.kernel->target, config);
+  if (!other_target.empty() && options.other_target_kernels == OtherTargetKernels::refuse)
+    throw Error(std::string(core.name()) + ": " + request.source + ": " + other_target +
+                " (CoreOptions::other_target_kernels or LaunchRequest::other_target allow it)");
+  const bool first_launch = prepared.check(request.kernel, config, request.source);
+  if (!other_target.empty() && first_launch)
+    SC_REPORT_WARNING("neuronsim/target",
+                      (std::string(core.name()) + ": " + request.source + ": " + other_target +
+                       "; running it as CoreOptions::other_target_kernels says")
+                          .c_str());
   check_request(request);
   auto handle = std::make_shared<Launch>();
   handle->request_ = std::move(request);
@@ -242,8 +257,7 @@ std::uint8_t* CoreState::region_pointer(std::uint64_t address) {
     trans.set_command(tlm::TLM_WRITE_COMMAND);
     trans.set_address(address);
     tlm::tlm_dmi dmi;
-    if (!core.hbm->get_direct_mem_ptr(trans, dmi) || !dmi.get_dmi_ptr() ||
-        !dmi.is_read_write_allowed() ||
+    if (!hbm_direct_mem_ptr(trans, dmi) || !dmi.get_dmi_ptr() || !dmi.is_read_write_allowed() ||
         !range_within(address, 1, dmi.get_start_address(), dmi.get_end_address()))
       return nullptr;
     dmi_.push_back(dmi);
@@ -253,6 +267,9 @@ std::uint8_t* CoreState::region_pointer(std::uint64_t address) {
 }
 
 void CoreState::invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end) {
+  if (options.check_protocol)
+    if (const char* rule = sim::broken_invalidate_rule(start, end))
+      protocol_broken(rule, tlm::tlm_generic_payload());
   auto hit = [&](const tlm::tlm_dmi& d) {
     return d.get_start_address() <= end && start <= d.get_end_address();
   };
@@ -284,7 +301,7 @@ void CoreState::debug_read(std::uint64_t address, std::uint8_t* data, std::uint6
     trans.set_data_ptr(data + done);
     trans.set_data_length(static_cast<unsigned int>(n));
     trans.set_streaming_width(static_cast<unsigned int>(n));
-    if (core.hbm->transport_dbg(trans) != n)
+    if (hbm_transport_dbg(trans) != n)
       throw Error(std::string(core.name()) + ": HBM read of " + std::to_string(n) + " bytes at " +
                   hex(address + done) + " failed");
     done += n;
@@ -304,7 +321,7 @@ void CoreState::debug_write(std::uint64_t address, const std::uint8_t* data, std
     trans.set_data_ptr(const_cast<std::uint8_t*>(data + done));
     trans.set_data_length(static_cast<unsigned int>(n));
     trans.set_streaming_width(static_cast<unsigned int>(n));
-    if (core.hbm->transport_dbg(trans) != n)
+    if (hbm_transport_dbg(trans) != n)
       throw Error(std::string(core.name()) + ": HBM write of " + std::to_string(n) + " bytes at " +
                   hex(address + done) + " failed");
     done += n;
@@ -505,8 +522,51 @@ void CoreState::reset() {
   registers.reset();
 }
 
+void CoreState::follow_clock(sc_core::sc_interface* bound) {
+  const auto* clock = dynamic_cast<const sc_core::sc_clock*>(bound);
+  if (!clock)
+    throw Error(std::string(core.name()) +
+                ".clk: bound to a signal that is not an sc_clock (the core takes the clock's "
+                "period, it never samples edges)");
+  const double ghz = 1.0 / clock->period().to_seconds() / 1e9;
+  const double scale = ghz / config.tensor_ghz;
+  config.tensor_ghz = ghz;
+  config.vector_ghz *= scale;
+  config.scalar_ghz *= scale;
+  config.gpsimd_ghz *= scale;
+}
+
+// The core's HBM traffic, checked against the base protocol when the options say so.
+void CoreState::protocol_broken(const char* rule, const tlm::tlm_generic_payload& trans) const {
+  throw Error(sim::protocol_violation(std::string(core.name()) + ".hbm", rule, trans));
+}
+
 void CoreState::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
+  if (auto* rate = trans.get_extension<DmaRateExtension>()) {
+    rate->initiator_target = config.name.c_str();
+    rate->initiator_generation = config.generation.c_str();
+  }
+  if (!options.check_protocol) return core.hbm->b_transport(trans, delay);
+  if (const char* rule = sim::broken_request_rule(trans, true)) protocol_broken(rule, trans);
+  const sim::PayloadAttributes before(trans);
   core.hbm->b_transport(trans, delay);
+  if (const char* rule = sim::broken_response_rule(trans, before)) protocol_broken(rule, trans);
+}
+
+unsigned int CoreState::hbm_transport_dbg(tlm::tlm_generic_payload& trans) {
+  if (!options.check_protocol) return core.hbm->transport_dbg(trans);
+  if (const char* rule = sim::broken_request_rule(trans, false)) protocol_broken(rule, trans);
+  const unsigned int n = core.hbm->transport_dbg(trans);
+  if (const char* rule = sim::broken_debug_rule(trans, n)) protocol_broken(rule, trans);
+  return n;
+}
+
+bool CoreState::hbm_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) {
+  const bool granted = core.hbm->get_direct_mem_ptr(trans, dmi);
+  if (options.check_protocol)
+    if (const char* rule = sim::broken_dmi_rule(trans.get_address(), granted, dmi))
+      protocol_broken(rule, trans);
+  return granted;
 }
 
 void CoreState::peek(std::uint64_t address, std::uint8_t* data, std::uint64_t bytes) {
@@ -525,9 +585,17 @@ LaunchResult Launch::take_result() {
   return std::move(result_);
 }
 
+bool protocol_checks_from_environment() {
+  static const bool on = [] {
+    const char* v = std::getenv("NEURONSIM_CHECK_PROTOCOL");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::TargetConfig& config,
                        const CoreOptions& options)
-    : sc_module(name), hbm("hbm"), regs("regs"), irq("irq", false), rst("rst") {
+    : sc_module(name), hbm("hbm"), regs("regs"), irq("irq", false), rst("rst"), clk("clk") {
   sim::detail::systemc_link_anchor();
   state_ = std::make_unique<detail::CoreState>(*this, config, options);
   hbm.register_invalidate_direct_mem_ptr(this, &NeuronCore::invalidate_direct_mem_ptr);
@@ -581,6 +649,7 @@ std::uint64_t NeuronCore::window_last() const {
 }
 
 void NeuronCore::end_of_elaboration() {
+  if (clk.size() > 0) state_->follow_clock(clk.get_interface());
   state_->end_of_elaboration();
   if (rst.size() == 0) return;
   sc_core::sc_spawn_options on_edge;

@@ -35,11 +35,12 @@ PreparedKernels::Entry& PreparedKernels::insert(const std::shared_ptr<const isa:
   return entries_.front();
 }
 
-void PreparedKernels::check(const std::shared_ptr<const isa::Kernel>& kernel,
+bool PreparedKernels::check(const std::shared_ptr<const isa::Kernel>& kernel,
                             const config::TargetConfig& config, const std::string& source) {
-  if (find(kernel.get())) return;
+  if (find(kernel.get())) return false;
   isa::validate(*kernel, config.limits, source);
   insert(kernel);
+  return true;
 }
 
 std::shared_ptr<const engines::KernelPlan> PreparedKernels::plan(

@@ -23,9 +23,9 @@ class PreparedKernels {
   PreparedKernels(std::size_t max_kernels, std::uint64_t max_instructions)
       : max_kernels_(max_kernels), max_instructions_(max_instructions) {}
 
-  // Validates `kernel` against the target unless this core has already; throws
-  // neuronsim::Error naming `source` like isa::validate.
-  void check(const std::shared_ptr<const isa::Kernel>& kernel, const config::TargetConfig& config,
+  // Validates `kernel` against the target unless this core has already (false then);
+  // throws neuronsim::Error naming `source` like isa::validate.
+  bool check(const std::shared_ptr<const isa::Kernel>& kernel, const config::TargetConfig& config,
              const std::string& source);
   // The plan of a kernel `check` accepted, computed on first use.
   std::shared_ptr<const engines::KernelPlan> plan(const std::shared_ptr<const isa::Kernel>& kernel,

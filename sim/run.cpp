@@ -35,6 +35,7 @@ RunResult run_kernel(const isa::Kernel& kernel, const config::TargetConfig& conf
   request.timing_only = options.timing_only;
   request.fill_uninitialised = options.fill_uninitialised;
   request.observers = options.observers;
+  request.other_target = options.other_target;
   Hbm hbm("hbm", config);
   // Inputs go straight into HBM, at the bottom, each on a page of its own; the core places
   // everything else in its window above them. (Through LaunchRequest::inputs they would be

@@ -28,6 +28,7 @@ std::vector<JobResult> Bench::run(const std::vector<Job>& jobs) {
   for (const Job& job : jobs) {
     LaunchRequest r;
     r.kernel = job.kernel;
+    r.other_target = true;  // the analysis chose the target
     r.source = job.source;
     r.timing_only = true;
     r.collect_outputs = false;

@@ -11,6 +11,7 @@
 // protocol), DMI grants one chunk at a time, transport_dbg reads and writes.
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
@@ -47,6 +48,10 @@ class Hbm : public sc_core::sc_module {
   // Bytes moved through b_transport on port `port` (its binding order), by command.
   std::uint64_t bytes_read(unsigned port) const;
   std::uint64_t bytes_written(unsigned port) const;
+  // Which figures it shares bandwidth by: its own target config's, for every port. A core
+  // of another NeuronCore generation bound to it gets these, not its own target's: the
+  // Hbm says so once per port (SC_REPORT_WARNING "neuronsim/hbm", with this text).
+  std::string figures() const;
   const char* kind() const override { return "neuronsim::Hbm"; }
 
  private:

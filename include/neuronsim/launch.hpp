@@ -44,6 +44,10 @@ struct LaunchRequest {
   // SBUF, PSUM and placed tensors start poisoned: floats NaN, integers the target's
   // sbuf.uninitialised_int_fill (docs/simulation.md).
   bool fill_uninitialised = false;
+  // Run the kernel even if it was built for another target than the core's (the caller
+  // chose the core's target on purpose, as `neuronsim run -t` does), whatever
+  // CoreOptions::other_target_kernels says.
+  bool other_target = false;
   std::vector<Observer*> observers;  // must outlive the launch
   // Called inside the simulation when the launch is done (after `done` is notified).
   std::function<void(const LaunchResult&)> on_done;

@@ -23,6 +23,11 @@
 
 namespace neuronsim {
 
+enum class OtherTargetKernels { refuse, warn, run };
+
+// NEURONSIM_CHECK_PROTOCOL is set and is not "0" (read once per process).
+bool protocol_checks_from_environment();
+
 struct CoreOptions {
   // The core's window of the device HBM address space: tensors a launch does not place
   // itself are placed here, from the start, for the time of the launch. Window bytes 0:
@@ -34,6 +39,17 @@ struct CoreOptions {
   // of elaboration, unless both say here that they may (they share it on purpose, or are on
   // separate memories that grant no DMI, which the core cannot tell apart).
   bool share_window = false;
+  // A kernel built for another target than the core's (isa::Kernel::target, a NEFF's
+  // target): a different NeuronCore generation, or a target name the core cannot place.
+  // refuse: launch() throws (a doorbell launch fails, its reason in the error text); warn:
+  // SC_REPORT_WARNING "neuronsim/target" once per kernel, then it runs; run: it runs. A
+  // launch may allow it itself (LaunchRequest::other_target).
+  OtherTargetKernels other_target_kernels = OtherTargetKernels::refuse;
+  // Check every HBM transaction of this core against the TLM-2.0 base protocol
+  // (neuronsim/protocol_checker.hpp says which rules); a broken rule fails the launch,
+  // naming it. Costs a few comparisons per transaction. Default: on when the environment
+  // sets NEURONSIM_CHECK_PROTOCOL to anything but "0" (the test suite does).
+  bool check_protocol = protocol_checks_from_environment();
 };
 
 class NeuronCore : public sc_core::sc_module {
@@ -46,6 +62,11 @@ class NeuronCore : public sc_core::sc_module {
   sc_core::sc_event launch_finished;  // notified when any launch is done
   // Optional reset input: a rising edge resets the core (reset()). Binding it is optional.
   sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> rst;
+  // Optional clock input, bound to an sc_clock: its frequency becomes the Tensor engine's
+  // clock, and the Vector, Scalar and GpSimd clocks keep their ratios to it (the target's
+  // clocks.*_ghz); DMA and HBM figures, in bytes/ns, stay. Read at the end of
+  // elaboration; the core never samples its edges (event-driven, nothing ticks).
+  sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> clk;
 
   NeuronCore(sc_core::sc_module_name name, const TargetConfig& config,
              const CoreOptions& options = {});

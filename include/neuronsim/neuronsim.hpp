@@ -13,6 +13,7 @@
 #include "neuronsim/launch.hpp"
 #include "neuronsim/neuron_core.hpp"
 #include "neuronsim/observer.hpp"
+#include "neuronsim/protocol_checker.hpp"
 #include "neuronsim/run.hpp"
 #include "neuronsim/statistics.hpp"
 #include "neuronsim/threads.hpp"

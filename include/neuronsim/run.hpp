@@ -25,6 +25,9 @@ struct RunOptions {
   bool fill_uninitialised = false;
   InputGenerator generate_missing;   // empty: a missing input is an error
   std::vector<Observer*> observers;  // see the events of the run (e.g. a trace writer)
+  // Run a kernel built for another target on `config` (LaunchRequest::other_target);
+  // without it such a kernel is refused.
+  bool other_target = false;
 };
 
 using RunResult = LaunchResult;

@@ -4,8 +4,10 @@
 // HBM (NeuronCore::hbm, an initiator socket; the bundled target is neuronsim::Hbm):
 //   b_transport  one per DMA engine part that reads or writes HBM: the command is READ
 //                (HBM source) or WRITE (HBM destination), the address and length are the
-//                part's first HBM byte and its byte count, the data pointer is null: the
-//                payload carries timing only. The target may wait() inside b_transport
+//                part's first HBM byte and its byte count; the data pointer points at
+//                the part's bytes (IEEE 1666-2011 14.17: a write carries them, a read
+//                receives them), streaming width below the length when the part repeats
+//                one row. The target may wait() inside b_transport
 //                (the bundled model does, to share bandwidth) or annotate a delay, or both;
 //                the DMA engine waits out the returned delay before the part completes.
 //                A DmaRateExtension carries the part's own rate limit.
@@ -34,6 +36,10 @@ struct DmaRateExtension : tlm::tlm_extension<DmaRateExtension> {
   double cap_bytes_per_ns = 0;
   std::uint32_t dma_engine = 0;
   bool applied = false;
+  // The issuing core's target name and NeuronCore generation (its TargetConfig's), valid
+  // during the call: how a memory model can tell which core's figures a part expects.
+  const char* initiator_target = nullptr;
+  const char* initiator_generation = nullptr;
   tlm::tlm_extension_base* clone() const override { return new DmaRateExtension(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {
     *this = static_cast<const DmaRateExtension&>(other);

@@ -146,6 +146,8 @@ py::dict run(const KernelObject& kernel, const py::object& inputs,
   const config::TargetConfig& cfg = resolved.config;
   LaunchRequest request;
   request.source = kernel.source();
+  // target= chose the core's target: a kernel built for another one runs on it.
+  request.other_target = true;
   request.timing_only = timing_only;
   request.fill_uninitialised = fill_uninitialised;
   if (!inputs.is_none())
@@ -239,6 +241,7 @@ py::dict run_cores(const std::vector<const KernelObject*>& kernels, const py::ob
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     LaunchRequest request;
     request.source = kernels[i]->source();
+    request.other_target = true;  // target= chose the cores' target
     if (profile_dir) {
       const std::shared_ptr<const neff::Neff> neff = kernels[i]->neff();
       profiles.push_back(std::make_unique<profile::LaunchProfile>(

@@ -17,6 +17,9 @@ struct CopyingMemory : sc_core::sc_module {
   std::vector<std::uint8_t> bytes;
   sc_core::sc_time latency;  // annotated per b_transport
   bool dmi = false;
+  // Breaks one rule of the base protocol (IEEE 1666-2011 14.17, table 53: a target leaves
+  // the address as it found it): for the tests of the protocol checks.
+  bool moves_address = false;
   std::uint64_t transports = 0, written = 0;
 
   CopyingMemory(sc_core::sc_module_name n, std::size_t size, sc_core::sc_time latency, bool dmi)
@@ -45,6 +48,7 @@ struct CopyingMemory : sc_core::sc_module {
     delay += latency;
     t.set_dmi_allowed(dmi);
     t.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (moves_address) t.set_address(t.get_address() + 1);
   }
   unsigned int transport_dbg(tlm::tlm_generic_payload& t) {
     if (!in_range(t, t.get_data_length())) return 0;

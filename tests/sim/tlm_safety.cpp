@@ -126,7 +126,7 @@ TEST_CASE(
   float v = 0;
   std::memcpy(&v, plain.bytes.data() + p->result().tensor_addresses.at("out") + 4 * 777, 4);
   CHECK(v == 9.0f);
-  CHECK(checked.transports == 32);  // 2 transfers x 16 DMA engines, all checked
+  CHECK(checked.transports() == 32);  // 2 transfers x 16 DMA engines, all checked
   // A memory that applies no rate limit and adds no latency: the DMA engines' own rate,
   // the bundled HBM's time.
   CHECK(p->result().total_ps == h->result().total_ps);
