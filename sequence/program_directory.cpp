@@ -1,4 +1,4 @@
-#include "host/program_directory.hpp"
+#include "sequence/program_directory.hpp"
 
 #include <fcntl.h>  // AT_FDCWD, renameat2
 
@@ -14,7 +14,7 @@
 #include "base/file_io.hpp"
 #include "neff/neff.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 namespace {
 
@@ -84,4 +84,4 @@ std::string write_program_directory(const compiler::CompiledProgram& p,
   }
 }
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

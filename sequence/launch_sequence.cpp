@@ -1,4 +1,4 @@
-#include "host/launch_sequence.hpp"
+#include "sequence/launch_sequence.hpp"
 
 #include <filesystem>
 #include <set>
@@ -10,7 +10,7 @@
 #include "base/json_text.hpp"
 #include "base/limits.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 namespace {
 
@@ -217,4 +217,4 @@ void check_bindings(const LaunchSequence& seq, const std::vector<isa::Kernel>& k
       throw Error(seq.path + ": no launch writes the program output '" + t.name + "'");
 }
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

@@ -10,7 +10,7 @@
 #include "isa/dtype.hpp"
 #include "isa/kernel.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 struct ProgramTensor {
   enum class Role { input, output, intermediate };
@@ -52,4 +52,4 @@ bool looks_like_launch_sequence(const std::string& path);  // a .json file
 // program output is written. `kernels[i]` is launch i's.
 void check_bindings(const LaunchSequence& seq, const std::vector<isa::Kernel>& kernels);
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence
