@@ -1,7 +1,7 @@
 #pragma once
 // What the visual report shows of one profile (docs/report.md): a single kernel run, or a
 // launch sequence (host.json plus one kernel profile per launch) laid out on the program's
-// time axis. Loading profile directories is sim/report_load.hpp's job; everything here
+// time axis. Loading profile directories is report/load.hpp's job; everything here
 // is plain data, so the rendering is testable without files.
 #include <cstdint>
 #include <string>
