@@ -116,7 +116,7 @@ Run load_single(const std::string& path) {
   run.total_ps = k.summary.total_ps;
   run.io_bytes = kernel_io_bytes(kernel);
   run.peak_flops_per_s = k.summary.peak_flops_per_s;
-  Launch launch;
+  RunLaunch launch;
   launch.name = kernel.name;
   launch.device = {0, k.summary.total_ps};
   launch.summary = k.summary;
@@ -259,7 +259,7 @@ Run load_sequence(const std::string& path) {
     const ordered_json& index = h.field(l, "index", where);
     if (!index.is_number_integer() || index.get<long long>() != static_cast<long long>(i))
       h.fail(where + ".index", "is not " + std::to_string(i));
-    Launch launch;
+    RunLaunch launch;
     launch.name = h.text(l, "name", where);
     launch.op = h.text(l, "op", where);
     launch.framework_dispatch = h.span(l, "framework_dispatch", where);
@@ -279,7 +279,7 @@ Run load_sequence(const std::string& path) {
     launch.summary = std::move(k.summary);
     run.launches.push_back(std::move(launch));
   }
-  for (const Launch& l : run.launches)
+  for (const RunLaunch& l : run.launches)
     parts.push_back(&l.summary);
   run.device = add_summaries(parts);
   run.io_bytes = io.bytes();

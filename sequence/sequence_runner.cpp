@@ -117,7 +117,7 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
   std::vector<std::unique_ptr<profile::LaunchProfile>> profiles;
   std::vector<LaunchRequest> requests;
   for (std::size_t i = 0; i < seq.launches.size(); ++i) {
-    const Launch& l = seq.launches[i];
+    const SequenceLaunch& l = seq.launches[i];
     LaunchRequest r;
     r.kernel = std::shared_ptr<const isa::Kernel>(&kernels[i], [](const isa::Kernel*) {});
     r.source = l.neff_path;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <random>
 
-#include "report/load.hpp"
 #include "report/lanes.hpp"
+#include "report/load.hpp"
 #include "report/render.hpp"
 #include "report_fixtures.hpp"
 
@@ -44,7 +44,7 @@ report::Run large_run(int launches, int per_engine) {
   }
   std::uint64_t now = 0;
   for (int l = 0; l < launches; ++l) {
-    report::Launch launch;
+    report::RunLaunch launch;
     launch.name = "launch" + std::to_string(l);
     launch.op = "op" + std::to_string(l);
     launch.framework_dispatch = {now, now + 20'000'000};
