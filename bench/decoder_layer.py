@@ -11,7 +11,7 @@ Parts, by the first node of each launch: norms (the two RMSNorms), qkv (the Q/K/
 projections with the rotary embedding), attention (per head: slices, K^T, scores, scale,
 mask, softmax, P @ V, and the concat), out_proj (output projection and residual), mlp
 (gate, up, SiLU, product, down, residual). Per part: launches, device time (each launch
-as it runs alone, the same as in the sequence, host/sequence_runner.cpp), busy time of
+as it runs alone, the same as in the sequence, sequence/sequence_runner.cpp), busy time of
 each engine, the DMA engines' mean busy time, the time the Tensor engine waited for DMA
 transfers (semaphore waits on the kernels' DMA queues, from each launch's profile: `neuronsim
 view --json`, stall_attribution), HBM bytes read + written; and the Tensor engine's ideal time (M*N*K / 128^2 cycles per bf16 matmul of the part, at the Tensor

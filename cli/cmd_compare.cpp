@@ -8,7 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/profile_options.hpp"
 #include "profile/host_trace.hpp"
-#include "profile/sequence_view.hpp"
+#include "sequence/sequence_view.hpp"
 #include "traces/compare.hpp"
 #include "traces/format.hpp"
 
@@ -24,7 +24,7 @@ void run_compare(const CompareOptions& o) {
   std::vector<traces::LabelledSummary> runs;
   for (const auto& path : o.profiles) {
     if (profile::is_sequence_profile(path)) {  // total = end to end; launches summed
-      runs.push_back({path, profile::combined_summary(profile::open_sequence_profile(path))});
+      runs.push_back({path, sequence::combined_summary(sequence::open_sequence_profile(path))});
       continue;
     }
     const profile::Profile p = profile::open_profile(path);

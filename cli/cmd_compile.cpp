@@ -1,7 +1,7 @@
 // `neuronsim compile graph.json --mode eager|fused -o outdir/`: a graph (docs/graph.md)
 // compiled into a launch sequence (docs/compiler.md): one NEFF per launch plus
 // outdir/launch.json. Every kernel is validated for the target before anything is written.
-// The directory is written whole or not at all, with a manifest (host/program_directory.hpp).
+// The directory is written whole or not at all, with a manifest (compiler/program_directory.hpp).
 #include <fcntl.h>  // AT_FDCWD
 
 #include <cerrno>
@@ -16,8 +16,8 @@
 #include "base/file_io.hpp"
 #include "cli/commands.hpp"
 #include "compiler/compiler.hpp"
+#include "compiler/program_directory.hpp"
 #include "config/target_config.hpp"
-#include "host/program_directory.hpp"
 #include "neff/neff.hpp"
 
 #include <nlohmann/json.hpp>
@@ -38,7 +38,7 @@ void run_compile(const CompileOptions& o) {
   const config::TargetConfig config = config::load_target(o.target);
   const compiler::Graph g = compiler::load_graph(o.graph);
   const compiler::CompiledProgram p = compiler::compile(g, *mode, config.name, config.limits);
-  host::write_program_directory(p, o.out_dir);
+  compiler::write_program_directory(p, o.out_dir);
   std::cout << g.name << " (" << compiler::mode_name(*mode) << ", " << config.name
             << "): " << p.launches.size() << " launch(es) in " << o.out_dir << "\n";
   for (const auto& l : p.launches)

@@ -9,7 +9,7 @@
 #include "cli/output.hpp"
 #include "profile/directory.hpp"
 #include "profile/host_trace.hpp"
-#include "profile/sequence_perfetto.hpp"
+#include "sequence/sequence_perfetto.hpp"
 #include "traces/perfetto.hpp"
 #include "traces/text_sink.hpp"
 
@@ -26,7 +26,7 @@ void run_export(const ExportOptions& o) {
   if (o.perfetto.empty()) throw Error("export: give an output, e.g. --perfetto trace.json");
   traces::BoundedStringSink sink(o.perfetto + ": the exported trace's size");
   if (profile::is_sequence_profile(o.profile)) {  // host lanes above the NeuronCore's
-    profile::write_sequence_perfetto(o.profile, sink);
+    sequence::write_sequence_perfetto(o.profile, sink);
   } else {
     const profile::Profile p = profile::open_profile(o.profile);
     const traces::TraceData trace = traces::read_ntff(p.ntff_path);

@@ -9,7 +9,7 @@
 #include "base/file_io.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "profile/report_load.hpp"
+#include "report/load.hpp"
 #include "report/render.hpp"
 #include "traces/format.hpp"
 #include "whatif/analysis.hpp"
@@ -26,7 +26,7 @@ struct ReportOptions {
 void run_report(const ReportOptions& o) {
   std::vector<report::Run> runs;
   for (const auto& path : o.profiles) {
-    runs.push_back(profile::load_report_run(path));
+    runs.push_back(report::load_run(path));
     if (!o.insights) continue;
     for (const whatif::Insight& in : whatif::profile_insights(path))
       runs.back().insights.push_back(

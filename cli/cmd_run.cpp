@@ -1,7 +1,7 @@
 // neuronsim run: simulate one kernel (a NEFF) on one NeuronCore; print where the time went
 // and what the host model adds around it, write the outputs as .npy and, if asked, the
 // statistics as JSON and a profile directory. A launch sequence (launch.json) runs its
-// launches one after another on one core (host/sequence_runner.hpp); --cores N runs the
+// launches one after another on one core (sequence/sequence_runner.hpp); --cores N runs the
 // kernel on N cores of one device at once, to show what sharing HBM costs. This file holds
 // the options and picks the mode; each mode is a file of its own (cli/run.hpp).
 #include <memory>
@@ -14,15 +14,15 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/run.hpp"
-#include "host/launch_sequence.hpp"
 #include "isa/kernel_limits.hpp"
+#include "sequence/launch_sequence.hpp"
 
 namespace neuronsim::cli {
 
 namespace {
 
 void run_command(const RunArgs& args) {
-  if (host::looks_like_launch_sequence(args.neff_path)) {
+  if (sequence::looks_like_launch_sequence(args.neff_path)) {
     if (args.cores > 0)
       throw Error(args.neff_path + ": --cores runs one NEFF, not a launch sequence");
     return run_sequence_mode(args);

@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/profile_options.hpp"
-#include "profile/sequence_view.hpp"
+#include "sequence/sequence_view.hpp"
 #include "traces/format.hpp"
 #include "traces/instruction_json.hpp"
 #include "traces/source_lines.hpp"
@@ -56,16 +56,16 @@ std::string source_search_text(const profile::Profile& p, const traces::TraceDat
 
 void run_view(const ViewOptions& o) {
   if (profile::is_sequence_profile(
-          o.profile)) {  // host.json + launch_NNN/ (profile/sequence_view.hpp)
-    const profile::SequenceProfile p = profile::open_sequence_profile(o.profile);
+          o.profile)) {  // host.json + launch_NNN/ (sequence/sequence_view.hpp)
+    const sequence::SequenceProfile p = sequence::open_sequence_profile(o.profile);
     const std::vector<whatif::Insight> insights =
         o.insights ? whatif::profile_insights(o.profile) : std::vector<whatif::Insight>{};
     if (o.json) {
-      nlohmann::ordered_json j = profile::sequence_view_json(p);
+      nlohmann::ordered_json j = sequence::sequence_view_json(p);
       if (o.insights) j["insights"] = whatif::insights_json(insights);
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << profile::sequence_view_text(p) << whatif::insights_text(insights);
+      std::cout << sequence::sequence_view_text(p) << whatif::insights_text(insights);
     }
     return;
   }

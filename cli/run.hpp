@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "config/target_config.hpp"
-#include "host/launch_sequence.hpp"
 #include "isa/kernel.hpp"
 #include "neff/neff.hpp"
 #include "neuronsim/run.hpp"
+#include "sequence/launch_sequence.hpp"
 #include "traces/format.hpp"
 
 namespace neuronsim::cli {
@@ -51,7 +51,7 @@ inline std::string pad(const std::string& s, std::size_t width) {
 // The bytes of every input the command line names (--input NAME=SPEC, or an .npz archive
 // of NAME.npy members), checked against the kernel's or the program's input tensors.
 TensorBytes kernel_inputs(const isa::Kernel& k, const RunArgs& args);
-TensorBytes program_inputs(const host::LaunchSequence& seq, const RunArgs& args);
+TensorBytes program_inputs(const sequence::LaunchSequence& seq, const RunArgs& args);
 // --save-inputs: the inputs as the kernel reads them (generated ones included).
 void save_inputs(const RunArgs& args, const std::vector<isa::HbmTensor>& tensors,
                  const TensorBytes& bytes);

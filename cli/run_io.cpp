@@ -88,10 +88,11 @@ TensorBytes kernel_inputs(const isa::Kernel& k, const RunArgs& args) {
 }
 
 // The program inputs named on the command line, checked against the program's tensors.
-TensorBytes program_inputs(const host::LaunchSequence& seq, const RunArgs& args) {
+TensorBytes program_inputs(const sequence::LaunchSequence& seq, const RunArgs& args) {
   return collect_inputs(args, "the program " + seq.path, [&](const std::string& name) {
-    const host::ProgramTensor* t = seq.find(name);
-    if (!t || t->role != host::ProgramTensor::Role::input) return std::optional<isa::HbmTensor>();
+    const sequence::ProgramTensor* t = seq.find(name);
+    if (!t || t->role != sequence::ProgramTensor::Role::input)
+      return std::optional<isa::HbmTensor>();
     return std::optional(t->as_hbm_tensor());
   });
 }

@@ -6,8 +6,8 @@
 
 #include "cli/progress.hpp"
 #include "cli/run.hpp"
-#include "host/host_model.hpp"
 #include "profile/profiled_run.hpp"
+#include "sequence/host_model.hpp"
 #include "sim/stats_json.hpp"
 
 namespace neuronsim::cli {
@@ -53,7 +53,7 @@ void print_summary(const isa::Kernel& k, const config::TargetConfig& cfg, const 
 // A single NEFF is a one-launch program: the host model's overheads are reported beside
 // the kernel's time, never added to it.
 void print_host_model(const config::TargetConfig& cfg, const RunResult& r, std::ostream& out) {
-  const profile::HostTimeline t = host::schedule_launches(cfg.host, {r.total_ns});
+  const profile::HostTimeline t = sequence::schedule_launches(cfg.host, {r.total_ns});
   const profile::LaunchTiming& l = t.launches.front();
   out << "\nhost model (" << cfg.name << ", " << (cfg.host.async ? "async" : "sync")
       << ", docs/host-model.md): framework dispatch " << fixed(l.framework_dispatch.length())

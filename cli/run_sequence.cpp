@@ -9,15 +9,15 @@
 #include "base/error.hpp"
 #include "cli/progress.hpp"
 #include "cli/run.hpp"
-#include "host/sequence_runner.hpp"
 #include "io/npy.hpp"
+#include "sequence/sequence_runner.hpp"
 
 namespace neuronsim::cli {
 
 namespace {
 
-void print_sequence(const host::LaunchSequence& seq, const config::TargetConfig& cfg,
-                    const host::SequenceResult& r, std::ostream& out) {
+void print_sequence(const sequence::LaunchSequence& seq, const config::TargetConfig& cfg,
+                    const sequence::SequenceResult& r, std::ostream& out) {
   out << "program " << seq.program << " (" << seq.mode << "), " << seq.launches.size()
       << " launches on " << cfg.name << ", host " << (cfg.host.async ? "async" : "sync")
       << " (docs/host-model.md)\n\n";
@@ -49,8 +49,8 @@ void print_sequence(const host::LaunchSequence& seq, const config::TargetConfig&
 }  // namespace
 
 void run_sequence_mode(const RunArgs& args) {
-  const host::LaunchSequence seq =
-      host::read_launch_sequence(args.neff_path, args.allow_outside_files);
+  const sequence::LaunchSequence seq =
+      sequence::read_launch_sequence(args.neff_path, args.allow_outside_files);
   std::string target = args.target;
   if (target.empty()) {
     std::error_code ec;
@@ -59,11 +59,11 @@ void run_sequence_mode(const RunArgs& args) {
     if (target.empty()) target = "trn1";
   }
   const config::TargetConfig cfg = config::load_target(target, args.configs);
-  host::SequenceRunOptions options;
+  sequence::SequenceRunOptions options;
   options.inputs = program_inputs(seq, args);
   std::vector<isa::HbmTensor> input_tensors;
   for (const auto& t : seq.tensors)
-    if (t.role == host::ProgramTensor::Role::input) input_tensors.push_back(t.as_hbm_tensor());
+    if (t.role == sequence::ProgramTensor::Role::input) input_tensors.push_back(t.as_hbm_tensor());
   save_inputs(args, input_tensors, options.inputs);
   options.timing_only = args.timing_only;
   options.fill_uninitialised = args.fill_uninit;
@@ -71,7 +71,7 @@ void run_sequence_mode(const RunArgs& args) {
   auto progress =
       Progress::wanted(args.quiet) ? std::make_unique<Progress>(seq.launches.size()) : nullptr;
   if (progress) options.launch_observer = [&](std::size_t i) { return progress->observer(i); };
-  const host::SequenceResult r = host::run_sequence(seq, cfg, options);
+  const sequence::SequenceResult r = sequence::run_sequence(seq, cfg, options);
   progress.reset();  // clears its line before the summary
   if (!args.stats_json.empty()) {
     nlohmann::ordered_json doc;
@@ -93,7 +93,7 @@ void run_sequence_mode(const RunArgs& args) {
     std::filesystem::create_directories(args.out_dir, ec);
     if (ec) throw Error(args.out_dir + ": cannot create the output directory: " + ec.message());
     for (const auto& t : seq.tensors) {
-      if (t.role != host::ProgramTensor::Role::output) continue;
+      if (t.role != sequence::ProgramTensor::Role::output) continue;
       const std::string path = (std::filesystem::path(args.out_dir) / (t.name + ".npy")).string();
       io::write_npy(path, t.dtype, t.shape, r.tensors.at(t.name), args.raw_bits);
       std::cout << "wrote " << path << "\n";

@@ -50,7 +50,7 @@ add_library(neuronsim::core ALIAS neuronsim_core)  # the same names in this buil
 
 add_library(neuronsim_package INTERFACE)
 set_target_properties(neuronsim_package PROPERTIES EXPORT_NAME neuronsim)
-target_link_libraries(neuronsim_package INTERFACE neuronsim_core neuronsim_sim neuronsim_host
+target_link_libraries(neuronsim_package INTERFACE neuronsim_core neuronsim_sim neuronsim_sequence
   neuronsim_profile neuronsim_io neuronsim_config neuronsim_engines neuronsim_memory
   neuronsim_neff neuronsim_validate neuronsim_cost neuronsim_semantics neuronsim_asm
   neuronsim_builder neuronsim_isa neuronsim_params neuronsim_base neuronsim_traces

@@ -203,7 +203,7 @@ class Partitioner {
       where += ")";
     }
     isa::validate(k, limits_, where);
-    Launch l;
+    CompiledLaunch l;
     l.name = name;
     l.neff = neff_name(name);
     l.op = op;

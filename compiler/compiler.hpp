@@ -20,7 +20,8 @@ enum class Mode : std::uint8_t { eager, fused };
 std::string mode_name(Mode m);
 std::optional<Mode> parse_mode(const std::string& name);
 
-struct Launch {
+// One kernel the compiler made, with the launch.json entry it becomes.
+struct CompiledLaunch {
   std::string name;  // unique in the sequence
   std::string neff;  // file name, relative to the output directory
   std::string op;    // the graph op, "fused" (row ops) or "attention"
@@ -39,8 +40,8 @@ struct ProgramTensor {
 struct CompiledProgram {
   std::string program;  // the graph's name
   Mode mode = Mode::fused;
-  std::vector<ProgramTensor> tensors;  // every tensor that lives in HBM
-  std::vector<Launch> launches;        // in launch order
+  std::vector<ProgramTensor> tensors;    // every tensor that lives in HBM
+  std::vector<CompiledLaunch> launches;  // in launch order
   // "<source>: input 'u': ..." for inputs no launch reads (left out of `tensors`, so a run
   // needs no value for them) and nodes fused mode removed because no output needs them.
   std::vector<std::string> warnings;

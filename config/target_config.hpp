@@ -15,7 +15,7 @@
 
 namespace neuronsim::config {
 
-// What the host adds around each kernel launch (host/host_model.hpp, docs/host-model.md):
+// What the host adds around each kernel launch (sequence/host_model.hpp, docs/host-model.md):
 // the framework's op dispatch on the CPU, the runtime call that submits the NEFF, and the
 // host noticing a completion. None of it is published as a number; docs/host-model.md
 // says why each default was chosen.

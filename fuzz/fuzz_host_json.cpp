@@ -1,13 +1,13 @@
 // A sequence profile's host.json, as view/export/compare load it (profile/host_trace.cpp)
-// and as the report loads it (profile/report_load.cpp).
+// and as the report loads it (report/load.cpp).
 #include "fuzz/fuzz_common.hpp"
 #include "profile/host_trace.hpp"
-#include "profile/report_load.hpp"
+#include "report/load.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   neuronsim::fuzz::write_scratch("host.json", data, size);
   const std::string dir = neuronsim::fuzz::scratch_dir();
   neuronsim::fuzz::expect_clean([&] { neuronsim::profile::read_host_trace(dir); });
-  neuronsim::fuzz::expect_clean([&] { neuronsim::profile::load_report_run(dir); });
+  neuronsim::fuzz::expect_clean([&] { neuronsim::report::load_run(dir); });
   return 0;
 }

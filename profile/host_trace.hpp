@@ -10,7 +10,7 @@
 
 namespace neuronsim::profile {
 
-// The host timeline of a launch sequence, as the host model (host/host_model.hpp) computes
+// The host timeline of a launch sequence, as the host model (sequence/host_model.hpp) computes
 // it and host.json records it.
 struct Interval {
   double start_ns = 0, end_ns = 0;

@@ -23,9 +23,9 @@ std::string share(std::uint64_t part, std::uint64_t whole) {
 }
 
 // Time covered by at least one launch's device execution.
-std::uint64_t device_union_ps(const std::vector<Launch>& launches) {
+std::uint64_t device_union_ps(const std::vector<RunLaunch>& launches) {
   std::vector<Interval> spans;
-  for (const Launch& l : launches)
+  for (const RunLaunch& l : launches)
     spans.push_back(l.device);
   std::sort(spans.begin(), spans.end(),
             [](const Interval& a, const Interval& b) { return a.start_ps < b.start_ps; });

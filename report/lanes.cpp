@@ -86,7 +86,7 @@ void add_device_trace(std::vector<Lane>& lanes, const traces::TraceData& trace,
   }
 }
 
-std::vector<Lane> host_lanes(const std::vector<Launch>& launches) {
+std::vector<Lane> host_lanes(const std::vector<RunLaunch>& launches) {
   std::vector<Lane> lanes(3);
   const HostKind kinds[] = {HostKind::framework_dispatch, HostKind::runtime_call, HostKind::device};
   for (int k = 0; k < 3; ++k) {
@@ -95,7 +95,7 @@ std::vector<Lane> host_lanes(const std::vector<Launch>& launches) {
     lanes[k].label = kind_label(LaneGroup::host, static_cast<std::uint16_t>(kinds[k]));
   }
   for (std::size_t i = 0; i < launches.size(); ++i) {
-    const Launch& l = launches[i];
+    const RunLaunch& l = launches[i];
     const Interval spans[] = {l.framework_dispatch, l.runtime_call, l.device};
     for (int k = 0; k < 3; ++k)
       if (spans[k].duration_ps())

@@ -23,7 +23,7 @@ void add_device_trace(std::vector<Lane>& lanes, const traces::TraceData& trace,
                       std::uint32_t first_detail = kNoIndex);
 
 // The three host lanes of a sequence: framework dispatch, runtime call, device execution.
-std::vector<Lane> host_lanes(const std::vector<Launch>& launches);
+std::vector<Lane> host_lanes(const std::vector<RunLaunch>& launches);
 
 // Sorts every lane's slices by time (the order the trace wrote them is by end time).
 void sort_lanes(std::vector<Lane>& lanes);

@@ -198,7 +198,7 @@ std::string launch_table(const Run& run) {
                      "device time", "HBM bytes", "DMA active", "busiest engine"});
   const int hbm = static_cast<int>(isa::MemSpace::hbm);
   for (std::size_t i = 0; i < run.launches.size() && i < kMaxLaunchRows; ++i) {
-    const Launch& l = run.launches[i];
+    const RunLaunch& l = run.launches[i];
     const traces::Summary& s = l.summary;
     int busiest = 0;
     for (int e = 1; e < isa::kEngineCount; ++e)

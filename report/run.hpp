@@ -1,7 +1,7 @@
 #pragma once
 // What the visual report shows of one profile (docs/report.md): a single kernel run, or a
 // launch sequence (host.json plus one kernel profile per launch) laid out on the program's
-// time axis. Loading profile directories is sim/report_load.hpp's job; everything here
+// time axis. Loading profile directories is report/load.hpp's job; everything here
 // is plain data, so the rendering is testable without files.
 #include <cstdint>
 #include <string>
@@ -62,8 +62,9 @@ struct SourceView {
   std::vector<SourceLineStats> lines;  // by line
 };
 
-// One kernel launch of a sequence (the whole run for a single kernel profile).
-struct Launch {
+// One kernel launch of a run as the report shows it: its host phases and the summary of
+// its device trace (the whole run for a single kernel profile).
+struct RunLaunch {
   std::string name, op;
   Interval framework_dispatch, runtime_call, device;  // on the program's time axis
   traces::Summary summary;                            // of its device trace
@@ -86,7 +87,7 @@ struct Run {
   std::uint64_t io_bytes = 0;  // the program's inputs plus outputs (round trip size)
   double peak_flops_per_s = 0;
   std::vector<std::pair<std::string, std::string>> host_model;  // name -> "value unit"
-  std::vector<Launch> launches;
+  std::vector<RunLaunch> launches;
   traces::Summary device;           // all launches' summaries added (total_ps: sum of device times)
   std::vector<Lane> lanes;          // host lanes (sequences), engines, DMA queues
   ViewerData viewer;                // instruction details, critical path, occupancy

@@ -21,7 +21,7 @@ std::string rect_title(const Lane& lane, const PixelRect& r, const Run& run) {
   const std::string span = human_time(r.end_ps - r.start_ps);
   const std::string at = " at " + human_time(r.start_ps);
   if (lane.group == LaneGroup::host) {
-    for (const Launch& l : run.launches) {
+    for (const RunLaunch& l : run.launches) {
       const Interval spans[] = {l.framework_dispatch, l.runtime_call, l.device};
       if (!r.aggregated && spans[r.kind].start_ps == r.start_ps)
         return l.name + " (" + l.op + "): " + what + " " + span + at;
@@ -43,7 +43,7 @@ std::string rect_title(const Lane& lane, const PixelRect& r, const Run& run) {
 
 // The device lane of a sequence names each launch's op where it fits.
 void launch_names(std::string& out, const Run& run, double scale, const TimelineLayout& L) {
-  for (const Launch& l : run.launches) {
+  for (const RunLaunch& l : run.launches) {
     const double w = static_cast<double>(l.device.duration_ps()) * scale;
     const std::string text = l.op.empty() ? l.name : l.op;
     if (w < 7.0 * static_cast<double>(text.size()) + 6) continue;

@@ -6,8 +6,8 @@
 
 #include "base/error.hpp"
 #include "config/resolve.hpp"
-#include "host/host_model.hpp"
 #include "profile/host_trace.hpp"
+#include "sequence/host_model.hpp"
 #include "sim/fresh_context.hpp"
 #include "traces/critical_path.hpp"
 #include "traces/format.hpp"
@@ -253,7 +253,7 @@ Result analyse(const Subject& subject, const Options& options) {
       device_ns.push_back(static_cast<double>(p) / 1000.0);
       sum += device_ns.back();
     }
-    return subject.sequence ? host::schedule_launches(config.host, device_ns).total_ns : sum;
+    return subject.sequence ? sequence::schedule_launches(config.host, device_ns).total_ns : sum;
   };
   std::vector<std::uint64_t> baseline_ps;
   std::vector<double> baseline_device_ns;
@@ -265,7 +265,7 @@ Result analyse(const Subject& subject, const Options& options) {
   const Figures f = figures(captures, baseline);
   result.device_ns = f.device_ns;
   const profile::HostTimeline timeline =
-      subject.sequence ? host::schedule_launches(base.host, baseline_device_ns)
+      subject.sequence ? sequence::schedule_launches(base.host, baseline_device_ns)
                        : profile::HostTimeline{};
 
   // Batch 2, all at once: the reliefs that can change the device times (one that

@@ -1,12 +1,12 @@
 #include "whatif/subject.hpp"
 
 #include "base/error.hpp"
-#include "host/launch_sequence.hpp"
-#include "host/sequence_runner.hpp"
 #include "neff/neff.hpp"
 #include "profile/directory.hpp"
 #include "profile/host_trace.hpp"
-#include "profile/sequence_view.hpp"
+#include "sequence/launch_sequence.hpp"
+#include "sequence/sequence_runner.hpp"
+#include "sequence/sequence_view.hpp"
 #include "traces/ntff.hpp"
 
 namespace neuronsim::whatif {
@@ -14,13 +14,13 @@ namespace neuronsim::whatif {
 Subject load_subject(const std::string& path, bool allow_outside_files) {
   Subject s;
   s.source = path;
-  if (!host::looks_like_launch_sequence(path)) {
+  if (!sequence::looks_like_launch_sequence(path)) {
     s.kernels.push_back(std::make_shared<const isa::Kernel>(neff::read_file(path).kernel));
     s.names.push_back(path);
     return s;
   }
-  const host::LaunchSequence seq = host::read_launch_sequence(path, allow_outside_files);
-  host::SequenceKernels loaded = host::load_sequence_kernels(seq);
+  const sequence::LaunchSequence seq = sequence::read_launch_sequence(path, allow_outside_files);
+  sequence::SequenceKernels loaded = sequence::load_sequence_kernels(seq);
   s.sequence = true;
   for (std::size_t i = 0; i < seq.launches.size(); ++i) {
     s.kernels.push_back(std::make_shared<const isa::Kernel>(std::move(loaded.kernels[i])));
@@ -34,7 +34,7 @@ Subject profile_subject(const std::string& dir) {
   s.source = dir;
   std::vector<std::string> launch_dirs = {dir};
   if (profile::is_sequence_profile(dir)) {
-    const profile::SequenceProfile seq = profile::open_sequence_profile(dir);
+    const sequence::SequenceProfile seq = sequence::open_sequence_profile(dir);
     s.sequence = true;
     launch_dirs = seq.launch_dirs;
     for (const profile::HostTraceLaunch& l : seq.host.launches)

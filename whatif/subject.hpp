@@ -1,7 +1,7 @@
 #pragma once
 // What a what-if analysis runs: the kernel of one NEFF, or the launches of a launch
 // sequence (launch.json), whose end-to-end time the host model gives from their device
-// times (host/host_model.hpp).
+// times (sequence/host_model.hpp).
 #include <memory>
 #include <string>
 #include <vector>

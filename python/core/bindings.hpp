@@ -5,7 +5,7 @@
 namespace neuronsim::python {
 
 // _core.HostScheduler and _core.host_params (host_scheduler.cpp): the host model of
-// host/host_model.hpp one launch at a time, for python/neuronsim/torch/'s runtime.
+// sequence/host_model.hpp one launch at a time, for python/neuronsim/torch/'s runtime.
 void bind_host_scheduler(pybind11::module_& m);
 // _core.rmsnorm_kernel (example_kernels.cpp): the hand-fused RMSNorm of examples/, as
 // `neuronsim example rmsnorm` makes it.

@@ -1,4 +1,4 @@
-// _core.HostScheduler: host::LaunchScheduler (host/host_model.hpp) for a target config,
+// _core.HostScheduler: sequence::LaunchScheduler (sequence/host_model.hpp) for a target config,
 // so that Python's eager runtime places its launches with the one host model that
 // `neuronsim run launch.json` uses (docs/host-model.md, docs/torch.md).
 #include <string>
@@ -7,10 +7,10 @@
 #include <pybind11/stl.h>
 
 #include "config/target_config.hpp"
-#include "host/host_model.hpp"
 #include "python/core/bindings.hpp"
 #include "python/core/json_to_python.hpp"
 #include "python/core/sanitizer_stack.hpp"
+#include "sequence/host_model.hpp"
 
 namespace py = pybind11;
 
@@ -43,27 +43,27 @@ config::HostParams host_of(const std::string& target, const std::vector<std::str
 
 void bind_host_scheduler(py::module_& m) {
   const auto guard = py::call_guard<DeadStackUnpoisoned>();
-  py::class_<host::LaunchScheduler>(m, "HostScheduler")
+  py::class_<sequence::LaunchScheduler>(m, "HostScheduler")
       .def(py::init([](const std::string& target, const std::vector<std::string>& overrides) {
-             return host::LaunchScheduler(host_of(target, overrides));
+             return sequence::LaunchScheduler(host_of(target, overrides));
            }),
            guard, py::arg("target"), py::arg("overrides"))
       .def(
           "launch",
-          [](host::LaunchScheduler& s, double device_ns) {
+          [](sequence::LaunchScheduler& s, double device_ns) {
             return timing_dict(s.launch(device_ns));
           },
           py::arg("device_ns"))
-      .def("host_op", [](host::LaunchScheduler& s) { return interval_dict(s.host_op()); })
-      .def("synchronize", &host::LaunchScheduler::synchronize)
-      .def("host_now_ns", &host::LaunchScheduler::host_now_ns)
-      .def("device_free_ns", &host::LaunchScheduler::device_free_ns)
-      .def("total_ns", &host::LaunchScheduler::total_ns);
+      .def("host_op", [](sequence::LaunchScheduler& s) { return interval_dict(s.host_op()); })
+      .def("synchronize", &sequence::LaunchScheduler::synchronize)
+      .def("host_now_ns", &sequence::LaunchScheduler::host_now_ns)
+      .def("device_free_ns", &sequence::LaunchScheduler::device_free_ns)
+      .def("total_ns", &sequence::LaunchScheduler::total_ns);
   m.def(
       "host_params",
       [](const std::string& target, const std::vector<std::string>& overrides) {
         // {"framework_dispatch_ns": {"value": .., "unit": "ns"}, ...}, as host.json has them
-        return to_python(host::host_params_json(host_of(target, overrides)));
+        return to_python(sequence::host_params_json(host_of(target, overrides)));
       },
       guard, py::arg("target"), py::arg("overrides"));
 }

@@ -20,9 +20,9 @@
 #include "base/error.hpp"
 #include "base/file_io.hpp"
 #include "compiler/compiler.hpp"
+#include "compiler/program_directory.hpp"
 #include "config/target_config.hpp"
 #include "config/target_dump.hpp"
-#include "host/program_directory.hpp"
 #include "isa/dtype.hpp"
 #include "isa/engine.hpp"
 #include "isa/instruction.hpp"
@@ -330,7 +330,7 @@ py::dict compile(const std::string& graph_json, const std::string& source, const
   compiler::CompiledProgram p = compiler::compile(g, *m, config.name, config.limits);
   // With out_dir, exactly what `neuronsim compile -o` writes (the manifest with hashes).
   const std::string launch_json =
-      out_dir ? host::write_program_directory(p, *out_dir) : compiler::launch_json(p);
+      out_dir ? compiler::write_program_directory(p, *out_dir) : compiler::launch_json(p);
   py::dict out;
   out["program"] = p.program;
   out["mode"] = compiler::mode_name(p.mode);

@@ -6,7 +6,7 @@
 namespace neuronsim::python {
 
 // `neuronsim export P --perfetto`'s JSON text for a sequence profile directory P (host
-// lanes above the NeuronCore's; profile/sequence_perfetto.hpp), bounded by export_bytes.
+// lanes above the NeuronCore's; sequence/sequence_perfetto.hpp), bounded by export_bytes.
 std::string sequence_perfetto(const std::string& profile_dir);
 
 }  // namespace neuronsim::python

@@ -33,10 +33,10 @@
 #include "config/target_dump.hpp"
 #include "core_support.hpp"
 #include "engines/instruction_plan.hpp"
-#include "host/host_model.hpp"
 #include "memory/memory_image.hpp"
 #include "neuronsim/device.hpp"
 #include "profile/peak_flops.hpp"
+#include "sequence/host_model.hpp"
 #include "validate/validate.hpp"
 
 using namespace core_test;
@@ -397,7 +397,7 @@ json observe_pure(const config::TargetConfig& cfg, const PureProbes& probes) {
       o["cost"][std::string(isa::engine_name(engine))].push_back({plan.cycles, plan.load_cycles});
   }
   // Eight launches of 100 us each: the host runs ahead, fills its queue, then waits.
-  const auto timeline = host::schedule_launches(cfg.host, std::vector<double>(8, 100000.0));
+  const auto timeline = sequence::schedule_launches(cfg.host, std::vector<double>(8, 100000.0));
   o["host"]["total_ns"] = timeline.total_ns;
   for (const auto& l : timeline.launches)
     o["host"]["launches"].push_back({l.framework_dispatch.start_ns, l.runtime_call.start_ns,

@@ -6,8 +6,8 @@
 #include "base/error.hpp"
 #include "core_support.hpp"
 #include "engines/sim_time.hpp"
-#include "host/host_driver.hpp"
-#include "host/host_model.hpp"
+#include "sequence/host_driver.hpp"
+#include "sequence/host_model.hpp"
 
 using namespace core_test;
 using neuronsim::isa::Engine;
@@ -36,7 +36,7 @@ TEST_CASE("launches: 100 back to back on one core under the host model, no fork"
   Hbm hbm("hbm", cfg);
   NeuronCore core("core", cfg);
   bind_checked(core, hbm.socket);
-  host::HostDriver host("host", core, cfg.host, std::move(requests));
+  sequence::HostDriver host("host", core, cfg.host, std::move(requests));
   sc_core::sc_start();
   REQUIRE(host.finished());
   REQUIRE(host.launches().size() == 100);
@@ -58,7 +58,7 @@ TEST_CASE("launches: 100 back to back on one core under the host model, no fork"
   // The simulation ends where the host model's arithmetic says: the sum of the device
   // times plus the gaps the host leaves (dispatch and runtime calls the device waits for,
   // and the final sync).
-  const profile::HostTimeline t = host::schedule_launches(cfg.host, device_ns);
+  const profile::HostTimeline t = sequence::schedule_launches(cfg.host, device_ns);
   CHECK(sc_core::sc_time_stamp() == host.end());
   CHECK(engines::to_ns(host.end()) == Approx(t.total_ns).margin(0.001));
   CHECK(t.total_ns == Approx(t.device_ns + t.dispatch_gap_ns()).margin(1e-6));

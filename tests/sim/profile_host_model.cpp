@@ -1,4 +1,4 @@
-// The host model (host/host_model.hpp), host.json (profile/host_trace.hpp) and the trace
+// The host model (sequence/host_model.hpp), host.json (profile/host_trace.hpp) and the trace
 // recorder's event conversions (profile/trace_recorder.hpp): pure code, no simulation.
 #include <unistd.h>
 
@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "base/file_io.hpp"
-#include "host/host_model.hpp"
 #include "profile/host_trace.hpp"
 #include "profile/trace_recorder.hpp"
+#include "sequence/host_model.hpp"
 
 using namespace neuronsim;
 
@@ -27,7 +27,7 @@ config::HostParams host_params(bool async, std::uint32_t depth = 4) {
 }  // namespace
 
 TEST_CASE("hostrun: the synchronous host waits for every launch", "[hostrun]") {
-  const profile::HostTimeline t = host::schedule_launches(host_params(false), {100, 50});
+  const profile::HostTimeline t = sequence::schedule_launches(host_params(false), {100, 50});
   REQUIRE(t.launches.size() == 2);
   // Launch 0: dispatch 0..10, runtime 10..30, device 30..130; the host sees it at 135.
   CHECK(t.launches[0].device.start_ns == 30);
@@ -42,7 +42,7 @@ TEST_CASE("hostrun: the synchronous host waits for every launch", "[hostrun]") {
 }
 
 TEST_CASE("hostrun: the asynchronous host dispatches during device execution", "[hostrun]") {
-  const profile::HostTimeline t = host::schedule_launches(host_params(true), {100, 50});
+  const profile::HostTimeline t = sequence::schedule_launches(host_params(true), {100, 50});
   // Launch 1's dispatch starts when launch 0's runtime call ends (30), its runtime call
   // ends at 60, but the device is busy until 130: device 130..180, end 185.
   CHECK(t.launches[1].framework_dispatch.start_ns == 30);
@@ -53,7 +53,7 @@ TEST_CASE("hostrun: the asynchronous host dispatches during device execution", "
 }
 
 TEST_CASE("hostrun: the scheduler one launch at a time, host ops and synchronize", "[hostrun]") {
-  host::LaunchScheduler s(host_params(true));
+  sequence::LaunchScheduler s(host_params(true));
   CHECK(s.synchronize() == 0);  // nothing launched: the host does not wait
   // A host op (a view) is a framework dispatch: 0..10; the launch after it dispatches at
   // 10..20, calls the runtime 20..40 and runs 40..140.
@@ -69,15 +69,15 @@ TEST_CASE("hostrun: the scheduler one launch at a time, host ops and synchronize
   CHECK(s.synchronize() == 145);
   CHECK(s.launch(50).framework_dispatch.start_ns == 145);
   // The same launches through schedule_launches (no host ops) match launch by launch.
-  host::LaunchScheduler plain(host_params(true));
-  const profile::HostTimeline t = host::schedule_launches(host_params(true), {100, 50});
+  sequence::LaunchScheduler plain(host_params(true));
+  const profile::HostTimeline t = sequence::schedule_launches(host_params(true), {100, 50});
   for (std::size_t i = 0; i < t.launches.size(); ++i)
     CHECK(plain.launch(t.launches[i].device_ns).device.end_ns == t.launches[i].device.end_ns);
   CHECK(plain.total_ns() == t.total_ns);
 }
 
 TEST_CASE("hostrun: a full launch queue blocks the runtime call", "[hostrun]") {
-  const profile::HostTimeline t = host::schedule_launches(host_params(true, 1), {100, 100});
+  const profile::HostTimeline t = sequence::schedule_launches(host_params(true, 1), {100, 100});
   // Depth 1: launch 1's runtime call waits until launch 0 finished (130) and was seen (135).
   CHECK(t.launches[1].runtime_call.start_ns == 135);
   CHECK(t.launches[1].device.start_ns == 155);
@@ -85,14 +85,14 @@ TEST_CASE("hostrun: a full launch queue blocks the runtime call", "[hostrun]") {
 }
 
 TEST_CASE("hostrun: host.json round-trips", "[hostrun]") {
-  host::LaunchSequence seq;
+  sequence::LaunchSequence seq;
   seq.program = "p";
   seq.mode = "eager";
   seq.launches = {{"l0", "a.neff", "a.neff", "add", {"n0"}, ""},
                   {"l1", "b.neff", "b.neff", "mul", {}, ""}};
   config::TargetConfig cfg = config::load_target("trn2");
-  const profile::HostTimeline timeline = host::schedule_launches(cfg.host, {1000.5, 250.25});
-  const profile::HostTrace t = host::make_host_trace(seq, cfg, timeline);
+  const profile::HostTimeline timeline = sequence::schedule_launches(cfg.host, {1000.5, 250.25});
+  const profile::HostTrace t = sequence::make_host_trace(seq, cfg, timeline);
   const auto dir =
       std::filesystem::temp_directory_path() / ("neuronsim_host_json_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

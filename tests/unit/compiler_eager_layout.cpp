@@ -15,7 +15,7 @@ using namespace neuronsim::compiler;
 
 namespace {
 
-const Launch& launch_named(const CompiledProgram& p, const std::string& name) {
+const CompiledLaunch& launch_named(const CompiledProgram& p, const std::string& name) {
   for (const auto& l : p.launches)
     if (l.name == name) return l;
   FAIL("no launch " << name);

@@ -205,7 +205,7 @@ TEST_CASE("compiler: the decoder layer's heads share one attention launch", "[co
   CHECK(ops_of(p) == std::vector<std::string>{"fused", "matmul", "matmul", "matmul", "matmul",
                                               "matmul", "attention", "matmul", "fused", "matmul",
                                               "matmul", "matmul"});
-  const Launch& a = p.launches[6];
+  const CompiledLaunch& a = p.launches[6];
   CHECK(std::count(a.nodes.begin(), a.nodes.end(), "o1") == 1);
   CHECK(std::count(a.nodes.begin(), a.nodes.end(), "attn") == 1);
   // 200 tokens: 2 row tiles (one partial) per head; per head 2 transposes of K (keys in

@@ -44,7 +44,7 @@ TEST_CASE("compiler: eager RMSNorm is one valid kernel per node", "[compiler]") 
   REQUIRE(p.launches.size() == 6);
   const char* ops[] = {"pow", "mean", "add", "rsqrt", "mul", "mul"};
   for (std::size_t i = 0; i < 6; ++i) {
-    const Launch& l = p.launches[i];
+    const CompiledLaunch& l = p.launches[i];
     CHECK(l.op == ops[i]);
     REQUIRE(l.nodes.size() == 1);
     CHECK(l.name == l.nodes[0]);

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "base/error.hpp"
-#include "profile/report_load.hpp"
+#include "report/load.hpp"
 #include "report/explain.hpp"
 #include "report_fixtures.hpp"
 
@@ -22,7 +22,7 @@ const neuronsim::report::Lane& lane(const neuronsim::report::Run& run, const std
 
 void check_error(const std::string& path, const std::vector<std::string>& parts) {
   try {
-    neuronsim::profile::load_report_run(path);
+    neuronsim::report::load_run(path);
     FAIL("accepted " << path);
   } catch (const neuronsim::Error& e) {
     for (const auto& p : parts)
@@ -35,7 +35,7 @@ void check_error(const std::string& path, const std::vector<std::string>& parts)
 TEST_CASE("report: a single-kernel profile loads with its lanes and facts", "[report]") {
   TempDir dir("report-single");
   write_profile(dir.file("p"), fixture_kernel());
-  const auto run = neuronsim::profile::load_report_run(dir.file("p"));
+  const auto run = neuronsim::report::load_run(dir.file("p"));
   CHECK_FALSE(run.sequence);
   CHECK(run.program == "traces_fixture");
   CHECK(run.total_ps == 400'000);
@@ -70,7 +70,7 @@ TEST_CASE("report: a single-kernel profile loads with its lanes and facts", "[re
 TEST_CASE("report: a launch sequence loads on the program's time axis", "[report]") {
   TempDir dir("report-sequence");
   write_sequence(dir.file("seq"));
-  const auto run = neuronsim::profile::load_report_run(dir.file("seq"));
+  const auto run = neuronsim::report::load_run(dir.file("seq"));
   CHECK(run.sequence);
   CHECK(run.program == "two_step");
   CHECK(run.mode == "eager");

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <random>
 
-#include "profile/report_load.hpp"
 #include "report/lanes.hpp"
+#include "report/load.hpp"
 #include "report/render.hpp"
 #include "report_fixtures.hpp"
 
@@ -16,8 +16,8 @@ namespace {
 std::vector<report::Run> fixture_runs(const TempDir& dir) {
   write_sequence(dir.file("seq"));
   write_profile(dir.file("single"), fixture_kernel());
-  return {neuronsim::profile::load_report_run(dir.file("seq")),
-          neuronsim::profile::load_report_run(dir.file("single"))};
+  return {neuronsim::report::load_run(dir.file("seq")),
+          neuronsim::report::load_run(dir.file("single"))};
 }
 
 // A run shaped like an eager 4096x4096 RMSNorm sequence, but far longer: `launches`
@@ -44,7 +44,7 @@ report::Run large_run(int launches, int per_engine) {
   }
   std::uint64_t now = 0;
   for (int l = 0; l < launches; ++l) {
-    report::Launch launch;
+    report::RunLaunch launch;
     launch.name = "launch" + std::to_string(l);
     launch.op = "op" + std::to_string(l);
     launch.framework_dispatch = {now, now + 20'000'000};

@@ -5,7 +5,7 @@
 #include <limits>
 #include <set>
 
-#include "profile/report_load.hpp"
+#include "report/load.hpp"
 #include "report/html_text.hpp"
 #include "report/render.hpp"
 #include "report/viewer_json.hpp"
@@ -19,7 +19,7 @@ namespace {
 
 report::Run fixture_run(const TempDir& dir) {
   write_profile(dir.file("single"), fixture_kernel());
-  return neuronsim::profile::load_report_run(dir.file("single"));
+  return neuronsim::report::load_run(dir.file("single"));
 }
 
 }  // namespace
@@ -134,7 +134,7 @@ TEST_CASE("report viewer: a forged total of 2^64 - 1 ps ends", "[report]") {
   TraceData t = fixture_trace(neff::read(bytes, "fixture").header.hash);
   t.info.total_ps = kMax;
   write_ntff(profile::prepare_profile(dir.file("forged"), bytes, t.info), t);
-  const report::Run run = neuronsim::profile::load_report_run(dir.file("forged"));
+  const report::Run run = neuronsim::report::load_run(dir.file("forged"));
   CHECK(run.total_ps == kMax);
   const std::string html = report::render_report({run});
   CHECK_THAT(html, Catch::Contains("viewer-data-0"));

@@ -13,7 +13,7 @@
 #include "neff/bytes_impl.hpp"
 #include "neff/sources_impl.hpp"
 #include "neff_fixtures.hpp"
-#include "profile/report_load.hpp"
+#include "report/load.hpp"
 #include "report/render.hpp"
 #include "report_fixtures.hpp"
 #include "traces/instruction_json.hpp"
@@ -241,7 +241,7 @@ TEST_CASE("sources: the report's source view and viewer show the Python lines",
           "[sources][report]") {
   traces_test::TempDir dir("sources-report");
   report_test::write_profile(dir.file("p"), located_fixture());
-  const report::Run run = profile::load_report_run(dir.file("p"));
+  const report::Run run = report::load_run(dir.file("p"));
   REQUIRE(run.sources.size() == 1);
   CHECK(run.sources[0].path == "k.py");
   REQUIRE(run.sources[0].lines.size() == 3);
@@ -252,9 +252,9 @@ TEST_CASE("sources: the report's source view and viewer show the Python lines",
   CHECK(html.find("data-loc=\"k.py:11\"") != std::string::npos);
   CHECK(html.find("mm(acc)") != std::string::npos);
   CHECK(html.find("\"k.py:12\"") != std::string::npos);  // the viewer's strings
-  CHECK(html == report::render_report({profile::load_report_run(dir.file("p"))}));
+  CHECK(html == report::render_report({report::load_run(dir.file("p"))}));
   // Without sources there is no source view.
   report_test::write_profile(dir.file("plain"), traces_test::fixture_kernel());
-  CHECK(report::render_report({profile::load_report_run(dir.file("plain"))})
+  CHECK(report::render_report({report::load_run(dir.file("plain"))})
             .find("<h3>Source</h3>") == std::string::npos);
 }

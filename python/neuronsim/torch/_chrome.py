@@ -1,5 +1,5 @@
 """export_chrome_trace: the window's sequence profile as `neuronsim export --perfetto`
-writes it (profile/sequence_perfetto.hpp: the Host process with its framework dispatch,
+writes it (sequence/sequence_perfetto.hpp: the Host process with its framework dispatch,
 runtime calls, device execution and sync lanes, an arrow from each runtime call to its
 execution, then the NeuronCore process with every launch's engine and DMA lanes), plus
 two host lanes only the profiler knows: the aten ops that ran no kernel on the device
@@ -12,7 +12,7 @@ import tempfile
 from .. import Error, _core
 from ._profiler_window import host_span
 
-_HOST_PID = 1000  # profile/sequence_perfetto.cpp's host process
+_HOST_PID = 1000  # sequence/sequence_perfetto.cpp's host process
 _NO_LAUNCH_TID, _STEP_TID = 5, 6  # after its four lanes (tids 1-4)
 
 

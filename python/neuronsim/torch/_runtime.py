@@ -1,6 +1,6 @@
 """The runtime every neuronsim.torch mode runs on (docs/torch.md): launches kernels on the
 live simulated core of one target, places each on the host timeline of the target's host
-model (host/host_model.hpp through _core.HostScheduler, the one definition that
+model (sequence/host_model.hpp through _core.HostScheduler, the one definition that
 `neuronsim run launch.json` uses), and reports every launch and every host-only aten op
 to its listeners (the profiler) in order.
 

@@ -1,4 +1,4 @@
-#include "profile/sequence_perfetto.hpp"
+#include "sequence/sequence_perfetto.hpp"
 
 #include <cmath>
 #include <map>
@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "profile/directory.hpp"
-#include "profile/sequence_view.hpp"
+#include "sequence/sequence_view.hpp"
 #include "traces/format.hpp"
 #include "traces/output_file.hpp"
 #include "traces/perfetto.hpp"
 
-namespace neuronsim::profile {
+namespace neuronsim::sequence {
 
 namespace {
 
@@ -58,7 +58,7 @@ void metadata(EventOut& out, int pid, int tid, const char* name, const ordered_j
 }
 
 void host_lanes(EventOut& out, const SequenceProfile& p, std::uint64_t& flow_id) {
-  const HostTrace& h = p.host;
+  const profile::HostTrace& h = p.host;
   metadata(out, kHostPid, 0, "process_name",
            {{"name", "Host: " + h.program + " (" + h.mode + ", " + h.target + ")"}});
   metadata(out, kHostPid, 0, "process_sort_index", {{"sort_index", 0}});
@@ -70,8 +70,8 @@ void host_lanes(EventOut& out, const SequenceProfile& p, std::uint64_t& flow_id)
   for (const auto& l : h.launches) {
     const ordered_json args = {
         {"index", l.index}, {"op", l.op}, {"nodes", l.nodes}, {"profile", l.profile}};
-    const Interval* parts[] = {&l.timing.framework_dispatch, &l.timing.runtime_call,
-                               &l.timing.device};
+    const profile::Interval* parts[] = {&l.timing.framework_dispatch, &l.timing.runtime_call,
+                                        &l.timing.device};
     std::uint64_t mid[3];
     for (int i = 0; i < 3; ++i) {
       const std::uint64_t start = ns_to_ps(parts[i]->start_ns), end = ns_to_ps(parts[i]->end_ns);
@@ -131,7 +131,7 @@ void write_sequence_perfetto(const std::string& profile_dir, traces::TextSink& f
   metadata(out, kDevicePid, 0, "process_sort_index", {{"sort_index", 1}});
   std::map<std::string, int> tid_of_name;  // lanes shared by name across launches
   for (std::size_t i = 0; i < p.launch_dirs.size(); ++i) {
-    const Profile profile = open_profile(p.launch_dirs[i]);
+    const profile::Profile profile = profile::open_profile(p.launch_dirs[i]);
     traces::PerfettoOptions options;
     options.kernel = &profile.neff.kernel;
     traces::StringSink sink;
@@ -189,4 +189,4 @@ void write_sequence_perfetto(const std::string& profile_dir, const std::string& 
   file.commit();
 }
 
-}  // namespace neuronsim::profile
+}  // namespace neuronsim::sequence

@@ -10,7 +10,7 @@
 #include "isa/dtype.hpp"
 #include "isa/kernel.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 struct ProgramTensor {
   enum class Role { input, output, intermediate };
@@ -21,7 +21,9 @@ struct ProgramTensor {
   isa::HbmTensor as_hbm_tensor() const;  // for input generation and .npy output
 };
 
-struct Launch {
+// One launch as launch.json lists it: a NEFF file to run and the op it stands for (not
+// the core's neuronsim::Launch, the handle of a launch in flight).
+struct SequenceLaunch {
   std::string name;
   std::string neff;       // as written in launch.json (relative to it)
   std::string neff_path;  // resolved against launch.json's folder
@@ -34,7 +36,7 @@ struct LaunchSequence {
   std::string path;  // launch.json, for messages
   std::string program, mode;
   std::vector<ProgramTensor> tensors;
-  std::vector<Launch> launches;
+  std::vector<SequenceLaunch> launches;
   const ProgramTensor* find(const std::string& name) const;  // nullptr if none
 };
 
@@ -52,4 +54,4 @@ bool looks_like_launch_sequence(const std::string& path);  // a .json file
 // program output is written. `kernels[i]` is launch i's.
 void check_bindings(const LaunchSequence& seq, const std::vector<isa::Kernel>& kernels);
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

@@ -1,6 +1,4 @@
-#include "profile/report_load.hpp"
-
-#include "profile/host_trace.hpp"
+#include "report/load.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,13 +15,14 @@
 #include "base/json_text.hpp"
 #include "config/target_config.hpp"
 #include "profile/directory.hpp"
+#include "profile/host_trace.hpp"
 #include "profile/peak_flops.hpp"
 #include "report/lanes.hpp"
 #include "report/source_view.hpp"
 #include "report/summary_sum.hpp"
 #include "traces/ntff.hpp"
 
-namespace neuronsim::profile {
+namespace neuronsim::report {
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -34,7 +33,7 @@ namespace {
 // unknown, and MFU is then not shown.
 double peak_flops(const isa::Kernel& k) {
   try {
-    return peak_flops_per_s(config::load_target(k.target), k);
+    return profile::peak_flops_per_s(config::load_target(k.target), k);
   } catch (const Error&) {
     return 0;
   }
@@ -42,7 +41,7 @@ double peak_flops(const isa::Kernel& k) {
 
 // One kernel profile: its summary, its lanes shifted to `offset_ps`, its kernel.
 struct KernelProfile {
-  Profile profile;
+  profile::Profile profile;
   traces::Summary summary;
 };
 
@@ -64,7 +63,7 @@ void number_source_lines(isa::Kernel& k) {
 }
 
 // SBUF and PSUM capacity of the kernel's target (0 when the target is unknown).
-void set_capacity(report::ViewerData& v, const isa::Kernel& k) {
+void set_capacity(ViewerData& v, const isa::Kernel& k) {
   try {
     const config::TargetConfig target = config::load_target(k.target);
     const std::uint64_t partitions = target.limits.partitions;
@@ -78,10 +77,9 @@ void set_capacity(report::ViewerData& v, const isa::Kernel& k) {
 
 // One kernel profile into the run: its lanes and viewer data shifted to `offset_ps`, the
 // launch's device span ending at device_end_ps (0: where its trace ends).
-KernelProfile load_kernel(const std::string& path, report::Run& run,
-                          std::vector<report::Lane>& device_lanes, std::uint64_t offset_ps,
-                          std::uint64_t device_end_ps) {
-  KernelProfile k{open_profile(path), {}};
+KernelProfile load_kernel(const std::string& path, Run& run, std::vector<Lane>& device_lanes,
+                          std::uint64_t offset_ps, std::uint64_t device_end_ps) {
+  KernelProfile k{profile::open_profile(path), {}};
   const traces::TraceData trace = traces::read_ntff(k.profile.ntff_path);
   number_source_lines(k.profile.neff.kernel);
   traces::SummaryOptions options;
@@ -91,12 +89,12 @@ KernelProfile load_kernel(const std::string& path, report::Run& run,
   std::vector<std::string> queues;
   for (const isa::DmaQueue& q : k.profile.neff.kernel.queues)
     queues.push_back(q.name);
-  const std::uint32_t first_detail = report::add_viewer_launch(
+  const std::uint32_t first_detail = add_viewer_launch(
       run.viewer, trace, k.profile.neff.kernel, static_cast<std::uint32_t>(run.launches.size()),
       offset_ps, device_end_ps ? device_end_ps : offset_ps + trace.info.total_ps);
   set_capacity(run.viewer, k.profile.neff.kernel);
-  report::add_source_times(run.sources, k.profile.neff.kernel, trace);
-  report::add_device_trace(device_lanes, trace, queues, offset_ps, first_detail);
+  add_source_times(run.sources, k.profile.neff.kernel, trace);
+  add_device_trace(device_lanes, trace, queues, offset_ps, first_detail);
   return k;
 }
 
@@ -107,9 +105,9 @@ std::uint64_t kernel_io_bytes(const isa::Kernel& k) {
   return bytes;
 }
 
-report::Run load_single(const std::string& path) {
-  report::Run run;
-  std::vector<report::Lane> lanes = report::engine_lanes();
+Run load_single(const std::string& path) {
+  Run run;
+  std::vector<Lane> lanes = engine_lanes();
   KernelProfile k = load_kernel(path, run, lanes, 0, 0);
   const isa::Kernel& kernel = k.profile.neff.kernel;
   run.label = path;
@@ -118,15 +116,15 @@ report::Run load_single(const std::string& path) {
   run.total_ps = k.summary.total_ps;
   run.io_bytes = kernel_io_bytes(kernel);
   run.peak_flops_per_s = k.summary.peak_flops_per_s;
-  report::Launch launch;
+  RunLaunch launch;
   launch.name = kernel.name;
   launch.device = {0, k.summary.total_ps};
   launch.summary = k.summary;
   run.launches.push_back(std::move(launch));
   run.device = std::move(k.summary);
   run.lanes = std::move(lanes);
-  report::sort_lanes(run.lanes);
-  report::finish_viewer(run.viewer);
+  sort_lanes(run.lanes);
+  finish_viewer(run.viewer);
   return run;
 }
 
@@ -161,11 +159,11 @@ struct HostJson {
                    const std::string& where) const {
     return static_cast<std::uint64_t>(std::llround(number(obj, key, where) * 1000.0));
   }
-  report::Interval span(const ordered_json& launch, const std::string& key,
-                        const std::string& where) const {
+  Interval span(const ordered_json& launch, const std::string& key,
+                const std::string& where) const {
     const ordered_json& s = field(launch, key, where);
     const std::string at = where + "." + key;
-    report::Interval i{ps(s, "start_ns", at), ps(s, "end_ns", at)};
+    Interval i{ps(s, "start_ns", at), ps(s, "end_ns", at)};
     if (i.end_ps < i.start_ps) fail(at, "ends before it starts");
     return i;
   }
@@ -223,10 +221,10 @@ class ProgramIo {
   std::uint64_t bytes_ = 0;
 };
 
-report::Run load_sequence(const std::string& path) {
+Run load_sequence(const std::string& path) {
   // The same validation as view/export/compare (profile/host_trace.cpp) first, so a
   // host.json one command refuses no other accepts; the checks below are the report's own.
-  (void)read_host_trace(path);
+  (void)profile::read_host_trace(path);
   const fs::path dir(path);
   HostJson h{(dir / "host.json").string()};
   const auto j =
@@ -237,7 +235,7 @@ report::Run load_sequence(const std::string& path) {
   if (!version.is_number_integer() || version.get<long long>() != 1)
     h.fail("version", "unsupported (this neuronsim reads version 1)");
 
-  report::Run run;
+  Run run;
   run.label = path;
   run.sequence = true;
   run.program = h.text(j, "program", "top level");
@@ -252,7 +250,7 @@ report::Run load_sequence(const std::string& path) {
   const ordered_json& launches = h.field(j, "launches", "top level");
   if (!launches.is_array() || launches.empty()) h.fail("launches", "not a non-empty array");
 
-  std::vector<report::Lane> device_lanes = report::engine_lanes();
+  std::vector<Lane> device_lanes = engine_lanes();
   std::vector<const traces::Summary*> parts;
   ProgramIo io;
   for (std::size_t i = 0; i < launches.size(); ++i) {
@@ -261,7 +259,7 @@ report::Run load_sequence(const std::string& path) {
     const ordered_json& index = h.field(l, "index", where);
     if (!index.is_number_integer() || index.get<long long>() != static_cast<long long>(i))
       h.fail(where + ".index", "is not " + std::to_string(i));
-    report::Launch launch;
+    RunLaunch launch;
     launch.name = h.text(l, "name", where);
     launch.op = h.text(l, "op", where);
     launch.framework_dispatch = h.span(l, "framework_dispatch", where);
@@ -281,25 +279,25 @@ report::Run load_sequence(const std::string& path) {
     launch.summary = std::move(k.summary);
     run.launches.push_back(std::move(launch));
   }
-  for (const report::Launch& l : run.launches)
+  for (const RunLaunch& l : run.launches)
     parts.push_back(&l.summary);
-  run.device = report::add_summaries(parts);
+  run.device = add_summaries(parts);
   run.io_bytes = io.bytes();
-  run.lanes = report::host_lanes(run.launches);
-  for (report::Lane& lane : device_lanes)
+  run.lanes = host_lanes(run.launches);
+  for (Lane& lane : device_lanes)
     run.lanes.push_back(std::move(lane));
-  report::sort_lanes(run.lanes);
-  report::finish_viewer(run.viewer);
+  sort_lanes(run.lanes);
+  finish_viewer(run.viewer);
   return run;
 }
 
 }  // namespace
 
-report::Run load_report_run(const std::string& path) {
+Run load_run(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec) && fs::exists(fs::path(path) / "host.json", ec))
     return load_sequence(path);
   return load_single(path);
 }
 
-}  // namespace neuronsim::profile
+}  // namespace neuronsim::report

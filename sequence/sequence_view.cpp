@@ -1,4 +1,4 @@
-#include "profile/sequence_view.hpp"
+#include "sequence/sequence_view.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include "profile/directory.hpp"
 #include "traces/format.hpp"
 
-namespace neuronsim::profile {
+namespace neuronsim::sequence {
 
 namespace fs = std::filesystem;
 
@@ -26,10 +26,10 @@ double share(double part, double whole) {
 SequenceProfile open_sequence_profile(const std::string& dir) {
   SequenceProfile p;
   p.dir = dir;
-  p.host = read_host_trace(dir);
+  p.host = profile::read_host_trace(dir);
   for (const auto& l : p.host.launches) {
     const std::string launch_dir = (fs::path(dir) / l.profile).string();
-    const Profile profile = open_profile(launch_dir);
+    const profile::Profile profile = profile::open_profile(launch_dir);
     traces::SummaryOptions options;
     options.kernel = &profile.neff.kernel;
     p.launches.push_back(traces::summarize_ntff(profile.ntff_path, options));
@@ -37,7 +37,7 @@ SequenceProfile open_sequence_profile(const std::string& dir) {
     const std::uint64_t recorded = ns_to_ps(l.timing.device_ns);
     const std::uint64_t traced = p.launches.back().total_ps;
     if (recorded != traced)
-      throw Error(dir + "/" + kHostTraceFile + ": launch '" + l.name + "' took " +
+      throw Error(dir + "/" + profile::kHostTraceFile + ": launch '" + l.name + "' took " +
                   traces::ps_as_ns(recorded) + " ns on the device but its trace " +
                   profile.ntff_path + " lasts " + traces::ps_as_ns(traced) +
                   " ns (mismatched launch profile)");
@@ -45,7 +45,7 @@ SequenceProfile open_sequence_profile(const std::string& dir) {
   return p;
 }
 
-std::vector<OpRow> op_rows(const HostTrace& host) {
+std::vector<OpRow> op_rows(const profile::HostTrace& host) {
   std::vector<OpRow> rows;
   for (const auto& l : host.launches) {
     auto it = rows.begin();
@@ -63,7 +63,7 @@ std::vector<OpRow> op_rows(const HostTrace& host) {
 }
 
 std::string sequence_view_text(const SequenceProfile& p) {
-  const HostTrace& h = p.host;
+  const profile::HostTrace& h = p.host;
   std::string out = "sequence profile " + p.dir + ": program " + h.program + " (" + h.mode +
                     ") on " + h.target + ", " + std::to_string(h.launches.size()) + " launches\n\n";
   traces::TextTable ops(
@@ -105,7 +105,7 @@ std::string sequence_view_text(const SequenceProfile& p) {
 }
 
 nlohmann::ordered_json sequence_view_json(const SequenceProfile& p) {
-  const HostTrace& h = p.host;
+  const profile::HostTrace& h = p.host;
   nlohmann::ordered_json ops = nlohmann::ordered_json::array();
   for (const OpRow& r : op_rows(h))
     ops.push_back({{"op", r.op},
@@ -173,4 +173,4 @@ traces::Summary combined_summary(const SequenceProfile& p) {
   return c;
 }
 
-}  // namespace neuronsim::profile
+}  // namespace neuronsim::sequence

@@ -1,4 +1,4 @@
-#include "host/program_directory.hpp"
+#include "compiler/program_directory.hpp"
 
 #include <fcntl.h>  // AT_FDCWD, renameat2
 
@@ -14,7 +14,7 @@
 #include "base/file_io.hpp"
 #include "neff/neff.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::compiler {
 
 namespace {
 
@@ -58,8 +58,7 @@ void replace_directory(const std::string& staged, const std::string& out) {
 
 }  // namespace
 
-std::string write_program_directory(const compiler::CompiledProgram& p,
-                                    const std::string& out_dir) {
+std::string write_program_directory(const CompiledProgram& p, const std::string& out_dir) {
   const fs::path out = fs::path(out_dir).lexically_normal();
   const std::string target = out.has_filename() ? out.string() : out.parent_path().string();
   std::error_code ec;
@@ -67,7 +66,7 @@ std::string write_program_directory(const compiler::CompiledProgram& p,
   if (ec) throw Error(out_dir + ": cannot create the output directory: " + ec.message());
   const std::string staged = create_temp_dir_beside(target);
   try {
-    auto manifest = nlohmann::ordered_json::parse(compiler::launch_json(p));
+    auto manifest = nlohmann::ordered_json::parse(launch_json(p));
     for (std::size_t i = 0; i < p.launches.size(); ++i) {
       const auto& l = p.launches[i];
       const std::vector<std::uint8_t> bytes = neff::write(l.kernel);
@@ -84,4 +83,4 @@ std::string write_program_directory(const compiler::CompiledProgram& p,
   }
 }
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::compiler

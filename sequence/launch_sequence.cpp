@@ -1,4 +1,4 @@
-#include "host/launch_sequence.hpp"
+#include "sequence/launch_sequence.hpp"
 
 #include <filesystem>
 #include <set>
@@ -10,7 +10,7 @@
 #include "base/json_text.hpp"
 #include "base/limits.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 namespace {
 
@@ -155,7 +155,7 @@ LaunchSequence read_launch_sequence(const std::string& path, bool allow_outside_
     const std::string at = "launches[" + std::to_string(i) + "]";
     const json& l = launches[i];
     if (!l.is_object()) f.fail(at, "must be an object");
-    Launch launch;
+    SequenceLaunch launch;
     launch.name = f.text(l, "name", at + ".");
     if (!launch_names.insert(launch.name).second)
       f.fail(at + ".name", "launch name '" + launch.name + "' is used twice");
@@ -190,7 +190,7 @@ void check_bindings(const LaunchSequence& seq, const std::vector<isa::Kernel>& k
   for (const auto& t : seq.tensors)
     if (t.role == ProgramTensor::Role::input) available.insert(t.name);
   for (std::size_t i = 0; i < seq.launches.size(); ++i) {
-    const Launch& l = seq.launches[i];
+    const SequenceLaunch& l = seq.launches[i];
     const std::string who = seq.path + ": launch '" + l.name + "' (" + l.neff_path + ")";
     std::vector<std::string> written;
     for (const auto& t : kernels[i].tensors) {
@@ -217,4 +217,4 @@ void check_bindings(const LaunchSequence& seq, const std::vector<isa::Kernel>& k
       throw Error(seq.path + ": no launch writes the program output '" + t.name + "'");
 }
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

@@ -8,10 +8,10 @@
 
 #include "compiler/compiler.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::compiler {
 
 // Writes the directory; an existing `out_dir` must be empty or a program directory (it
 // holds a launch.json) and is replaced atomically. Returns launch.json's text.
-std::string write_program_directory(const compiler::CompiledProgram& p, const std::string& out_dir);
+std::string write_program_directory(const CompiledProgram& p, const std::string& out_dir);
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::compiler

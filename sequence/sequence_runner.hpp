@@ -1,9 +1,9 @@
 #pragma once
-// Running a launch sequence (host/launch_sequence.hpp) in this process, in one simulation:
+// Running a launch sequence (sequence/launch_sequence.hpp) in this process, in one simulation:
 // one HBM and one NeuronCore, the launches queued on the core in order. Program tensors
 // live in device HBM, below the core's window, for the whole program: each launch binds
 // its inputs and outputs to them by address, so what one launch writes the next one
-// reads. The host model (host/host_model.hpp) places the launches on the host timeline;
+// reads. The host model (sequence/host_model.hpp) places the launches on the host timeline;
 // `profile_dir` receives the sequence profile (host.json + launch_NNN/), all or nothing.
 #include <array>
 #include <cstdint>
@@ -13,11 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/host_model.hpp"
-#include "host/launch_sequence.hpp"
 #include "neuronsim/run.hpp"
+#include "sequence/host_model.hpp"
+#include "sequence/launch_sequence.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 struct SequenceRunOptions {
   TensorBytes inputs;  // program inputs by name (checked against the program's tensors)
@@ -57,4 +57,4 @@ SequenceKernels load_sequence_kernels(const LaunchSequence& seq);
 SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfig& config,
                             const SequenceRunOptions& options);
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "config/target_config.hpp"
-#include "host/launch_sequence.hpp"
 #include "profile/host_trace.hpp"
+#include "sequence/launch_sequence.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 // The host model one launch at a time, for a host that learns each device time as it
 // goes (the Python eager runtime, python/neuronsim/torch/): launch(device_ns) places the
@@ -53,4 +53,4 @@ profile::HostTrace make_host_trace(const LaunchSequence& seq, const config::Targ
 // {"framework_dispatch_ns": {"value": .., "unit": "ns"}, ...}: every parameter used.
 nlohmann::ordered_json host_params_json(const config::HostParams& host);
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

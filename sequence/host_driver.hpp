@@ -1,5 +1,5 @@
 #pragma once
-// The host model (host/host_model.hpp, docs/host-model.md) as a SystemC process: it
+// The host model (sequence/host_model.hpp, docs/host-model.md) as a SystemC process: it
 // dispatches each op (framework_dispatch_ns), submits it through the runtime
 // (runtime_call_ns) with NeuronCore::launch, and notices completions (sync_ns). With
 // `async` it runs ahead until `queue_depth` launches are in flight; without, it waits for
@@ -13,7 +13,7 @@
 #include "config/target_config.hpp"
 #include "neuronsim/neuron_core.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 class HostDriver : public sc_core::sc_module {
  public:
@@ -37,4 +37,4 @@ class HostDriver : public sc_core::sc_module {
   sc_core::sc_time end_;
 };
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

@@ -1,10 +1,10 @@
-#include "host/host_driver.hpp"
+#include "sequence/host_driver.hpp"
 
 #include <algorithm>
 
 #include "engines/sim_time.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 HostDriver::HostDriver(sc_core::sc_module_name name, NeuronCore& core,
                        const config::HostParams& host, std::vector<LaunchRequest> requests)
@@ -45,4 +45,4 @@ void HostDriver::run() {
   finished_ = true;
 }
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

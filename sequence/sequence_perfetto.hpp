@@ -8,9 +8,9 @@
 
 #include "traces/text_sink.hpp"
 
-namespace neuronsim::profile {
+namespace neuronsim::sequence {
 
 void write_sequence_perfetto(const std::string& profile_dir, traces::TextSink& out);
 void write_sequence_perfetto(const std::string& profile_dir, const std::string& out_path);
 
-}  // namespace neuronsim::profile
+}  // namespace neuronsim::sequence

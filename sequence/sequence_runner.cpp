@@ -1,4 +1,4 @@
-#include "host/sequence_runner.hpp"
+#include "sequence/sequence_runner.hpp"
 
 #include <unistd.h>
 
@@ -17,7 +17,7 @@
 #include "profile/profiled_run.hpp"
 #include "sim/stats_json.hpp"
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 namespace fs = std::filesystem;
 
@@ -117,7 +117,7 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
   std::vector<std::unique_ptr<profile::LaunchProfile>> profiles;
   std::vector<LaunchRequest> requests;
   for (std::size_t i = 0; i < seq.launches.size(); ++i) {
-    const Launch& l = seq.launches[i];
+    const SequenceLaunch& l = seq.launches[i];
     LaunchRequest r;
     r.kernel = std::shared_ptr<const isa::Kernel>(&kernels[i], [](const isa::Kernel*) {});
     r.other_target = true;  // the caller chose the target the program runs on
@@ -141,7 +141,7 @@ void simulate(const LaunchSequence& seq, const config::TargetConfig& config,
   // Every launch is queued at once: the core runs them back to back, each exactly as a
   // lone launch would run (its device time does not depend on when the host submits it,
   // on one core with nothing else in the simulation). The host's side is the host model's
-  // arithmetic below; host/host_driver.hpp plays the same model out as a SystemC process
+  // arithmetic below; sequence/host_driver.hpp plays the same model out as a SystemC process
   // (tests/sim/launch_many.cpp checks that both agree), but its timed waits would reorder
   // the device's equal-time events and so the trace records (SystemC orders equal-time
   // events by its own queue), and profiles are to stay byte-identical to a lone launch's.
@@ -238,4 +238,4 @@ SequenceResult run_sequence(const LaunchSequence& seq, const config::TargetConfi
   return result;
 }
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

@@ -1,8 +1,8 @@
-#include "host/host_model.hpp"
+#include "sequence/host_model.hpp"
 
 #include <algorithm>
 
-namespace neuronsim::host {
+namespace neuronsim::sequence {
 
 profile::LaunchTiming LaunchScheduler::launch(double device_ns) {
   const std::size_t i = launches_.size();
@@ -84,4 +84,4 @@ nlohmann::ordered_json host_params_json(const config::HostParams& host) {
           {"queue_depth", v(host.queue_depth, "count")}};
 }
 
-}  // namespace neuronsim::host
+}  // namespace neuronsim::sequence

@@ -13,11 +13,11 @@
 #include "profile/host_trace.hpp"
 #include "traces/summary.hpp"
 
-namespace neuronsim::profile {
+namespace neuronsim::sequence {
 
 struct SequenceProfile {
   std::string dir;
-  HostTrace host;
+  profile::HostTrace host;
   std::vector<std::string> launch_dirs;  // P/launch_NNN, one per launch
   std::vector<traces::Summary> launches;
 };
@@ -31,7 +31,7 @@ struct OpRow {
   std::size_t launches = 0;
   double host_ns = 0, device_ns = 0;
 };
-std::vector<OpRow> op_rows(const HostTrace& host);  // in order of first launch
+std::vector<OpRow> op_rows(const profile::HostTrace& host);  // in order of first launch
 
 std::string sequence_view_text(const SequenceProfile& p);
 nlohmann::ordered_json sequence_view_json(const SequenceProfile& p);
@@ -40,4 +40,4 @@ nlohmann::ordered_json sequence_view_json(const SequenceProfile& p);
 // name as kernel name.
 traces::Summary combined_summary(const SequenceProfile& p);
 
-}  // namespace neuronsim::profile
+}  // namespace neuronsim::sequence
