@@ -12,6 +12,12 @@ from support import RTOL, U, check, expect, finish
 
 R, D, K = 200, 96, 64
 EPS_ACC = 2.0**-24  # one fp32 addition's relative rounding
+UNIT = {torch.float32: 2.0**-24, torch.bfloat16: U, torch.float16: 2.0**-11}  # unit roundoffs
+
+
+def mm_atol(a, b):
+    """fp32 accumulation bound of a (batched) product's K-term sums (support.py)."""
+    return a.shape[-1] * EPS_ACC * float((a.abs().double() @ b.abs().double()).max())
 
 
 def gen(dtype, seed):
@@ -79,7 +85,32 @@ CASES = {
     # 200 rows: not the hand-fused kernel's (rows a multiple of 128), the fused formula's
     "rms_norm_200": (lambda x, w: nt.rms_norm(x, w, 1e-6), lambda n, p: (n(2, 100, D), n(D)),
                      D * 2.0**-22),
+    # N-D tensors (docs/torch.md, "N-D tensors: views and blocks"): batched and 4-D
+    # matmuls, heads by view + transpose and back, broadcasts over leading dimensions
+    "bmm": (torch.bmm, lambda n, p: (n(3, 72, K), n(3, K, 40)), lambda a, b: mm_atol(a, b)),
+    "matmul4d": (lambda a, b: a @ b, lambda n, p: (n(2, 2, 72, K), n(2, 2, K, 40)),
+                 lambda a, b: mm_atol(a, b)),
+    "matmul4d_bt": (lambda q, k: q @ k.transpose(-2, -1), lambda n, p: (n(2, 2, 72, K), n(2, 2, 48, K)),
+                    lambda q, k: mm_atol(q, k.transpose(-2, -1))),
+    "heads": (lambda x: x.view(2, 72, 3, 32).transpose(1, 2) * 2, lambda n, p: (n(2, 72, D),), 0),
+    "heads_back": (lambda x: (x.view(2, 72, 3, 32).transpose(1, 2) * 2).transpose(1, 2)
+                   .reshape(2, 72, D), lambda n, p: (n(2, 72, D),), 0),
+    "permute": (lambda x: x.view(2, 72, 3, 32).permute(0, 2, 1, 3) + 1, lambda n, p: (n(2, 72, D),), 0),
+    "softmax4d": (lambda a: torch.softmax(a, -1), lambda n, p: (n(2, 2, 72, 48),), 48 * 2.0**-22),
+    "bcast_outer": (lambda a, b: a * b, lambda n, p: (n(8, 1, 64), n(1, 8, 64)), 0),
+    "mask_bcast": (lambda s, m: s + m, lambda n, p: (n(2, 2, 72, 72), n(72, 72)), 0),
+    # x * cos + rotate_half(x) * sin: eager rounds both products (u each, the dtype's
+    # unit roundoff), which the sum can cancel: an absolute bound
+    "rope": (lambda x, c, s: x * c + torch.cat((-x[..., 16:], x[..., :16]), dim=-1) * s,
+             lambda n, p: (n(1, 3, 72, 32), n(72, 32), n(72, 32)),
+             lambda x, c, s: 2 * UNIT[x.dtype] * float((x.abs() * (c.abs() + s.abs())).double().max())),
 }
+
+
+# Eager launches per case where not one (docs/torch.md): a bmm is one matmul launch per
+# batch entry; rope is five (the two products by a [72, 32] table over the 3 heads, one
+# kernel of a block per head each, the negation, the cat, the sum; the slices are views).
+EAGER_LAUNCHES = {"bmm": 3, "matmul4d": 4, "matmul4d_bt": 4, "rope": 5}
 
 
 # Eager aten::native_layer_norm returns mean and rstd too, so its kernel stores them in bf16
@@ -142,7 +173,8 @@ def main():
             with nt.device("trn2") as rt:
                 eager = fn(*inputs)
             launches = [r for r in rt.records if isinstance(r, nt.LaunchRecord)]
-            expect(len(launches) == 1, "%s eager: %d launches, expected 1" % (name, len(launches)))
+            want = EAGER_LAUNCHES.get(name, 1)
+            expect(len(launches) == want, "%s eager: %d launches, expected %d" % (name, len(launches), want))
             expect(eager.dtype == dtype, "%s eager: dtype %s" % (name, eager.dtype))
             ea = EAGER_ATOL[(name, dtype)](*inputs) if (name, dtype) in EAGER_ATOL else a
             check("%s eager" % name, eager, ref, dtype, atol=ea, rtol=EAGER_RTOL.get((name, dtype)))

@@ -18,7 +18,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
 from .. import Error
-from . import _program
+from . import _blocks, _program
 from ._eager import op_name
 from ._lines import user_line
 from ._lowering import (LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind,
@@ -168,7 +168,13 @@ def lower_graph(gm, name):
             except Unsupported as e:
                 raise Error("%s: graph input '%s': %s" % (line or name, n.name, e)) from None
         elif n.op == "output":
-            outs = [vals[a] for a in n.args[0]]
+            outs = []
+            for a in n.args[0]:
+                try:
+                    outs.append(_blocks.as_rows(g, vals[a], tuple(a.meta["val"].shape)))
+                except Unsupported as e:
+                    raise Error("%s: output '%s': not lowered: %s"
+                                % (a.meta.get("python_line", "") or name, a.name, e)) from None
         elif n.target is operator.getitem:
             vals[n] = vals[n.args[0]][n.args[1]]
         else:
@@ -176,19 +182,42 @@ def lower_graph(gm, name):
             target = functional(n.target) or n.target
             lower = LOWERINGS.get(op_name(target)) or VIEW_LOWERINGS.get(op_name(target))
             try:
-                if lower is None:
+                if lower is None and op_name(target) not in SYMBOLIC_VIEWS:
                     raise no_lowering(op)
                 if target is not n.target and n.args[0].op == "placeholder":
                     raise Unsupported("it writes into '%s', an input of the graph (a compiled "
                                       "call does not change its inputs)" % n.args[0].name)
-                a = bind(target, tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.args),
-                         tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.kwargs))
+                args = tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.args)
+                kwargs = tree_map(lambda x: vals.get(x, x) if isinstance(x, torch.fx.Node) else x, n.kwargs)
+                a = bind(target, args, kwargs)
                 m = n.meta["val"]
-                res = lower(g, a, m if isinstance(m, torch.Tensor) else list(m))
+                out = m if isinstance(m, torch.Tensor) else list(m)
+                res = _lower_node(g, op_name(target), target, lower, a, args, kwargs, out)
             except Unsupported as e:
                 raise Error("%s: node '%s' (%s): not lowered: %s" % (line, n.name, op, e)) from None
             vals[n] = res
     return g, inputs, outs
+
+
+# View ops lowered as stride arithmetic only (_blocks.view_op): no graph node of their own.
+SYMBOLIC_VIEWS = set(VIEW_LOWERINGS) | {"aten::permute", "aten::select.int"}
+
+
+def _lower_node(g, op, target, lower, a, args, kwargs, out):
+    """One node: a view op on rows through the table (a 2-D transpose, a last-axis slice,
+    a view that keeps the rows), else as a symbolic view; a compute op through the table,
+    per block when an operand is N-D (docs/torch.md, "N-D tensors: views and blocks")."""
+    if op in SYMBOLIC_VIEWS:
+        x = args[0]
+        if lower is not None and isinstance(x, Value):
+            try:
+                return lower(g, a, out)
+            except Unsupported:
+                pass  # not one the rows express: a symbolic view
+        return _blocks.view_op(g, op, target, x, args[1:], kwargs, out)
+    if _blocks.needs_blocks(op, a, out):
+        return _blocks.lower_blocked(g, op, lower, a, out)
+    return lower(g, a, out)
 
 
 class Compiled:

@@ -5,12 +5,13 @@ kernel, exactly `neuronsim compile --mode eager`'s; several nodes: one fused ker
 as launches on the runtime; views and metadata ops are host work only; factories make
 their tensors on the host; anything else fails naming the op and the Python line, or runs
 on the CPU with fallback=True (counted, reported)."""
+import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from .. import Error
-from . import _program
+from . import _blocks, _program
 from ._lines import user_line
 from ._rms_norm import hand_kernel
 from ._lowering import (LOWERINGS, VIEW_LOWERINGS, GraphBuilder, Unsupported, Value, bind,
@@ -106,13 +107,21 @@ class _Eager(TorchDispatchMode):
         arrays, shapes, dtypes = {}, [], []
         bound = bind(func, args, kwargs)
 
-        matmul_operands = {"aten::mm": ("self", "mat2"),
+        matmul_operands = {"aten::mm": ("self", "mat2"), "aten::bmm": ("self", "mat2"),
                            "aten::addmm": ("mat1", "mat2")}.get(func._schema.name, ())
+        # An op on N-D tensors that the rows cannot take whole (a bmm; an operand broadcast
+        # over a leading dimension, a [T, T] mask over [B, H, T, T]) runs per block: each
+        # N-D operand a grid of 2-D inputs, one per leading index (views of its storage:
+        # the device reads the same bytes), the result a block per index (docs/torch.md).
+        per_block = len(outs) == 1 and _blocks.needs_blocks(
+            name, {k: Value("", tuple(t.shape), t.dtype) for k, t in _tensor_args(bind(func, args, kwargs))},
+            outs[0])
 
         def array(t):  # timing only: no data moves, so none is converted
             return None if self.rt.timing_only else _program.to_array(t)
 
-        def operand(t, arg):
+        def operand(t, arg, hint=None):
+            hint = hint or arg
             shapes.append(list(t.shape))
             dtypes.append(str(t.dtype).replace("torch.", ""))
             # A matmul reads its operands through the views the fused compiler takes into
@@ -122,30 +131,44 @@ class _Eager(TorchDispatchMode):
             chain = _matmul_view(t, arg == "mat2") if arg in matmul_operands else None
             if chain is not None:
                 base, steps = chain
-                v = g.input(arg, tuple(base.shape), base.dtype)
+                v = g.input(hint, tuple(base.shape), base.dtype)
                 arrays[v.name] = array(base)
                 for step in steps:
                     if step[0] == "slice":
                         shape = tuple(v.shape[:-1]) + (step[2] - step[1],)
-                        v = g.add("slice", [v], shape, t.dtype, arg + "_s", start=step[1],
+                        v = g.add("slice", [v], shape, t.dtype, hint + "_s", start=step[1],
                                   end=step[2], dim=-1)
                     else:
-                        v = g.add("transpose", [v], tuple(reversed(v.shape)), t.dtype, arg + "_t")
+                        v = g.add("transpose", [v], tuple(reversed(v.shape)), t.dtype, hint + "_t")
                 return v
-            v = g.input(arg, tuple(t.shape), t.dtype)
+            v = g.input(hint, tuple(t.shape), t.dtype)
             arrays[v.name] = array(t)
             return v
 
+        def blocks(t, arg):
+            grid = np.empty(tuple(t.shape[:-2]), dtype=object)
+            for idx in np.ndindex(*grid.shape):
+                grid[idx] = operand(t[idx], arg, "%s_%s" % (arg, "_".join(map(str, idx))))
+            return _blocks.Blocks(grid, t.dtype)
+
         vals = {}
         for arg, a in bound.items():
-            if isinstance(a, torch.Tensor):
+            if isinstance(a, torch.Tensor) and per_block and a.dim() >= 3:
+                vals[arg] = blocks(a, arg)
+            elif isinstance(a, torch.Tensor):
                 vals[arg] = operand(a, arg)
             elif isinstance(a, (list, tuple)) and any(isinstance(x, torch.Tensor) for x in a):
-                vals[arg] = [operand(x, "%s%d" % (arg, i)) for i, x in enumerate(a)]
+                vals[arg] = [blocks(x, "%s%d" % (arg, i)) if per_block and x.dim() >= 3
+                             else operand(x, "%s%d" % (arg, i)) for i, x in enumerate(a)]
             else:
                 vals[arg] = a
         metas = [o for o in outs]
-        res = lower(g, vals, metas[0] if len(metas) == 1 else metas)
+        if per_block:
+            res = _blocks.lower_blocked(g, name, lower, vals, metas[0])
+            if isinstance(res, _blocks.Blocks):
+                return self._run_blocks(g, res, metas[0], arrays, shapes, dtypes, name, line)
+        else:
+            res = lower(g, vals, metas[0] if len(metas) == 1 else metas)
         res = res if isinstance(res, tuple) else (res,)
         for v, m in zip(res, metas):
             if not isinstance(v, Value) or tuple(v.shape) != tuple(m.shape) or v.dtype != m.dtype:
@@ -153,16 +176,46 @@ class _Eager(TorchDispatchMode):
                                   % (list(m.shape), m.dtype))
         if any(v.name in {i["name"] for i in g.inputs} for v in res):
             raise Unsupported("its result is its input (no computation)")
-        graph = g.graph(list(res))
+        values = self._run(g, list(res), arrays, shapes, dtypes, name, line)
+        results = [_program.to_tensor(values[v.name], m.shape, m.dtype) for v, m in zip(res, metas)]
+        return tree_unflatten(results, out_spec)
+
+    def _run(self, g, res, arrays, shapes, dtypes, name, line):
+        graph = g.graph(res)
         try:
             prog = _program.program(graph, "eager" if len(g.nodes) == 1 else "fused",
                                     self.rt.target)
         except Error as e:
             raise Unsupported("the compiler refused it: %s" % e) from None
-        values = _program.run(self.rt, prog, arrays, name, line,
-                              lambda k: (shapes, dtypes))
-        results = [_program.to_tensor(values[v.name], m.shape, m.dtype) for v, m in zip(res, metas)]
-        return tree_unflatten(results, out_spec)
+        return _program.run(self.rt, prog, arrays, name, line, lambda k: (shapes, dtypes))
+
+    def _run_blocks(self, g, res, meta, arrays, shapes, dtypes, name, line):
+        """Runs a per-block lowering; the result tensor is its blocks stacked (each block
+        written to its place in the output's storage, as a device kernel writes it). The
+        blocks of a row op share one kernel; when that kernel needs more semaphores than
+        the core has (the compiler does not split a row kernel: 32 heads of [2048, 128]
+        need 99 of 64 on trn2), the blocks are split in halves, a kernel each, until each
+        compiles."""
+        blocks = list(res.grid.flat)
+        values = {}
+        pending = [blocks]
+        while pending:
+            part = pending.pop(0)
+            sub = _subgraph(g, part)
+            try:
+                prog = _program.program(sub.graph(part), "eager" if len(sub.nodes) == 1
+                                        else "fused", self.rt.target)
+            except Error as e:
+                if "semaphores" in str(e) and len(part) > 1:
+                    half = len(part) // 2
+                    pending[:0] = [part[:half], part[half:]]
+                    continue
+                raise Unsupported("the compiler refused it: %s" % e) from None
+            used = {i["name"] for i in sub.inputs}
+            values.update(_program.run(self.rt, prog, {k: v for k, v in arrays.items() if k in used},
+                                       name, line, lambda k: (shapes, dtypes)))
+        parts = [_program.to_tensor(values[v.name], v.shape, meta.dtype) for v in blocks]
+        return torch.stack(parts).reshape(meta.shape)
 
     def _hand(self, k, x, w, name, line):
         arrays = None if self.rt.timing_only else {"x": _program.to_array(x),
@@ -171,6 +224,31 @@ class _Eager(TorchDispatchMode):
         dtypes = [str(x.dtype).replace("torch.", "")] * 2
         out = self.rt.launch(k, arrays, name, line, shapes, dtypes)
         return _program.to_tensor(out["y"], x.shape, x.dtype)
+
+
+def _subgraph(g, outputs):
+    """The part of GraphBuilder g that computes `outputs`: their nodes and inputs."""
+    need = {v.name for v in outputs}
+    nodes = []
+    for n in reversed(g.nodes):
+        if n["id"] in need:
+            nodes.append(n)
+            need.update(a for a in n["args"] if isinstance(a, str))
+    sub = GraphBuilder(g.name)
+    sub.nodes = list(reversed(nodes))
+    sub.inputs = [i for i in g.inputs if i["name"] in need]
+    return sub
+
+
+def _tensor_args(bound):
+    """(name, tensor) of every tensor argument, a list's entries as name0, name1, ..."""
+    for k, v in bound.items():
+        if isinstance(v, torch.Tensor):
+            yield k, v
+        elif isinstance(v, (list, tuple)):
+            for i, t in enumerate(v):
+                if isinstance(t, torch.Tensor):
+                    yield "%s%d" % (k, i), t
 
 
 def _meta(tree):

@@ -330,6 +330,7 @@ LOWERINGS = {
     "aten::amax": _reduction("max"),
     "aten::_softmax": _softmax,
     "aten::mm": _mm, "aten::addmm": _addmm,
+    "aten::bmm": _mm,  # per block (_blocks.lower_blocked): one matmul per batch entry
     "aten::native_layer_norm": _layer_norm,
     "neuronsim::rms_norm": _rms_norm,
     "aten::cat": _cat,
@@ -340,8 +341,6 @@ LOWERINGS = {
 NOT_LOWERED = {
     "aten::max.dim": "it returns int64 indices besides the values, which the device does not "
                      "compute (torch.amax(x, -1, keepdim=True) lowers)",
-    "aten::bmm": "a batched matmul; the compiler's matmul is 2-D (write attention heads as "
-                 "column blocks, examples/torch/decoder_block.py)",
 }
 
 
