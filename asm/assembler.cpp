@@ -7,10 +7,12 @@
 #include <map>
 #include <set>
 
+#include "asm/field_syntax.hpp"
 #include "asm/lexer.hpp"
 #include "asm/syntax.hpp"
 #include "base/error.hpp"
 #include "base/file_io.hpp"
+#include "isa/for_each_field.hpp"
 #include "isa/kernel_limits.hpp"
 #include "isa/literal.hpp"
 #include "isa/placement.hpp"
@@ -22,7 +24,6 @@ namespace {
 
 using namespace asm_detail;
 
-enum class NameKind { tensor, allocation, semaphore, queue, source };
 constexpr const char* kKindNames[] = {"a tensor", "an allocation", "a semaphore", "a queue",
                                       "a source file"};
 const std::set<std::string> kReserved = {"inf", "nan", "true", "false"};
@@ -34,15 +35,11 @@ struct NameEntry {
   int line;
 };
 
-template <typename Enum, int N, typename Name>
-std::string choices(Name name) {
-  std::string s;
-  for (int i = 0; i < N; ++i)
-    s += (i ? ", " : "") + std::string(name(static_cast<Enum>(i)));
-  return s;
-}
-
 class Parser {
+  // The field kinds' syntax reads values with the primitives below (field_syntax.hpp).
+  template <typename>
+  friend struct asm_detail::AsmField;
+
  public:
   Parser(std::string_view source, const std::string& file) : file_(file), tokens_(source, file) {}
 
@@ -564,94 +561,16 @@ class Parser {
     return raw_pattern(view, r);
   }
 
-  ScalarArg parse_scalar(const std::string& what) {
-    if (at_number()) return parse_float(what);
-    return parse_pattern(what);
-  }
-
-  void field_value(const Field& f, Operation& op, const std::string& opname) {
-    void* p = f.get(op);
-    const std::string what = std::string(f.key) + " of " + opname;
-    switch (f.kind) {
-      case FieldKind::pattern:
-        *static_cast<AccessPattern*>(p) = parse_pattern(what);
-        break;
-      case FieldKind::opt_pattern:
-        *static_cast<std::optional<AccessPattern>*>(p) = parse_pattern(what);
-        break;
-      case FieldKind::scalar:
-        *static_cast<ScalarArg*>(p) = parse_scalar(what);
-        break;
-      case FieldKind::f32:
-        *static_cast<float*>(p) = parse_float(what);
-        break;
-      case FieldKind::f64:
-        *static_cast<double*>(p) = parse_double(what);
-        break;
-      case FieldKind::i32:
-        *static_cast<std::int32_t*>(p) =
-            static_cast<std::int32_t>(parse_int(what, std::numeric_limits<std::int32_t>::min(),
-                                                std::numeric_limits<std::int32_t>::max()));
-        break;
-      case FieldKind::u8:
-        *static_cast<std::uint8_t*>(p) = parse_uint<std::uint8_t>(what);
-        break;
-      case FieldKind::boolean:
-        *static_cast<bool*>(p) = parse_bool(what);
-        break;
-      case FieldKind::alu:
-        *static_cast<AluOp*>(p) = alu(what);
-        break;
-      case FieldKind::opt_alu:
-        *static_cast<std::optional<AluOp>*>(p) = alu(what);
-        break;
-      case FieldKind::act: {
-        const Token& t = expect_ident("an activation function");
-        auto v = parse_act_func(t.text);
-        if (!v)
-          fail(t, "unknown activation function '" + t.text + "' (expected " +
-                      choices<ActFunc, kActFuncCount>(act_func_name) + ")");
-        *static_cast<ActFunc*>(p) = *v;
-        break;
-      }
-      case FieldKind::acc: {
-        const Token& t = expect_ident("an accumulate flag");
-        auto v = parse_accumulate_flag(t.text);
-        if (!v)
-          fail(t,
-               "unknown accumulate flag '" + t.text + "' (expected single, first, middle, last)");
-        *static_cast<AccumulateFlag*>(p) = *v;
-        break;
-      }
-      case FieldKind::queue:
-        *static_cast<std::uint16_t*>(p) =
-            static_cast<std::uint16_t>(lookup_kind(expect_ident("a queue name"), NameKind::queue));
-        break;
-      case FieldKind::steps: {
-        auto& steps = *static_cast<std::array<std::int32_t, kMaxFreeDims>*>(p);
-        expect("[", "to open the steps list");
-        int n = 0;
-        while (!peek().is("]")) {
-          if (n) expect(",", "between steps");
-          if (n == kMaxFreeDims)
-            fail(peek(), "too many steps: at most " + std::to_string(kMaxFreeDims));
-          steps[n++] = static_cast<std::int32_t>(
-              parse_int("a step", std::numeric_limits<std::int32_t>::min(),
-                        std::numeric_limits<std::int32_t>::max()));
-        }
-        next();
-        break;
-      }
-    }
-  }
-
-  AluOp alu(const std::string& what) {
-    const Token& t = expect_ident("an ALU op for " + what);
-    auto v = parse_alu_op(t.text);
-    if (!v)
-      fail(t, "unknown ALU op '" + t.text + "' (expected " +
-                  choices<AluOp, kAluOpCount>(alu_op_name) + ")");
-    return *v;
+  // One value of the field `key` of `op`, read as its kind reads it (field_syntax.hpp).
+  void field_value(std::string_view key, Operation& op, const std::string& opname) {
+    const std::string what = std::string(key) + " of " + opname;
+    std::visit(
+        [&](auto& x) {
+          for_each_field(x, [&](const auto& f, auto& v) {
+            if (f.key == key) AsmField<std::decay_t<decltype(v)>>::parse(*this, v, what);
+          });
+        },
+        op);
   }
 
   bool at_clause() const {
@@ -697,15 +616,14 @@ class Parser {
                            (option_names.empty() ? " (it takes none)"
                                                  : " (expected " + option_names + ")"));
           if (!given.insert(item.text).second) fail(item, "option '" + item.text + "' given twice");
-          field_value(*f, ins.op, opname);
+          field_value(f->key, ins.op, opname);
         } else {
           if (!given.empty()) fail(item, "operand after options: operands come first");
           if (operands == positional.size())
             fail(item, "too many operands for " + opname + ": it takes " +
                            std::to_string(positional.size()) +
                            (positional.empty() ? "" : " (" + operand_names + ")"));
-          *static_cast<AccessPattern*>(positional[operands]->get(ins.op)) =
-              parse_pattern(std::string(positional[operands]->key) + " of " + opname);
+          field_value(positional[operands]->key, ins.op, opname);
           ++operands;
         }
         if (!peek().is(",")) break;

@@ -5,9 +5,10 @@
 #include <cstring>
 #include <set>
 
+#include "asm/field_syntax.hpp"
 #include "asm/lexer.hpp"
-#include "asm/syntax.hpp"
 #include "base/error.hpp"
+#include "isa/for_each_field.hpp"
 #include "isa/literal.hpp"
 #include "isa/placement.hpp"
 #include "isa/view.hpp"
@@ -53,106 +54,6 @@ void check_names(const Kernel& k) {
   if (!problem.empty()) throw Error("print: " + problem);
 }
 
-template <typename T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-template <typename T>
-const T& at(void* p) {
-  return *static_cast<const T*>(p);
-}
-
-bool equal_field(FieldKind kind, void* a, void* b) {
-  switch (kind) {
-    case FieldKind::pattern:
-      return at<AccessPattern>(a) == at<AccessPattern>(b);
-    case FieldKind::opt_pattern:
-      return at<std::optional<AccessPattern>>(a) == at<std::optional<AccessPattern>>(b);
-    case FieldKind::scalar: {
-      const auto& x = at<ScalarArg>(a);
-      const auto& y = at<ScalarArg>(b);
-      if (x.index() != y.index()) return false;
-      if (auto* f = std::get_if<float>(&x)) return same_bits(*f, std::get<float>(y));
-      return x == y;
-    }
-    case FieldKind::f32:
-      return same_bits(at<float>(a), at<float>(b));
-    case FieldKind::f64:
-      return same_bits(at<double>(a), at<double>(b));
-    case FieldKind::i32:
-      return at<std::int32_t>(a) == at<std::int32_t>(b);
-    case FieldKind::u8:
-      return at<std::uint8_t>(a) == at<std::uint8_t>(b);
-    case FieldKind::boolean:
-      return at<bool>(a) == at<bool>(b);
-    case FieldKind::alu:
-      return at<AluOp>(a) == at<AluOp>(b);
-    case FieldKind::opt_alu:
-      return at<std::optional<AluOp>>(a) == at<std::optional<AluOp>>(b);
-    case FieldKind::act:
-      return at<ActFunc>(a) == at<ActFunc>(b);
-    case FieldKind::acc:
-      return at<AccumulateFlag>(a) == at<AccumulateFlag>(b);
-    case FieldKind::queue:
-      return at<std::uint16_t>(a) == at<std::uint16_t>(b);
-    case FieldKind::steps:
-      return at<std::array<std::int32_t, kMaxFreeDims>>(a) ==
-             at<std::array<std::int32_t, kMaxFreeDims>>(b);
-  }
-  return false;
-}
-
-std::string field_text(const Kernel& k, FieldKind kind, void* p) {
-  switch (kind) {
-    case FieldKind::pattern:
-      return format_pattern(k, at<AccessPattern>(p));
-    case FieldKind::opt_pattern:
-      return format_pattern(k, *at<std::optional<AccessPattern>>(p));
-    case FieldKind::scalar: {
-      const auto& s = at<ScalarArg>(p);
-      if (auto* f = std::get_if<float>(&s)) return format_float(*f);
-      return format_pattern(k, std::get<AccessPattern>(s));
-    }
-    case FieldKind::f32:
-      return format_float(at<float>(p));
-    case FieldKind::f64:
-      return format_double(at<double>(p));
-    case FieldKind::i32:
-      return std::to_string(at<std::int32_t>(p));
-    case FieldKind::u8:
-      return std::to_string(at<std::uint8_t>(p));
-    case FieldKind::boolean:
-      return at<bool>(p) ? "true" : "false";
-    case FieldKind::alu:
-      return std::string(alu_op_name(at<AluOp>(p)));
-    case FieldKind::opt_alu:
-      return std::string(alu_op_name(*at<std::optional<AluOp>>(p)));
-    case FieldKind::act:
-      return std::string(act_func_name(at<ActFunc>(p)));
-    case FieldKind::acc:
-      return std::string(accumulate_flag_name(at<AccumulateFlag>(p)));
-    case FieldKind::queue: {
-      const auto q = at<std::uint16_t>(p);
-      if (q >= k.queues.size())
-        throw Error("print: dma_copy names queue " + std::to_string(q) + " of " +
-                    std::to_string(k.queues.size()));
-      return k.queues[q].name;
-    }
-    case FieldKind::steps: {
-      const auto& steps = at<std::array<std::int32_t, kMaxFreeDims>>(p);
-      std::size_t n = steps.size();
-      while (n > 1 && steps[n - 1] == 0)
-        --n;
-      std::string s = "[";
-      for (std::size_t i = 0; i < n; ++i)
-        s += (i ? ", " : "") + std::to_string(steps[i]);
-      return s + "]";
-    }
-  }
-  return "?";
-}
-
 std::string semaphore_name(const Kernel& k, std::uint16_t sem) {
   if (sem >= k.semaphores.size())
     throw Error("print: instruction names semaphore " + std::to_string(sem) + " of " +
@@ -160,28 +61,41 @@ std::string semaphore_name(const Kernel& k, std::uint16_t sem) {
   return k.semaphores[sem].name;
 }
 
+// Fields as their kinds write them (field_syntax.hpp); options at their defaults, and
+// options that mean nothing without an absent one, left out.
+std::string operation_text(const Kernel& k, const Operation& operation) {
+  return std::visit(
+      [&](const auto& op) {
+        using Op = std::decay_t<decltype(op)>;
+        const Op defaults{};
+        auto is_default = [&](const auto& f, const auto& v) {
+          return FieldKind<std::decay_t<decltype(v)>>::identical(v, defaults.*(f.member));
+        };
+        auto given = [&](std::string_view key) {
+          bool result = false;
+          for_each_field(op, [&](const auto& f, const auto& v) {
+            if (f.key == key) result = !is_default(f, v);
+          });
+          return result;
+        };
+        std::string s;
+        for_each_field(op, [&](const auto& f, const auto& v) {
+          const bool positional = f.syntax == FieldSyntax::operand;
+          if (!positional) {
+            if (!f.depends_on.empty() && !given(f.depends_on)) return;
+            if (f.syntax != FieldSyntax::required && is_default(f, v)) return;
+          }
+          s += s.empty() ? " " : ", ";
+          if (!positional) s += std::string(f.key) + "=";
+          s += AsmField<std::decay_t<decltype(v)>>::text(k, v);
+        });
+        return s;
+      },
+      operation);
+}
+
 std::string instruction_text(const Kernel& k, const Instruction& ins, SourceLocation location) {
-  const Opcode opcode = ins.opcode();
-  Operation op = ins.op;  // the table's accessors take a mutable operation
-  Operation defaults = default_operation(opcode);
-  const auto& spec = fields(opcode);
-  auto given = [&](std::string_view key) {
-    for (const auto& f : spec)
-      if (f.key == key) return !equal_field(f.kind, f.get(op), f.get(defaults));
-    return false;
-  };
-  std::string s = std::string(opcode_name(opcode));
-  bool first = true;
-  for (const auto& f : spec) {
-    if (!f.positional) {
-      if (!f.depends_on.empty() && !given(f.depends_on)) continue;
-      if (!f.required && equal_field(f.kind, f.get(op), f.get(defaults))) continue;
-    }
-    s += first ? " " : ", ";
-    first = false;
-    if (!f.positional) s += std::string(f.key) + "=";
-    s += field_text(k, f.kind, f.get(op));
-  }
+  std::string s = std::string(opcode_name(ins.opcode())) + operation_text(k, ins.op);
   for (std::size_t i = 0; i < ins.waits.size(); ++i) {
     s += i ? ", " : "  wait ";
     s += semaphore_name(k, ins.waits[i].sem) + ">=" + std::to_string(ins.waits[i].value);

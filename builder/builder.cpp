@@ -122,23 +122,12 @@ InstrRef Stream::append(Operation op) {
   return InstrRef(b_, engine_, push(std::move(op)));
 }
 
-InstrRef Stream::matmul(const AccessPattern& dst, const AccessPattern& stationary,
-                        const AccessPattern& moving, AccumulateFlag acc) {
-  return append(Matmul{dst, stationary, moving, acc});
-}
-InstrRef Stream::transpose(const AccessPattern& dst, const AccessPattern& src) {
-  return append(Transpose{dst, src});
-}
 ActivationRef Stream::activation(const AccessPattern& dst, const AccessPattern& src, ActFunc func) {
   Activation a;
   a.dst = dst;
   a.src = src;
   a.func = func;
   return ActivationRef(b_, engine_, push(a));
-}
-InstrRef Stream::tensor_tensor(const AccessPattern& dst, const AccessPattern& a,
-                               const AccessPattern& b, AluOp op) {
-  return append(TensorTensor{dst, a, b, op});
 }
 TensorScalarRef Stream::tensor_scalar(const AccessPattern& dst, const AccessPattern& src, AluOp op0,
                                       Scalar arg0) {
@@ -148,74 +137,6 @@ TensorScalarRef Stream::tensor_scalar(const AccessPattern& dst, const AccessPatt
   t.op0 = op0;
   t.arg0 = arg0.value;
   return TensorScalarRef(b_, engine_, push(t));
-}
-InstrRef Stream::scalar_tensor_tensor(const AccessPattern& dst, const AccessPattern& a,
-                                      Scalar scalar, AluOp op0, const AccessPattern& b, AluOp op1) {
-  return append(ScalarTensorTensor{dst, a, b, scalar.value, op0, op1});
-}
-InstrRef Stream::tensor_reduce(const AccessPattern& dst, const AccessPattern& src, AluOp op,
-                               std::uint8_t axes, bool negate) {
-  return append(TensorReduce{dst, src, op, axes, negate});
-}
-InstrRef Stream::tensor_tensor_scan(const AccessPattern& dst, const AccessPattern& data0,
-                                    const AccessPattern& data1, Scalar initial, AluOp op0,
-                                    AluOp op1, bool reverse0, bool reverse1) {
-  return append(TensorTensorScan{dst, data0, data1, op0, op1, reverse0, reverse1, initial.value});
-}
-InstrRef Stream::tensor_copy(const AccessPattern& dst, const AccessPattern& src) {
-  return append(TensorCopy{dst, src});
-}
-InstrRef Stream::reciprocal(const AccessPattern& dst, const AccessPattern& src) {
-  return append(Reciprocal{dst, src});
-}
-InstrRef Stream::tensor_partition_reduce(const AccessPattern& dst, const AccessPattern& src,
-                                         AluOp op) {
-  return append(PartitionReduce{dst, src, op});
-}
-InstrRef Stream::max8(const AccessPattern& dst, const AccessPattern& src) {
-  return append(Max8{dst, src});
-}
-InstrRef Stream::find_index8(const AccessPattern& dst, const AccessPattern& data,
-                             const AccessPattern& vals) {
-  return append(FindIndex8{dst, data, vals});
-}
-InstrRef Stream::match_replace8(const AccessPattern& dst, const AccessPattern& data,
-                                const AccessPattern& vals, float imm,
-                                std::optional<AccessPattern> dst_idx) {
-  return append(MatchReplace8{dst, data, vals, imm, dst_idx});
-}
-InstrRef Stream::dropout(const AccessPattern& dst, const AccessPattern& src, Scalar prob,
-                         std::int32_t seed) {
-  return append(Dropout{dst, src, prob.value, seed});
-}
-InstrRef Stream::memset(const AccessPattern& dst, double value) {
-  return append(Memset{dst, value});
-}
-InstrRef Stream::iota(const AccessPattern& dst, std::int32_t base, std::int32_t partition_step,
-                      std::array<std::int32_t, kMaxFreeDims> steps) {
-  return append(Iota{dst, base, partition_step, steps});
-}
-InstrRef Stream::select(const AccessPattern& dst, const AccessPattern& predicate,
-                        const AccessPattern& on_true, const AccessPattern& on_false) {
-  return append(Select{dst, predicate, on_true, on_false});
-}
-InstrRef Stream::affine_select(const AccessPattern& dst, const AccessPattern& src, AluOp cmp,
-                               std::int32_t offset, std::int32_t partition_step,
-                               std::array<std::int32_t, kMaxFreeDims> steps, float fill) {
-  return append(AffineSelect{dst, src, offset, partition_step, steps, cmp, fill});
-}
-InstrRef Stream::bn_stats(const AccessPattern& dst, const AccessPattern& src) {
-  return append(BnStats{dst, src});
-}
-InstrRef Stream::bn_aggr(const AccessPattern& dst, const AccessPattern& src) {
-  return append(BnAggr{dst, src});
-}
-InstrRef Stream::dma_copy(const AccessPattern& dst, const AccessPattern& src, Queue queue,
-                          bool accumulate) {
-  return append(DmaCopy{dst, src, queue.index, accumulate});
-}
-InstrRef Stream::nop() {
-  return append(Nop{});
 }
 
 // --- Builder

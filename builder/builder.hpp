@@ -137,51 +137,91 @@ class Stream {
   Stream(Builder* b, Engine e) : b_(b), engine_(e) {}
 
   InstrRef append(Operation op);
-  InstrRef matmul(const AccessPattern& dst, const AccessPattern& stationary,
-                  const AccessPattern& moving, AccumulateFlag acc = AccumulateFlag::single);
-  InstrRef transpose(const AccessPattern& dst, const AccessPattern& src);
+  // The opcodes whose handle adds optional fields (builder.cpp).
   ActivationRef activation(const AccessPattern& dst, const AccessPattern& src, ActFunc func);
-  InstrRef tensor_tensor(const AccessPattern& dst, const AccessPattern& a, const AccessPattern& b,
-                         AluOp op);
   TensorScalarRef tensor_scalar(const AccessPattern& dst, const AccessPattern& src, AluOp op0,
                                 Scalar arg0);
+  // The others, each its operand struct in fields() order.
+  InstrRef matmul(const AccessPattern& dst, const AccessPattern& stationary,
+                  const AccessPattern& moving, AccumulateFlag acc = AccumulateFlag::single) {
+    return append(Matmul{dst, stationary, moving, acc});
+  }
+  InstrRef transpose(const AccessPattern& dst, const AccessPattern& src) {
+    return append(Transpose{dst, src});
+  }
+  InstrRef tensor_tensor(const AccessPattern& dst, const AccessPattern& a, const AccessPattern& b,
+                         AluOp op) {
+    return append(TensorTensor{dst, a, b, op});
+  }
   InstrRef scalar_tensor_tensor(const AccessPattern& dst, const AccessPattern& a, Scalar scalar,
-                                AluOp op0, const AccessPattern& b, AluOp op1);
+                                AluOp op0, const AccessPattern& b, AluOp op1) {
+    return append(ScalarTensorTensor{dst, a, b, scalar.value, op0, op1});
+  }
   InstrRef tensor_reduce(const AccessPattern& dst, const AccessPattern& src, AluOp op,
-                         std::uint8_t axes = 1, bool negate = false);
+                         std::uint8_t axes = 1, bool negate = false) {
+    return append(TensorReduce{dst, src, op, axes, negate});
+  }
   // r = (data0[i] op0 r) op1 data1[i] along the free dims from r = initial (NKI's order).
   InstrRef tensor_tensor_scan(const AccessPattern& dst, const AccessPattern& data0,
                               const AccessPattern& data1, Scalar initial, AluOp op0, AluOp op1,
-                              bool reverse0 = false, bool reverse1 = false);
-  InstrRef tensor_copy(const AccessPattern& dst, const AccessPattern& src);
+                              bool reverse0 = false, bool reverse1 = false) {
+    return append(TensorTensorScan{dst, data0, data1, op0, op1, reverse0, reverse1, initial.value});
+  }
+  InstrRef tensor_copy(const AccessPattern& dst, const AccessPattern& src) {
+    return append(TensorCopy{dst, src});
+  }
   // dst = 1 / src in fp32 (NKI reciprocal, Vector).
-  InstrRef reciprocal(const AccessPattern& dst, const AccessPattern& src);
+  InstrRef reciprocal(const AccessPattern& dst, const AccessPattern& src) {
+    return append(Reciprocal{dst, src});
+  }
   // dst[1, F] = src[0, :] op src[1, :] op ... (NKI tensor_partition_reduce, GpSimd).
-  InstrRef tensor_partition_reduce(const AccessPattern& dst, const AccessPattern& src, AluOp op);
+  InstrRef tensor_partition_reduce(const AccessPattern& dst, const AccessPattern& src, AluOp op) {
+    return append(PartitionReduce{dst, src, op});
+  }
   // dst = src with each element zeroed with probability prob (NKI dropout, Vector).
   InstrRef dropout(const AccessPattern& dst, const AccessPattern& src, Scalar prob,
-                   std::int32_t seed = 0);
+                   std::int32_t seed = 0) {
+    return append(Dropout{dst, src, prob.value, seed});
+  }
   // NKI max8 / nc_find_index8 / nc_match_replace8 (Vector): top-8 values, their indices,
   // and replacing them (dst_idx optional).
-  InstrRef max8(const AccessPattern& dst, const AccessPattern& src);
+  InstrRef max8(const AccessPattern& dst, const AccessPattern& src) {
+    return append(Max8{dst, src});
+  }
   InstrRef find_index8(const AccessPattern& dst, const AccessPattern& data,
-                       const AccessPattern& vals);
+                       const AccessPattern& vals) {
+    return append(FindIndex8{dst, data, vals});
+  }
   InstrRef match_replace8(const AccessPattern& dst, const AccessPattern& data,
                           const AccessPattern& vals, float imm,
-                          std::optional<AccessPattern> dst_idx = std::nullopt);
-  InstrRef memset(const AccessPattern& dst, double value);
+                          std::optional<AccessPattern> dst_idx = std::nullopt) {
+    return append(MatchReplace8{dst, data, vals, imm, dst_idx});
+  }
+  InstrRef memset(const AccessPattern& dst, double value) { return append(Memset{dst, value}); }
   InstrRef iota(const AccessPattern& dst, std::int32_t base, std::int32_t partition_step,
-                std::array<std::int32_t, kMaxFreeDims> steps = {});
+                std::array<std::int32_t, kMaxFreeDims> steps = {}) {
+    return append(Iota{dst, base, partition_step, Steps{steps}});
+  }
   InstrRef select(const AccessPattern& dst, const AccessPattern& predicate,
-                  const AccessPattern& on_true, const AccessPattern& on_false);
+                  const AccessPattern& on_true, const AccessPattern& on_false) {
+    return append(Select{dst, predicate, on_true, on_false});
+  }
   InstrRef affine_select(const AccessPattern& dst, const AccessPattern& src, AluOp cmp,
                          std::int32_t offset, std::int32_t partition_step,
-                         std::array<std::int32_t, kMaxFreeDims> steps = {}, float fill = 0.0f);
-  InstrRef bn_stats(const AccessPattern& dst, const AccessPattern& src);
-  InstrRef bn_aggr(const AccessPattern& dst, const AccessPattern& src);
+                         std::array<std::int32_t, kMaxFreeDims> steps = {}, float fill = 0.0f) {
+    return append(AffineSelect{dst, src, offset, partition_step, Steps{steps}, cmp, fill});
+  }
+  InstrRef bn_stats(const AccessPattern& dst, const AccessPattern& src) {
+    return append(BnStats{dst, src});
+  }
+  InstrRef bn_aggr(const AccessPattern& dst, const AccessPattern& src) {
+    return append(BnAggr{dst, src});
+  }
   InstrRef dma_copy(const AccessPattern& dst, const AccessPattern& src, Queue queue,
-                    bool accumulate = false);
-  InstrRef nop();
+                    bool accumulate = false) {
+    return append(DmaCopy{dst, src, queue.index, accumulate});
+  }
+  InstrRef nop() { return append(Nop{}); }
 
  private:
   std::size_t push(Operation op);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "isa/field_kind.hpp"
 #include "isa/instruction.hpp"
 
 namespace neuronsim::isa {
@@ -21,31 +22,20 @@ void for_each_field(Op& op, Fn&& fn) {
   std::apply([&](const auto&... f) { (fn(f, op.*(f.member)), ...); }, T::fields());
 }
 
-// Fields of type T hold a memory pattern (an operand), all other types are settings.
+// Fields of kind T hold a memory pattern (an operand), all other kinds are settings.
 template <typename T>
-inline constexpr bool holds_pattern_v =
-    std::is_same_v<T, AccessPattern> || std::is_same_v<T, std::optional<AccessPattern>> ||
-    std::is_same_v<T, ScalarArg>;
+inline constexpr bool holds_pattern_v = FieldKind<T>::holds_pattern;
 
 // The pattern a field value holds, or nullptr (an absent optional, an immediate).
-inline const AccessPattern* pattern_of(const AccessPattern& ap) {
-  return &ap;
-}
-inline const AccessPattern* pattern_of(const std::optional<AccessPattern>& ap) {
-  return ap ? &*ap : nullptr;
-}
-inline const AccessPattern* pattern_of(const ScalarArg& s) {
-  return std::get_if<AccessPattern>(&s);
+template <typename T>
+const AccessPattern* pattern_of(const T& v) {
+  return FieldKind<T>::pattern(v);
 }
 
 // An optional value is given when it holds one; everything else always is.
 template <typename T>
-bool is_given(const T&) {
-  return true;
-}
-template <typename T>
-bool is_given(const std::optional<T>& v) {
-  return v.has_value();
+bool is_given(const T& v) {
+  return FieldKind<T>::given(v);
 }
 
 // Whether `f` means something in `op`: always, unless it depends on an optional field
@@ -99,6 +89,8 @@ constexpr bool fields_consistent() {
       [&](const auto&... f) {
         [[maybe_unused]] auto check = [&](const auto& one) {
           using V = typename std::decay_t<decltype(one)>::Value;
+          // Every field is of one of the kinds (field_kind.hpp).
+          static_assert(is_field_kind<V>(FieldKinds{}), "a field of a type that is no FieldKind");
           // A pattern reads or writes memory; a setting holds none.
           ok = ok && ((one.use == FieldUse::setting) != holds_pattern_v<V>);
           // Positional operands are whole tensors.

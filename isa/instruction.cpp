@@ -53,13 +53,15 @@ std::optional<Opcode> parse_opcode(std::string_view s) {
 
 bool Instruction::operator==(const Instruction& o) const {
   if (op.index() != o.op.index()) return false;
-  // Field by field, skipping what is not in effect (arg1 without op1 means nothing).
+  // Field by field, each by its kind's equality of values (FieldKind<T>::equal), skipping what
+  // is not in effect (arg1 without op1 means nothing).
   const bool same_op = std::visit(
       [&](const auto& a) {
         const auto& b = std::get<std::decay_t<decltype(a)>>(o.op);
         bool same = true;
         for_each_field(a, [&](const auto& f, const auto& value) {
-          if (same && in_effect(a, f)) same = value == b.*(f.member);
+          using V = std::decay_t<decltype(value)>;
+          if (same && in_effect(a, f)) same = FieldKind<V>::equal(value, b.*(f.member));
         });
         return same;
       },

@@ -62,6 +62,28 @@ constexpr AccumulateFlag accumulate_flag_of(std::uint32_t k, std::uint32_t n) {
 // An operand that is either an fp32 immediate or a per-partition [P,1] vector.
 using ScalarArg = std::variant<float, AccessPattern>;
 
+// Settings whose meaning a plain number type would not say. Every field type is one kind
+// of field (field_kind.hpp: its encodings, syntax and checks go by the type), so a number
+// type never stands for two meanings. Axes and QueueRef convert to and from their number,
+// which is what the models read.
+// How many innermost free dims a reduction folds (1..kMaxFreeDims).
+struct Axes {
+  std::uint8_t count = 0;
+  constexpr Axes() = default;
+  constexpr Axes(std::uint8_t n) : count(n) {}               // NOLINT: a count is a number
+  constexpr operator std::uint8_t() const { return count; }  // NOLINT
+};
+// An index into Kernel::queues; the assembly language writes the queue's name.
+struct QueueRef {
+  std::uint16_t index = 0;
+  constexpr QueueRef() = default;
+  constexpr QueueRef(std::uint16_t i) : index(i) {}           // NOLINT: an index is a number
+  constexpr operator std::uint16_t() const { return index; }  // NOLINT
+};
+// The coefficient of each free-dim index in an affine expression (iota, affine_select);
+// an aggregate over the array, so that {1, 0} initialises it as it would the array.
+struct Steps : std::array<std::int32_t, kMaxFreeDims> {};
+
 // Each operand struct lists its fields once, in NEFF record order (docs/neff.md), in
 // fields(): see operand_field.hpp for what derives from the list. A member missing from
 // fields() is neither encoded, printed, compared nor validated.
@@ -161,7 +183,7 @@ struct ScalarTensorTensor {
 struct TensorReduce {
   AccessPattern dst, src;
   AluOp op = AluOp::add;
-  std::uint8_t axes = 1;
+  Axes axes = 1;
   bool negate = false;
   static constexpr auto fields() {
     return std::make_tuple(field::out("dst", &TensorReduce::dst),
@@ -192,7 +214,7 @@ struct Iota {
   AccessPattern dst;
   std::int32_t base = 0;
   std::int32_t partition_step = 0;
-  std::array<std::int32_t, kMaxFreeDims> steps{};
+  Steps steps{};
   static constexpr auto fields() {
     return std::make_tuple(field::out("dst", &Iota::dst).sets_n(),
                            field::setting("base", &Iota::base),
@@ -215,7 +237,7 @@ struct AffineSelect {
   AccessPattern dst, src;
   std::int32_t offset = 0;
   std::int32_t partition_step = 0;
-  std::array<std::int32_t, kMaxFreeDims> steps{};
+  Steps steps{};
   AluOp cmp = AluOp::is_ge;
   float fill = 0.0f;
   static constexpr auto fields() {
@@ -249,7 +271,7 @@ struct BnAggr {
 // dtypes differ; accumulate adds the source to the destination (read-add-write).
 struct DmaCopy {
   AccessPattern dst, src;
-  std::uint16_t queue = 0;  // index into Kernel::queues
+  QueueRef queue = 0;
   bool accumulate = false;
 
   static bool read_add_write(const DmaCopy& d) { return d.accumulate; }

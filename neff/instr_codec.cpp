@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "base/error.hpp"
+#include "isa/field_kind.hpp"
 #include "isa/for_each_field.hpp"
 #include "neff/bytes_impl.hpp"
 #include "neff/instr_codec_impl.hpp"
@@ -78,107 +79,13 @@ struct Context {
   }
 };
 
-// The operand fields of each opcode, in file order (docs/neff.md): the order of the
-// struct's fields() (instruction.hpp). One definition serves both the Encoder (const
-// operands) and the Decoder (mutable operands); every field type has one encoding and a
-// type without one does not compile.
-template <typename Codec, typename Op>
-void operand_fields(Codec& c, Op& x) {
-  for_each_field(x, [&](const auto& f, auto& v) {
-    using T = std::remove_const_t<std::remove_reference_t<decltype(v)>>;
-    const char* name = f.name.data();  // field names are string literals
-    if constexpr (std::is_same_v<T, AccessPattern>) {
-      c.ap(v, name);
-    } else if constexpr (std::is_same_v<T, std::optional<AccessPattern>>) {
-      c.optional_ap(v, name);
-    } else if constexpr (std::is_same_v<T, ScalarArg>) {
-      c.scalar(v, name);
-    } else if constexpr (std::is_same_v<T, AluOp>) {
-      c.enumeration(v, kAluOpCount, name);
-    } else if constexpr (std::is_same_v<T, ActFunc>) {
-      c.enumeration(v, kActFuncCount, name);
-    } else if constexpr (std::is_same_v<T, AccumulateFlag>) {
-      c.enumeration(v, kAccumulateFlagCount, name);
-    } else if constexpr (std::is_same_v<T, std::optional<AluOp>>) {
-      c.optional_alu_op(v, name);
-    } else if constexpr (std::is_same_v<T, bool>) {
-      c.boolean(v, name);
-    } else if constexpr (std::is_same_v<T, std::uint8_t>) {
-      c.axes(v, name);
-    } else if constexpr (std::is_same_v<T, std::uint16_t>) {
-      c.queue(v, name);
-    } else if constexpr (std::is_same_v<T, std::int32_t>) {
-      c.i32(v);
-    } else if constexpr (std::is_same_v<T, float>) {
-      c.f32(v);
-    } else if constexpr (std::is_same_v<T, double>) {
-      c.f64(v);
-    } else if constexpr (std::is_same_v<T, std::array<std::int32_t, kMaxFreeDims>>) {
-      for (auto& step : v)
-        c.i32(step);
-    } else {
-      static_assert(sizeof(T) == 0, "no NEFF encoding for this field type");
-    }
-  });
-}
-
+// The bytes of the NEFF record's operands and the checks on them (docs/neff.md), shared by
+// both directions so that a file this writes is always readable.
 class Encoder {
  public:
   Encoder(const Context& ctx, std::vector<std::uint8_t>& out) : ctx_(ctx), out_(out) {}
-
-  void ap(const AccessPattern& a, const char* field) {
-    ctx_.check_ap(a, field);
-    put_u8(out_, static_cast<std::uint8_t>(a.space));
-    put_u8(out_, static_cast<std::uint8_t>(a.dtype));
-    put_u8(out_, a.ndims);
-    put_u8(out_, 0);
-    put_u32(out_, a.buffer);
-    put_u32(out_, a.start_partition);
-    put_u32(out_, a.partitions);
-    put_u64(out_, static_cast<std::uint64_t>(a.partition_stride));
-    put_u64(out_, a.byte_offset);
-    for (int i = 0; i < kMaxFreeDims; ++i) {  // unused dims are written as zeros
-      const bool used = i < a.ndims;
-      put_u32(out_, used ? static_cast<std::uint32_t>(a.dims[i].stride) : 0);
-      put_u32(out_, used ? a.dims[i].size : 0);
-    }
-  }
-  void optional_ap(const std::optional<AccessPattern>& a, const char* field) {
-    put_u8(out_, a ? 1 : 0);
-    if (a) ap(*a, field);
-  }
-  void scalar(const ScalarArg& s, const char* field) {
-    if (const auto* a = std::get_if<AccessPattern>(&s)) {
-      put_u8(out_, 1);
-      ap(*a, field);
-    } else {
-      put_u8(out_, 0);
-      put_f32(out_, std::get<float>(s));
-    }
-  }
-  template <typename E>
-  void enumeration(const E& e, int count, const char* field) {
-    ctx_.check_enum(static_cast<int>(e), count, field);
-    put_u8(out_, static_cast<std::uint8_t>(e));
-  }
-  void optional_alu_op(const std::optional<AluOp>& op, const char* field) {
-    if (op)
-      enumeration(*op, kAluOpCount, field);
-    else
-      put_u8(out_, kNoAluOp);
-  }
-  void boolean(const bool& b, const char*) { put_u8(out_, b ? 1 : 0); }
-  void axes(const std::uint8_t& n, const char* field) {
-    ctx_.check_axes(n, field);
-    put_u8(out_, n);
-  }
-  void queue(const std::uint16_t& q, const char* field) {
-    ctx_.check_queue(q, field);
-    put_u16(out_, q);
-  }
-  void i32(const std::int32_t& v) { put_u32(out_, static_cast<std::uint32_t>(v)); }
-  void f32(const float& v) { put_f32(out_, v); }
-  void f64(const double& v) { put_f64(out_, v); }
+  const Context& ctx() const { return ctx_; }
+  std::vector<std::uint8_t>& out() { return out_; }
 
  private:
   const Context& ctx_;
@@ -189,6 +96,7 @@ class Decoder {
  public:
   Decoder(const Context& ctx, const std::uint8_t* begin, const std::uint8_t* end)
       : ctx_(ctx), p_(begin), end_(end) {}
+  const Context& ctx() const { return ctx_; }
   const std::uint8_t* position() const { return p_; }
 
   const std::uint8_t* take(std::size_t n, const char* field) {
@@ -198,11 +106,53 @@ class Decoder {
     p_ += n;
     return at;
   }
-  void ap(AccessPattern& a, const char* field) {
-    const std::uint8_t* b = take(kAccessPatternBytes, field);
-    ctx_.check_enum(b[0], kMemSpaceCount, field);
-    ctx_.check_enum(b[1], kDTypeCount, field);
-    if (b[3] != 0) ctx_.fail(field, "reserved byte is not zero");
+  // A byte that is 0 or 1.
+  bool flag(const char* field) {
+    const std::uint8_t v = *take(1, field);
+    if (v > 1) ctx_.fail(field, "flag byte " + std::to_string(v) + " is neither 0 nor 1");
+    return v == 1;
+  }
+
+ private:
+  const Context& ctx_;
+  const std::uint8_t* p_;
+  const std::uint8_t* end_;
+};
+
+// One specialisation per field kind (isa/field_kind.hpp): encode(enc, value, field) and
+// decode(dec, value, field), `field` naming it in errors. No primary definition.
+template <typename T>
+struct NeffField;
+
+// 64 bytes: space, dtype, ndims, a reserved 0, buffer, start partition, partitions
+// (u32 each), partition stride, byte offset (u64 each), 4 dims of (stride, size), the
+// unused ones zero.
+template <>
+struct NeffField<AccessPattern> {
+  static void encode(Encoder& e, const AccessPattern& a, const char* field) {
+    e.ctx().check_ap(a, field);
+    auto& out = e.out();
+    put_u8(out, static_cast<std::uint8_t>(a.space));
+    put_u8(out, static_cast<std::uint8_t>(a.dtype));
+    put_u8(out, a.ndims);
+    put_u8(out, 0);
+    put_u32(out, a.buffer);
+    put_u32(out, a.start_partition);
+    put_u32(out, a.partitions);
+    put_u64(out, static_cast<std::uint64_t>(a.partition_stride));
+    put_u64(out, a.byte_offset);
+    for (int i = 0; i < kMaxFreeDims; ++i) {  // unused dims are written as zeros
+      const bool used = i < a.ndims;
+      put_u32(out, used ? static_cast<std::uint32_t>(a.dims[i].stride) : 0);
+      put_u32(out, used ? a.dims[i].size : 0);
+    }
+  }
+  static void decode(Decoder& d, AccessPattern& a, const char* field) {
+    const Context& ctx = d.ctx();
+    const std::uint8_t* b = d.take(kAccessPatternBytes, field);
+    ctx.check_enum(b[0], kMemSpaceCount, field);
+    ctx.check_enum(b[1], kDTypeCount, field);
+    if (b[3] != 0) ctx.fail(field, "reserved byte is not zero");
     a.space = static_cast<MemSpace>(b[0]);
     a.dtype = static_cast<DType>(b[1]);
     a.ndims = b[2];
@@ -211,74 +161,186 @@ class Decoder {
     a.partitions = load_u32(b + 12);
     a.partition_stride = static_cast<std::int64_t>(load_u64(b + 16));
     a.byte_offset = load_u64(b + 24);
-    ctx_.check_ap(a, field);
+    ctx.check_ap(a, field);
     for (int i = 0; i < kMaxFreeDims; ++i) {
-      const std::uint8_t* d = b + 32 + 8 * i;
+      const std::uint8_t* dim = b + 32 + 8 * i;
       if (i < a.ndims) {
-        a.dims[i].stride = static_cast<std::int32_t>(load_u32(d));
-        a.dims[i].size = load_u32(d + 4);
-      } else if (load_u64(d) != 0) {
-        ctx_.fail(field, "unused dim " + std::to_string(i) + " is not zero");
+        a.dims[i].stride = static_cast<std::int32_t>(load_u32(dim));
+        a.dims[i].size = load_u32(dim + 4);
+      } else if (load_u64(dim) != 0) {
+        ctx.fail(field, "unused dim " + std::to_string(i) + " is not zero");
       } else {
         a.dims[i] = Dim{};  // the record is decoded into the previous one's storage
       }
     }
   }
-  void optional_ap(std::optional<AccessPattern>& a, const char* field) {
-    if (flag(field)) {
+};
+
+// A flag byte, then the pattern when it is 1.
+template <>
+struct NeffField<std::optional<AccessPattern>> {
+  static void encode(Encoder& e, const std::optional<AccessPattern>& a, const char* field) {
+    put_u8(e.out(), a ? 1 : 0);
+    if (a) NeffField<AccessPattern>::encode(e, *a, field);
+  }
+  static void decode(Decoder& d, std::optional<AccessPattern>& a, const char* field) {
+    if (d.flag(field)) {
       a.emplace();
-      ap(*a, field);
+      NeffField<AccessPattern>::decode(d, *a, field);
     } else {
       a.reset();
     }
   }
-  void scalar(ScalarArg& s, const char* field) {
-    if (flag(field)) {
-      AccessPattern a;
-      ap(a, field);
-      s = a;
+};
+
+// A flag byte: 1, the pattern; 0, the fp32 immediate.
+template <>
+struct NeffField<ScalarArg> {
+  static void encode(Encoder& e, const ScalarArg& s, const char* field) {
+    if (const auto* a = std::get_if<AccessPattern>(&s)) {
+      put_u8(e.out(), 1);
+      NeffField<AccessPattern>::encode(e, *a, field);
     } else {
-      s = load_f32(take(4, field));
+      put_u8(e.out(), 0);
+      put_f32(e.out(), std::get<float>(s));
     }
   }
-  template <typename E>
-  void enumeration(E& e, int count, const char* field) {
-    const std::uint8_t v = *take(1, field);
-    ctx_.check_enum(v, count, field);
-    e = static_cast<E>(v);
+  static void decode(Decoder& d, ScalarArg& s, const char* field) {
+    if (d.flag(field)) {
+      AccessPattern a;
+      NeffField<AccessPattern>::decode(d, a, field);
+      s = a;
+    } else {
+      s = load_f32(d.take(4, field));
+    }
   }
-  void optional_alu_op(std::optional<AluOp>& op, const char* field) {
-    const std::uint8_t v = *take(1, field);
+};
+
+// One byte, checked against the enum's count (isa::FieldKind<E>::count).
+template <typename E>
+struct NeffEnum {
+  static constexpr int kCount = FieldKind<E>::count;
+  static void encode(Encoder& e, E v, const char* field) {
+    e.ctx().check_enum(static_cast<int>(v), kCount, field);
+    put_u8(e.out(), static_cast<std::uint8_t>(v));
+  }
+  static void decode(Decoder& d, E& v, const char* field) {
+    const std::uint8_t b = *d.take(1, field);
+    d.ctx().check_enum(b, kCount, field);
+    v = static_cast<E>(b);
+  }
+};
+template <>
+struct NeffField<AluOp> : NeffEnum<AluOp> {};
+template <>
+struct NeffField<ActFunc> : NeffEnum<ActFunc> {};
+template <>
+struct NeffField<AccumulateFlag> : NeffEnum<AccumulateFlag> {};
+
+// The op's byte, or kNoAluOp when absent.
+template <>
+struct NeffField<std::optional<AluOp>> {
+  static void encode(Encoder& e, const std::optional<AluOp>& op, const char* field) {
+    if (op)
+      NeffField<AluOp>::encode(e, *op, field);
+    else
+      put_u8(e.out(), kNoAluOp);
+  }
+  static void decode(Decoder& d, std::optional<AluOp>& op, const char* field) {
+    const std::uint8_t v = *d.take(1, field);
     if (v == kNoAluOp) {
       op.reset();
     } else {
-      ctx_.check_enum(v, kAluOpCount, field);
+      d.ctx().check_enum(v, kAluOpCount, field);
       op = static_cast<AluOp>(v);
     }
   }
-  void boolean(bool& b, const char* field) { b = flag(field); }
-  void axes(std::uint8_t& n, const char* field) {
-    n = *take(1, field);
-    ctx_.check_axes(n, field);
-  }
-  void queue(std::uint16_t& q, const char* field) {
-    q = load_u16(take(2, field));
-    ctx_.check_queue(q, field);
-  }
-  void i32(std::int32_t& v) { v = static_cast<std::int32_t>(load_u32(take(4, "immediate"))); }
-  void f32(float& v) { v = load_f32(take(4, "immediate")); }
-  void f64(double& v) { v = load_f64(take(8, "immediate")); }
-
- private:
-  bool flag(const char* field) {
-    const std::uint8_t v = *take(1, field);
-    if (v > 1) ctx_.fail(field, "flag byte " + std::to_string(v) + " is neither 0 nor 1");
-    return v == 1;
-  }
-  const Context& ctx_;
-  const std::uint8_t* p_;
-  const std::uint8_t* end_;
 };
+
+// A flag byte.
+template <>
+struct NeffField<bool> {
+  static void encode(Encoder& e, bool b, const char*) { put_u8(e.out(), b ? 1 : 0); }
+  static void decode(Decoder& d, bool& b, const char* field) { b = d.flag(field); }
+};
+
+// One byte, 1..kMaxFreeDims.
+template <>
+struct NeffField<Axes> {
+  static void encode(Encoder& e, Axes n, const char* field) {
+    e.ctx().check_axes(n.count, field);
+    put_u8(e.out(), n.count);
+  }
+  static void decode(Decoder& d, Axes& n, const char* field) {
+    n.count = *d.take(1, field);
+    d.ctx().check_axes(n.count, field);
+  }
+};
+
+// A u16 index into the kernel's queues.
+template <>
+struct NeffField<QueueRef> {
+  static void encode(Encoder& e, QueueRef q, const char* field) {
+    e.ctx().check_queue(q.index, field);
+    put_u16(e.out(), q.index);
+  }
+  static void decode(Decoder& d, QueueRef& q, const char* field) {
+    q.index = load_u16(d.take(2, field));
+    d.ctx().check_queue(q.index, field);
+  }
+};
+
+// Immediates: little-endian bits; errors name them "immediate".
+template <>
+struct NeffField<std::int32_t> {
+  static void encode(Encoder& e, std::int32_t v, const char*) {
+    put_u32(e.out(), static_cast<std::uint32_t>(v));
+  }
+  static void decode(Decoder& d, std::int32_t& v, const char*) {
+    v = static_cast<std::int32_t>(load_u32(d.take(4, "immediate")));
+  }
+};
+template <>
+struct NeffField<float> {
+  static void encode(Encoder& e, float v, const char*) { put_f32(e.out(), v); }
+  static void decode(Decoder& d, float& v, const char*) { v = load_f32(d.take(4, "immediate")); }
+};
+template <>
+struct NeffField<double> {
+  static void encode(Encoder& e, double v, const char*) { put_f64(e.out(), v); }
+  static void decode(Decoder& d, double& v, const char*) { v = load_f64(d.take(8, "immediate")); }
+};
+
+// Each coefficient as an int32 immediate.
+template <>
+struct NeffField<Steps> {
+  static void encode(Encoder& e, const Steps& v, const char* field) {
+    for (std::int32_t s : v)
+      NeffField<std::int32_t>::encode(e, s, field);
+  }
+  static void decode(Decoder& d, Steps& v, const char* field) {
+    for (std::int32_t& s : v)
+      NeffField<std::int32_t>::decode(d, s, field);
+  }
+};
+
+static_assert(specialised_for_every_kind<NeffField>(FieldKinds{}),
+              "a field kind without its NEFF encoding (NeffField)");
+
+// The operand fields of an operation, in file order (docs/neff.md): the order of the
+// struct's fields() (instruction.hpp).
+template <typename Op>
+void encode_operands(Encoder& e, const Op& x) {
+  for_each_field(x, [&](const auto& f, const auto& v) {
+    NeffField<std::decay_t<decltype(v)>>::encode(e, v, f.name.data());  // names are literals
+  });
+}
+template <typename Op>
+void decode_operands(Decoder& d, Op& x) {
+  for_each_field(x, [&](const auto& f, auto& v) {
+    NeffField<std::decay_t<decltype(v)>>::decode(d, v, f.name.data());
+  });
+}
 
 void patch_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i)
@@ -325,7 +387,7 @@ std::vector<std::uint8_t> encode_stream(const Kernel& k, Engine engine) {
     put_u16(out, static_cast<std::uint16_t>(ins.waits.size()));
     put_u16(out, static_cast<std::uint16_t>(ins.signals.size()));
     put_u16(out, 0);
-    std::visit([&](const auto& op) { operand_fields(enc, op); }, ins.op);
+    std::visit([&](const auto& op) { encode_operands(enc, op); }, ins.op);
     for (const SemWait& w : ins.waits) {
       ctx.check_sem(w.sem, "wait");
       put_u16(out, w.sem);
@@ -394,7 +456,7 @@ InstructionStream decode_stream(const Kernel& k, Engine engine,
 
     if (ins.op.index() != p[4]) reset_operation(ins.op, ctx.opcode);
     Decoder dec(ctx, p + kRecordHeaderBytes, p + size);
-    std::visit([&](auto& op) { operand_fields(dec, op); }, ins.op);
+    std::visit([&](auto& op) { decode_operands(dec, op); }, ins.op);
     const std::uint8_t* sync = dec.position();
     if (static_cast<std::size_t>(p + size - sync) != waits * kWaitBytes + signals * kSignalBytes)
       ctx.fail("record_bytes", std::to_string(size) + " does not match the operands and " +

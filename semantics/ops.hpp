@@ -1,5 +1,5 @@
 #pragma once
-// Internal to the semantics: one run() per operation (semantics_*.cpp), and the helpers
+// Internal to the semantics: one run() per operation (execute_*.cpp), and the helpers
 // they share for moving blocks of rows, per-partition scalars and index arithmetic.
 #include <array>
 #include <cstdint>
@@ -10,28 +10,13 @@
 
 namespace neuronsim::isa::sem {
 
-void run(const Site& s, const Matmul& op);              // semantics_tensor.cpp
-void run(const Site& s, const Transpose& op);           // semantics_tensor.cpp
-void run(const Site& s, const Activation& op);          // semantics_activation.cpp
-void run(const Site& s, const TensorTensor& op);        // semantics_vector.cpp
-void run(const Site& s, const TensorScalar& op);        // semantics_vector.cpp
-void run(const Site& s, const ScalarTensorTensor& op);  // semantics_vector.cpp
-void run(const Site& s, const TensorTensorScan& op);    // semantics_vector.cpp
-void run(const Site& s, const TensorReduce& op);        // semantics_stats.cpp
-void run(const Site& s, const BnStats& op);             // semantics_stats.cpp
-void run(const Site& s, const BnAggr& op);              // semantics_stats.cpp
-void run(const Site& s, const TensorCopy& op);          // semantics_move.cpp
-void run(const Site& s, const Memset& op);              // semantics_move.cpp
-void run(const Site& s, const Iota& op);                // semantics_move.cpp
-void run(const Site& s, const Select& op);              // semantics_move.cpp
-void run(const Site& s, const AffineSelect& op);        // semantics_move.cpp
-void run(const Site& s, const DmaCopy& op);             // semantics_move.cpp
-void run(const Site& s, const Reciprocal& op);          // execute_vector.cpp
-void run(const Site& s, const PartitionReduce& op);     // execute_stats.cpp
-void run(const Site& s, const Dropout& op);             // execute_dropout.cpp
-void run(const Site& s, const Max8& op);                // execute_top8.cpp
-void run(const Site& s, const FindIndex8& op);          // execute_top8.cpp
-void run(const Site& s, const MatchReplace8& op);       // execute_top8.cpp
+// One run() per opcode, declared from the opcode table (isa/instruction.hpp) and defined
+// in the execute_*.cpp of its family: an opcode without one is a link error. execute()
+// never calls nop's, which has none.
+#define NEURONSIM_SEM_RUN(name, Struct, engines, page, colour) \
+  void run(const Site& s, const Struct& op);
+NEURONSIM_OPCODES(NEURONSIM_SEM_RUN)
+#undef NEURONSIM_SEM_RUN
 
 // Rows [p0, p0+n) of `op` into buf, row after row (buf is resized to n * free).
 template <class T>
