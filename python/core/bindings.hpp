@@ -10,5 +10,8 @@ void bind_host_scheduler(pybind11::module_& m);
 // _core.rmsnorm_kernel (example_kernels.cpp): the hand-fused RMSNorm of examples/, as
 // `neuronsim example rmsnorm` makes it.
 void bind_example_kernels(pybind11::module_& m);
+// _core.nki_dependencies, nki_plan and nki_rows_meet (nki_lowering.cpp): the lowering
+// passes of neuronsim.nki (python/neuronsim/nki/_lower.py) over a placed trace.
+void bind_nki_lowering(pybind11::module_& m);
 
 }  // namespace neuronsim::python

@@ -510,4 +510,5 @@ PYBIND11_MODULE(_core, m) {
       "shutdown", [] { Session::get().shutdown(); }, guard);
   bind_host_scheduler(m);
   bind_example_kernels(m);
+  bind_nki_lowering(m);
 }

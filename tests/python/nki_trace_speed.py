@@ -1,7 +1,8 @@
 """The structures that make neuronsim.nki's tracing linear, checked for what they compute
 (speed itself is measured by bench/nki_trace.py, never asserted here):
 
-- the bucketed dependency index (_lower.find_dependencies) finds exactly the
+- the bucketed dependency index (_lower.find_dependencies, in C++:
+  python/core/nki_lowering.cpp) finds exactly the
   dependencies of the plain all-pairs definition, on traced kernels (matmul, RMSNorm,
   a kernel that spills) and on random accesses (HBM and on-chip, wide and narrow,
   covering and partial writes);
@@ -60,17 +61,17 @@ def all_pairs_dependencies(instrs):
 def traced_instrs(kernel, *args, target="trn2"):
     """The placed instruction list of a traced kernel (what lowering computes deps on)."""
     captured = {}
-    real = _lower.find_dependencies
+    real = _lower.place_tiles
 
-    def spy(instrs):
-        captured["instrs"] = list(instrs)
-        return real(instrs)
+    def spy(tr):
+        captured["instrs"] = list(real(tr))
+        return captured["instrs"]
 
-    _lower.find_dependencies = spy
+    _lower.place_tiles = spy
     try:
         nki.jit(kernel.fn).trace(*args, target=target)
     finally:
-        _lower.find_dependencies = real
+        _lower.place_tiles = real
     return captured["instrs"]
 
 

@@ -20,6 +20,8 @@ try:  # every neuronsim error is a neuronsim.Error (docs/python.md)
 except ImportError:  # pragma: no cover - the package always provides it
     _BaseError = Exception
 
+from .. import _core as _cxx  # noqa: E402 - after neuronsim.Error
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -259,19 +261,10 @@ class SteppedRows(tuple):
     __hash__ = tuple.__hash__
 
 
-def rows_meet(a0, a1, sa, b0, b1, sb):
-    """Whether rows a0, a0 + sa, ... below a1 and b0, b0 + sb, ... below b1 share one."""
-    lo, hi = max(a0, b0), min(a1, b1)
-    if lo >= hi:
-        return False
-    if sa == 1 and sb == 1:
-        return True
-    if sa == 1 or sb == 1:
-        r0, s = (b0, sb) if sa == 1 else (a0, sa)
-        return r0 + -(-(lo - r0) // s) * s < hi
-    if sa == sb:
-        return (a0 - b0) % sa == 0 and a0 + -(-(lo - a0) // sa) * sa < hi
-    return True  # two different steps: the bounding rows (rare; conservative)
+# Whether rows a0, a0 + sa, ... below a1 and b0, b0 + sb, ... below b1 share one:
+# rows_meet(a0, a1, sa, b0, b1, sb), defined once in C++ (python/core/nki_lowering.cpp)
+# for the dependency pass there and the mask checks here.
+rows_meet = _cxx.nki_rows_meet
 
 
 def regions_overlap(a, b):

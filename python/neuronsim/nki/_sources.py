@@ -26,9 +26,16 @@ class SourceTable:
         self._taken = set(taken)
         self._files = {}  # path -> name
         self._order = []
+        self._suffix = {}  # location -> its suffix (a loop body's lines recur)
 
     def at(self, location):
         """The `@NAME:LINE` suffix of an instruction traced at (path, line), or ""."""
+        suffix = self._suffix.get(location)
+        if suffix is None:
+            suffix = self._suffix[location] = self._at(location)
+        return suffix
+
+    def _at(self, location):
         if not location:
             return ""
         path, line = location
