@@ -76,15 +76,14 @@ void run_cores_mode(const RunArgs& args, const KernelRun& run) {
   double end_ns = 0;
   for (unsigned i = 0; i < args.cores; ++i) {
     const RunResult& r = launches[i]->result();
-    const double bytes = r.stats.number("hbm_read_bytes") + r.stats.number("hbm_write_bytes");
+    const double bytes =
+        static_cast<double>(r.stats.hbm.read_bytes) + static_cast<double>(r.stats.hbm.write_bytes);
     end_ns = std::max(end_ns, r.total_ns);
     std::cout << pad(std::to_string(i), width[0]) << pad(fixed(r.total_ns), width[1])
               << pad(std::to_string(r.neuroncore_cycle_count), width[2])
               << pad(fixed(lone.total_ns > 0 ? r.total_ns / lone.total_ns : 0.0, 3) + "x", width[3])
-              << pad(std::to_string(static_cast<std::uint64_t>(r.stats.number("hbm_read_bytes"))),
-                     width[4])
-              << pad(std::to_string(static_cast<std::uint64_t>(r.stats.number("hbm_write_bytes"))),
-                     width[5])
+              << pad(std::to_string(r.stats.hbm.read_bytes), width[4])
+              << pad(std::to_string(r.stats.hbm.write_bytes), width[5])
               << pad(fixed(r.total_ns > 0 ? bytes / r.total_ns : 0.0, 1), width[6]) << "\n";
   }
   double all_bytes = 0;

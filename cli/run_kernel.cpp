@@ -6,6 +6,7 @@
 
 #include "cli/progress.hpp"
 #include "cli/run.hpp"
+#include "engines/sim_time.hpp"
 #include "profile/profiled_run.hpp"
 #include "sequence/host_model.hpp"
 #include "sim/stats_json.hpp"
@@ -21,11 +22,10 @@ void print_summary(const isa::Kernel& k, const config::TargetConfig& cfg, const 
   out << "total: " << fixed(r.total_ns) << " ns = " << r.neuroncore_cycle_count
       << " neuroncore cycles (Tensor engine clock, " << fixed(cfg.tensor_ghz, 2) << " GHz)\n";
   out << "in each engine's clock:";
-  for (const auto& e : r.engines) {
-    const std::string name(isa::engine_name(e.engine));
-    out << " " << name << " " << static_cast<std::uint64_t>(r.stats.number(name + "_clock_cycles"))
-        << " @ " << fixed(e.clock_ghz, 2) << " GHz;";
-  }
+  for (const auto& e : r.stats.engines)
+    out << " " << isa::engine_name(e.engine) << " "
+        << r.stats.core.clock_cycles[static_cast<int>(e.engine)] << " @ " << fixed(e.clock_ghz, 2)
+        << " GHz;";
   out << "\n\n";
   const std::vector<std::string> head = {"engine",      "instr",        "busy ns",       "busy %",
                                          "sem wait ns", "port wait ns", "dma-q wait ns", "idle ns"};
@@ -34,20 +34,22 @@ void print_summary(const isa::Kernel& k, const config::TargetConfig& cfg, const 
     out << (i == 0 ? head[i] + std::string(width[0] - head[0].size(), ' ')
                    : pad(head[i], width[i]));
   out << "\n";
-  for (const auto& e : r.engines) {
+  for (const auto& e : r.stats.engines) {
     const std::string name(isa::engine_name(e.engine));
-    const double pct = r.total_ns > 0 ? 100.0 * e.busy_ns / r.total_ns : 0.0;
+    const traces::EngineTime& t = e.time;
+    const double busy_ns = engines::ps_to_ns(t.busy_ps);
+    const double pct = r.total_ns > 0 ? 100.0 * busy_ns / r.total_ns : 0.0;
     out << name << std::string(width[0] - name.size(), ' ')
-        << pad(std::to_string(e.instructions), width[1]) << pad(fixed(e.busy_ns), width[2])
-        << pad(fixed(pct, 1), width[3]) << pad(fixed(e.semaphore_wait_ns), width[4])
-        << pad(fixed(e.port_wait_ns), width[5]) << pad(fixed(e.dma_queue_wait_ns), width[6])
-        << pad(fixed(e.idle_ns), width[7]) << "\n";
+        << pad(std::to_string(t.instruction_count), width[1]) << pad(fixed(busy_ns), width[2])
+        << pad(fixed(pct, 1), width[3])
+        << pad(fixed(engines::ps_to_ns(t.semaphore_wait_ps)), width[4])
+        << pad(fixed(engines::ps_to_ns(t.port_wait_ps)), width[5])
+        << pad(fixed(engines::ps_to_ns(t.dma_wait_ps)), width[6])
+        << pad(fixed(engines::ps_to_ns(t.idle_ps)), width[7]) << "\n";
   }
-  out << "\nDMA: " << static_cast<std::uint64_t>(r.stats.number("dma_transfer_count"))
-      << " transfers, " << static_cast<std::uint64_t>(r.stats.number("dma_transfer_total_bytes"))
-      << " bytes; HBM read " << static_cast<std::uint64_t>(r.stats.number("hbm_read_bytes"))
-      << " bytes, written " << static_cast<std::uint64_t>(r.stats.number("hbm_write_bytes"))
-      << " bytes\n";
+  out << "\nDMA: " << r.stats.dma.transfers << " transfers, " << r.stats.dma.bytes
+      << " bytes; HBM read " << r.stats.hbm.read_bytes << " bytes, written "
+      << r.stats.hbm.write_bytes << " bytes\n";
 }
 
 // A single NEFF is a one-launch program: the host model's overheads are reported beside

@@ -11,6 +11,7 @@
 #include "cli/run.hpp"
 #include "io/npy.hpp"
 #include "sequence/sequence_runner.hpp"
+#include "sim/stats_json.hpp"
 
 namespace neuronsim::cli {
 
@@ -84,7 +85,11 @@ void run_sequence_mode(const RunArgs& args) {
     doc["dispatch_gap_ns"] = r.timeline.dispatch_gap_ns();
     nlohmann::ordered_json launches = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < seq.launches.size(); ++i)
-      launches.push_back({{"name", seq.launches[i].name}, {"stats", r.launches[i].stats}});
+      // The same statistics as `run --stats-json` of one kernel, read back as a plain
+      // object (so in the order of their names).
+      launches.push_back(
+          {{"name", seq.launches[i].name},
+           {"stats", nlohmann::json::parse(sim::stats_json(r.launches[i].stats).dump())}});
     doc["launches"] = launches;
     write_stats(args.stats_json, doc);
   }

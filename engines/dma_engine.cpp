@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/error.hpp"
+#include "engines/sim_time.hpp"
 #include "engines/thread_stack.hpp"
 #include "memory/bandwidth_share.hpp"
 #include "neuronsim/tlm.hpp"
@@ -34,6 +35,10 @@ void DmaEngine::enqueue(DmaPart* part) {
   queues_[q].push_back(part);
   nonempty_[q / 64] |= std::uint64_t{1} << (q % 64);
   work_.notify(sc_core::SC_ZERO_TIME);
+}
+
+DmaEngineStats DmaEngine::stats() const {
+  return {index_, to_ps(busy_)};
 }
 
 void DmaEngine::reset() {

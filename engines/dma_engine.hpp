@@ -20,6 +20,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "engines/dma_stats.hpp"
 #include "engines/dma_transfer.hpp"
 #include "engines/hbm_link.hpp"
 #include "params/dma_params.hpp"
@@ -35,9 +36,9 @@ class DmaEngine : public sc_core::sc_module {
   DmaEngine(sc_core::sc_module_name name, std::uint32_t index, const params::DmaParams& params,
             HbmLink& hbm, PartHook on_start, PartHook on_done, FailHook on_fail);
 
-  void enqueue(DmaPart* part);  // from any SystemC process
-  void reset();                 // a launch begins (the engine is idle): counters, round-robin
-  sc_core::sc_time busy_time() const { return busy_; }
+  void enqueue(DmaPart* part);   // from any SystemC process
+  void reset();                  // a launch begins (the engine is idle): counters, round-robin
+  DmaEngineStats stats() const;  // since the last reset()
 
  private:
   void run();

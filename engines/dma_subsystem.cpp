@@ -43,7 +43,8 @@ void DmaSubsystem::begin(LaunchContext& launch, const std::vector<std::uint64_t>
   queues_.clear();
   queues_.resize(launch.kernel.queues.size());
   next_id_ = 0;
-  counters_ = DmaCounters{};
+  stats_ = DmaStats{};
+  last_completion_ = sc_core::SC_ZERO_TIME;
   dge_free_.assign(params_.dge_instances, sc_core::SC_ZERO_TIME);
   for (auto& e : engines_)
     e->reset();
@@ -200,7 +201,7 @@ void DmaSubsystem::part_started(DmaPart& part) {
 }
 
 void DmaSubsystem::part_done(DmaPart& part) {
-  counters_.parts++;
+  stats_.parts++;
   if (!aborted_ && !launch_->observers.empty()) {
     try {
       traces::DmaRecord r = record(part);
@@ -222,13 +223,13 @@ void DmaSubsystem::complete(DmaTransfer& t) {
     try {
       execute(t);
       launch.written.note(memory::footprint(launch.kernel, copy.dst));
-      counters_.transfers++;
-      counters_.bytes += dma_transfer_bytes(copy);
-      counters_.read_bytes[space_index(copy.src.space)] += memory::access_bytes(copy.src);
-      counters_.write_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
+      stats_.transfers++;
+      stats_.bytes += dma_transfer_bytes(copy);
+      stats_.read_bytes[space_index(copy.src.space)] += memory::access_bytes(copy.src);
+      stats_.write_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
       if (copy.accumulate)  // read-add-write reads the destination too
-        counters_.read_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
-      counters_.last_completion = launch.since_start();
+        stats_.read_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
+      last_completion_ = launch.since_start();
 
       traces::SignalSource source;
       source.kind = traces::SignalSource::Kind::dma_queue;
@@ -253,12 +254,25 @@ void DmaSubsystem::complete(DmaTransfer& t) {
   launch.monitor.progress();
 }
 
-sc_core::sc_time DmaSubsystem::queue_busy_time(std::size_t queue) const {
-  return queues_.at(queue).busy;
+HbmStats DmaSubsystem::hbm_stats() const {
+  const int hbm = space_index(isa::MemSpace::hbm);
+  return {stats_.read_bytes[hbm], stats_.write_bytes[hbm]};
 }
 
-sc_core::sc_time DmaSubsystem::engine_busy_time(std::size_t dma_engine) const {
-  return engines_.at(dma_engine)->busy_time();
+std::vector<DmaQueueStats> DmaSubsystem::queue_stats() const {
+  std::vector<DmaQueueStats> out;
+  for (std::size_t q = 0; q < queues_.size(); ++q) {
+    const std::string& name = launch_->kernel.queues[q].name;
+    out.push_back({name.empty() ? std::to_string(q) : name, to_ps(queues_[q].busy)});
+  }
+  return out;
+}
+
+std::vector<DmaEngineStats> DmaSubsystem::engine_stats() const {
+  std::vector<DmaEngineStats> out;
+  for (const auto& e : engines_)
+    out.push_back(e->stats());
+  return out;
 }
 
 }  // namespace neuronsim::engines

@@ -21,6 +21,7 @@
 
 #include "engines/dma_descriptors.hpp"
 #include "engines/dma_engine.hpp"
+#include "engines/dma_stats.hpp"
 #include "engines/dma_transfer.hpp"
 #include "engines/hbm_link.hpp"
 #include "engines/launch_context.hpp"
@@ -28,14 +29,6 @@
 #include "isa/kernel.hpp"
 
 namespace neuronsim::engines {
-
-struct DmaCounters {
-  std::uint64_t transfers = 0;                       // completed dma_copy instructions
-  std::uint64_t parts = 0;                           // completed per-DMA-engine parts
-  std::uint64_t bytes = 0;                           // bytes moved (dma_transfer_bytes)
-  traces::BytesBySpace read_bytes{}, write_bytes{};  // by isa::MemSpace
-  sc_core::sc_time last_completion;                  // from the launch's start
-};
 
 class DmaSubsystem : public sc_core::sc_module {
  public:
@@ -64,11 +57,14 @@ class DmaSubsystem : public sc_core::sc_module {
   void submit(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index);
 
   std::size_t outstanding() const { return in_flight_; }
-  const DmaCounters& counters() const { return counters_; }
-  // Time each kernel queue had at least one transfer outstanding.
-  sc_core::sc_time queue_busy_time(std::size_t queue) const;
-  sc_core::sc_time engine_busy_time(std::size_t dma_engine) const;
-  std::size_t engine_count() const { return engines_.size(); }
+  // The launch's statistics groups so far: its transfers, its HBM traffic, each of the
+  // kernel's queues (in the kernel's order) and each DMA engine.
+  const DmaStats& stats() const { return stats_; }
+  HbmStats hbm_stats() const;
+  std::vector<DmaQueueStats> queue_stats() const;
+  std::vector<DmaEngineStats> engine_stats() const;
+  // When the launch's last transfer completed, from its start.
+  sc_core::sc_time last_completion() const { return last_completion_; }
 
  private:
   struct QueueState {
@@ -101,7 +97,8 @@ class DmaSubsystem : public sc_core::sc_module {
   std::size_t in_flight_ = 0;
   std::vector<DmaPartPlan> plans_;  // split_transfer's scratch
   std::uint32_t next_id_ = 0;
-  DmaCounters counters_;
+  DmaStats stats_;
+  sc_core::sc_time last_completion_;
 };
 
 }  // namespace neuronsim::engines

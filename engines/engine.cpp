@@ -14,7 +14,17 @@ Engine::Engine(isa::Engine kind, double clock_ghz, LaunchContext& ctx)
       stream_(ctx.kernel.stream(kind)),
       reader_(stream_),
       plans_(ctx.plan.plans[static_cast<int>(kind)]),
-      ports_(ctx.plan.ports[static_cast<int>(kind)]) {}
+      ports_(ctx.plan.ports[static_cast<int>(kind)]) {
+  stats_.engine = kind;
+  stats_.clock_ghz = clock_ghz;
+}
+
+EngineStats Engine::stats(std::uint64_t total_ps) const {
+  EngineStats s = stats_;
+  s.time.idle_ps = total_ps - s.time.busy_ps - s.time.semaphore_wait_ps - s.time.dma_wait_ps -
+                   s.time.port_wait_ps;
+  return s;
+}
 
 // The next instruction's plan and ports, fetched into the cache while this one runs: the
 // other engines' threads run in between, and a stream's plans are too large to stay
@@ -37,7 +47,7 @@ void Engine::run() {
     }
     current_ = stream_.size();
     state_ = EngineState::finished;
-    counters_.finished_at = ctx_.since_start();
+    finished_at_ = ctx_.since_start();
   } catch (const sc_core::sc_unwind_exception&) {
     throw;  // the launch failed and the core resets this thread
   } catch (...) {
@@ -75,7 +85,7 @@ void Engine::execute(std::size_t index) {
   if (start > asked) {
     state_ = EngineState::waiting_port;
     sc_core::wait(start - asked);
-    counters_.port_wait += start - asked;
+    stats_.time.port_wait_ps += to_ps(start - asked);
   }
   state_ = EngineState::busy;
   if (rec) {
@@ -94,8 +104,8 @@ void Engine::execute(std::size_t index) {
       o->on_instruction_start(*rec);
   if (ctx_.memory) isa::execute(ctx_.kernel, instr, *ctx_.memory);
   sc_core::wait(duration);
-  counters_.busy += duration;
-  counters_.busy_cycles += cycles;
+  stats_.time.busy_ps += to_ps(duration);
+  stats_.busy_cycles += cycles;
 
   traces::SignalSource source;
   source.kind = traces::SignalSource::Kind::engine;
@@ -125,7 +135,7 @@ void Engine::wait_semaphores(const isa::Instruction& instr, traces::InstructionR
     rec->semaphore_waits.push_back(sw);
   }
   const sc_core::sc_time waited = sc_core::sc_time_stamp() - ready;
-  counters_.semaphore_wait += waited;
+  stats_.time.semaphore_wait_ps += to_ps(waited);
   if (rec) rec->semaphore_wait_ps = to_ps(waited);
 }
 
@@ -139,7 +149,7 @@ void Engine::issue_dma(std::size_t index, traces::InstructionRecord* rec) {
   state_ = EngineState::waiting_dma_queue;
   ctx_.dma.claim(instr, kind_, i);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  counters_.dma_queue_wait += now - asked;
+  stats_.time.dma_wait_ps += to_ps(now - asked);
   const sc_core::sc_time generating = ctx_.dma.issuer_time(kind_);
   const std::uint64_t cycles = to_cycles(generating, clock_ghz_);
   if (rec) {
@@ -153,15 +163,15 @@ void Engine::issue_dma(std::size_t index, traces::InstructionRecord* rec) {
   if (generating > sc_core::SC_ZERO_TIME) {
     state_ = EngineState::busy;
     sc_core::wait(generating);
-    counters_.busy += generating;
-    counters_.busy_cycles += cycles;
+    stats_.time.busy_ps += to_ps(generating);
+    stats_.busy_cycles += cycles;
   }
   ctx_.dma.submit(instr, kind_, i);
   finish(index, rec);
 }
 
 void Engine::finish(std::size_t /*index*/, traces::InstructionRecord* rec) {
-  counters_.instructions++;
+  stats_.time.instruction_count++;
   if (!rec) return;
   const sc_core::sc_time now = ctx_.since_start();
   rec->end_ps = to_ps(now);

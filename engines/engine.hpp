@@ -14,6 +14,7 @@
 
 #include <systemc>
 
+#include "engines/engine_stats.hpp"
 #include "engines/instruction_plan.hpp"
 #include "engines/launch_context.hpp"
 
@@ -26,15 +27,6 @@ enum class EngineState : std::uint8_t {
   waiting_port,
   busy,
   finished,
-};
-
-// Where an engine's time went. busy + waits + idle = total run time, where idle is the
-// time after the engine finished its stream. Times from the launch's start.
-struct EngineCounters {
-  std::uint64_t instructions = 0;  // completed
-  std::uint64_t busy_cycles = 0;   // in this engine's clock
-  sc_core::sc_time busy, semaphore_wait, dma_queue_wait, port_wait;
-  sc_core::sc_time finished_at;  // end of its last instruction (0 for an empty stream)
 };
 
 class Engine {
@@ -50,7 +42,11 @@ class Engine {
 
   isa::Engine engine() const { return kind_; }
   double clock_ghz() const { return clock_ghz_; }
-  const EngineCounters& counters() const { return counters_; }
+  // Its statistics for the launch so far, which ran for `total_ps` (the idle time is the
+  // rest of it once the engine has finished).
+  EngineStats stats(std::uint64_t total_ps) const;
+  // The end of its last instruction, from the launch's start (0 for an empty stream).
+  sc_core::sc_time finished_at() const { return finished_at_; }
   EngineState state() const { return state_; }
   bool finished() const { return state_ == EngineState::finished; }
   std::size_t current_index() const { return current_; }  // the instruction in progress
@@ -91,7 +87,8 @@ class Engine {
   isa::Instruction* next_instr_ = &slots_[1];
   const std::vector<InstructionPlan>& plans_;
   const PortLists& ports_;
-  EngineCounters counters_;
+  EngineStats stats_;  // counted as it runs; idle is the core's to fill
+  sc_core::sc_time finished_at_;
   EngineState state_ = EngineState::not_started;
   std::size_t current_ = 0;
   isa::SemWait blocked_on_;

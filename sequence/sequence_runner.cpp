@@ -15,7 +15,6 @@
 #include "neuronsim/neuron_core.hpp"
 #include "profile/host_trace.hpp"
 #include "profile/profiled_run.hpp"
-#include "sim/stats_json.hpp"
 
 namespace neuronsim::sequence {
 
@@ -58,9 +57,7 @@ LaunchRun summary(const LaunchResult& r, const profile::LaunchProfile* profile) 
   LaunchRun l;
   l.total_ps = r.total_ps;
   l.neuroncore_cycle_count = r.neuroncore_cycle_count;
-  l.engines = r.engines;
-  // The same JSON as `run --stats-json` of one kernel, read back as a plain object.
-  l.stats = nlohmann::json::parse(sim::stats_json(r.stats).dump());
+  l.stats = r.stats;
   if (profile) {
     l.trace_bytes = profile->trace_bytes;
     l.trace_instructions = profile->trace_instructions;

@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "neuronsim/run.hpp"
 #include "sequence/host_model.hpp"
 #include "sequence/launch_sequence.hpp"
@@ -32,8 +30,7 @@ struct SequenceRunOptions {
 struct LaunchRun {
   std::uint64_t total_ps = 0;
   std::uint64_t neuroncore_cycle_count = 0;
-  std::array<EngineSummary, isa::kEngineCount> engines;
-  nlohmann::json stats;  // sim::stats_json()
+  LaunchStats stats;  // every module's statistics (<neuronsim/statistics.hpp>)
   std::uint64_t trace_bytes = 0, trace_instructions = 0;
 };
 

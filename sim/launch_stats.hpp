@@ -1,5 +1,6 @@
 #pragma once
-// The statistics and per-engine summaries of a finished launch (private to sim/).
+// The statistics of a finished launch, gathered from the groups of the modules that
+// counted them (private to sim/).
 #include <systemc>
 
 #include "neuronsim/config.hpp"
@@ -8,9 +9,8 @@
 
 namespace neuronsim::detail {
 
-// Every statistic of the launch, which ran for `total`.
-Stats collect_stats(const config::TargetConfig& config, const LaunchState& launch,
-                    sc_core::sc_time total);
-EngineSummary summarise(const engines::Engine& e, sc_core::sc_time total);
+// Every group of the launch, which ran for `total`.
+LaunchStats collect_stats(const config::TargetConfig& config, const LaunchState& launch,
+                          sc_core::sc_time total);
 
 }  // namespace neuronsim::detail

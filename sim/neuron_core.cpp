@@ -453,20 +453,16 @@ void CoreState::finish(LaunchState& s) {
   const isa::Kernel& k = *req.kernel;
   sc_core::sc_time total = s.ended_at - r.started;
   if (s.end == LaunchState::End::complete) {
-    total = dma->counters().last_completion;
+    total = dma->last_completion();
     for (const auto& e : s.engines)
-      total = std::max(total, e->counters().finished_at);
+      total = std::max(total, e->finished_at());
   }
   if (s.end == LaunchState::End::deadlock)
     s.error = std::make_exception_ptr(Error(deadlock_report(s)));
   r.total_ps = engines::to_ps(total);
   r.total_ns = engines::to_ns(total);
   r.neuroncore_cycle_count = engines::to_cycles(total, config.tensor_ghz);
-  if (s.context) {
-    for (int i = 0; i < isa::kEngineCount; ++i)
-      r.engines[i] = summarise(*s.engines[i], total);
-    r.stats = collect_stats(config, s, total);
-  }
+  if (s.context) r.stats = collect_stats(config, s, total);
   for (std::size_t i = 0; i < k.tensors.size() && i < s.tensors.addresses.size(); ++i)
     r.tensor_addresses[k.tensors[i].name] = s.tensors.addresses[i];
   try {

@@ -1,40 +1,51 @@
 #pragma once
-// Statistics of a run, registered in one place (name, unit, description, value) and
-// dumped as JSON from one place. collect_stats() (sim/launch_stats.hpp) is the only code
-// that knows which statistics exist. Part of the public API (<neuronsim/statistics.hpp>),
-// so plain types only: the JSON document itself is sim/stats_json.hpp's, for the
-// program's own writers.
+// The statistics of a launch: one typed group per module that counts them (base/
+// statistics.hpp), the launch result carries them. Each group names, describes and lists
+// its own statistics; LaunchStats::all() lists every group in a fixed order, and the JSON
+// (json_text() and sim/stats_json.hpp), the Python module's `stats` and the CLI's tables are
+// made from the groups. Part of the public API (<neuronsim/statistics.hpp>), so plain
+// types only: the JSON document itself is sim/stats_json.hpp's, for the program's own
+// writers.
+#include <array>
 #include <cstdint>
 #include <string>
-#include <variant>
 #include <vector>
+
+#include "base/statistics.hpp"
+#include "engines/dma_stats.hpp"
+#include "engines/engine_stats.hpp"
+#include "isa/engine.hpp"
 
 namespace neuronsim::sim {
 
-struct Statistic {
-  std::string name;
-  std::string unit;  // "ns", "cycles", "bytes", "count", "percent"
-  std::string description;
-  // A count (instructions, cycles, bytes) or a measure (ns, percent); JSON writes the
-  // first as an integer, the second as a number with a fraction.
-  std::variant<std::uint64_t, double> value;
-  double number() const;
+// The core's own: the launch's time, in each clock.
+struct CoreStats {
+  std::uint64_t total_ps = 0;                // from start to the last instruction or transfer
+  std::uint64_t neuroncore_cycle_count = 0;  // in Tensor engine clock cycles
+  std::array<std::uint64_t, isa::kEngineCount> clock_cycles{};  // in each engine's clock
+
+  // total_time_ns, neuroncore_cycle_count, <engine>_clock_cycles for every engine.
+  void list(StatisticList& out) const;
 };
 
-class Stats {
- public:
-  // Throws neuronsim::Error if `name` is registered already.
-  void add(const std::string& name, const std::string& unit, const std::string& description,
-           std::variant<std::uint64_t, double> value);
-  const std::vector<Statistic>& all() const { return stats_; }
-  const Statistic* find(const std::string& name) const;
-  double number(const std::string& name) const;  // throws neuronsim::Error if unknown
-  // {"<name>": {"value": v, "unit": u, "description": d}, ...} in registration order, as
-  // JSON text (indent < 0: on one line; else that many spaces per level).
-  std::string json_text(int indent = -1) const;
+struct LaunchStats {
+  // False when the launch failed before it began (its kernel was rejected): then no group
+  // counted anything and all() is empty.
+  bool counted = false;
+  CoreStats core;
+  std::array<engines::EngineStats, isa::kEngineCount> engines{};  // by isa::Engine
+  engines::DmaStats dma;
+  engines::HbmStats hbm;
+  std::vector<engines::DmaQueueStats> dma_queues;    // the kernel's, in its order
+  std::vector<engines::DmaEngineStats> dma_engines;  // the core's
 
- private:
-  std::vector<Statistic> stats_;
+  // Every statistic of every group, in this order: core, engines, dma, hbm, dma_queues,
+  // dma_engines (nothing when not `counted`).
+  void list(StatisticList& out) const;
+  std::vector<Statistic> all() const;  // list()'s, as a vector
+  // {"<name>": {"value": v, "unit": u, "description": d}, ...} in all()'s order, as JSON
+  // text (indent < 0: on one line; else that many spaces per level).
+  std::string json_text(int indent = -1) const;
 };
 
 }  // namespace neuronsim::sim

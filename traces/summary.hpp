@@ -14,24 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "isa/kernel.hpp"
+#include "traces/engine_time.hpp"
 #include "traces/ntff.hpp"
 #include "traces/records.hpp"
 
 namespace neuronsim::traces {
-
-// Where one engine's time went. busy + semaphore_wait + port_wait + dma_wait + idle ==
-// total_ps exactly. Waits are the records' wait fields, capped to the time between the
-// engine being ready and the instruction starting (docs/profiling.md).
-struct EngineTime {
-  std::uint64_t instruction_count = 0;
-  std::uint64_t busy_ps = 0;  // active time: sum of start -> end
-  std::uint64_t semaphore_wait_ps = 0;
-  std::uint64_t port_wait_ps = 0;
-  std::uint64_t dma_wait_ps = 0;  // waiting for room in a DMA queue
-  std::uint64_t idle_ps = 0;      // the rest of total_ps
-  // Semaphore wait by whom it waited for: an engine name, a DMA queue name, "unknown".
-  std::map<std::string, std::uint64_t> semaphore_wait_by_source;
-};
 
 // One row of the key_averages table.
 struct OpStats {

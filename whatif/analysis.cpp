@@ -6,6 +6,7 @@
 
 #include "base/error.hpp"
 #include "config/resolve.hpp"
+#include "engines/sim_time.hpp"
 #include "profile/host_trace.hpp"
 #include "sequence/host_model.hpp"
 #include "sim/fresh_context.hpp"
@@ -97,9 +98,9 @@ Figures figures(const std::vector<TraceCapture>& captures, const std::vector<Job
   for (std::size_t l = 0; l < captures.size(); ++l) {
     f.device_ns += static_cast<double>(base[l].total_ps) / 1000.0;
     for (int e = 0; e < isa::kEngineCount; ++e) {
-      f.busy_ns[e] += base[l].engines[e].busy_ns;
-      f.instructions[e] += base[l].engines[e].instructions;
-      f.port_wait_ns += base[l].engines[e].port_wait_ns;
+      f.busy_ns[e] += engines::ps_to_ns(base[l].engines[e].busy_ps);
+      f.instructions[e] += base[l].engines[e].instruction_count;
+      f.port_wait_ns += engines::ps_to_ns(base[l].engines[e].port_wait_ps);
     }
     const traces::TraceData& t = captures[l].trace();
     for (const traces::InstructionRecord& r : t.instructions)

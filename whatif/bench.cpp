@@ -1,5 +1,7 @@
 #include "whatif/bench.hpp"
 
+#include <utility>
+
 #include "base/error.hpp"
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/neuron_core.hpp"
@@ -41,7 +43,10 @@ std::vector<JobResult> Bench::run(const std::vector<Job>& jobs) {
     if (!launches[i]->finished())
       throw Error(jobs[i].source + ": the simulation ended before the launch finished");
     LaunchResult r = launches[i]->take_result();
-    results.push_back({r.total_ps, r.engines, r.error});
+    JobResult j{r.total_ps, {}, r.error};
+    for (int e = 0; e < isa::kEngineCount; ++e)
+      j.engines[e] = r.stats.engines[e].time;
+    results.push_back(std::move(j));
     launches[i].reset();  // its event belongs to this context
   }
   return results;

@@ -16,6 +16,7 @@
 #include "engines/observer.hpp"
 #include "isa/kernel.hpp"
 #include "neuronsim/launch.hpp"
+#include "traces/engine_time.hpp"
 
 namespace neuronsim {
 class Hbm;
@@ -35,8 +36,8 @@ struct Job {
 // synchronisation, e.g. a wait whose semaphore is later set back, may deadlock it).
 struct JobResult {
   std::uint64_t total_ps = 0;
-  std::array<EngineSummary, isa::kEngineCount> engines{};
-  std::string error;  // empty: ran to completion
+  std::array<traces::EngineTime, isa::kEngineCount> engines{};  // by isa::Engine
+  std::string error;                                            // empty: ran to completion
 };
 
 class Bench {

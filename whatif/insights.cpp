@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "cost/cost_model.hpp"
+#include "engines/sim_time.hpp"
 #include "memory/footprint.hpp"
 #include "traces/format.hpp"
 #include "whatif/instruction_text.hpp"
@@ -96,9 +97,10 @@ void semaphore_idle(const Baseline& b, std::vector<InsightCandidate>& out) {
         // An engine with work to do: a compute engine busy at least kBusyEngine of its
         // launch (the Sync engine's waits are its DMA issue order, an idle engine's the
         // end of the kernel).
-        const EngineSummary& e = b.results[l].engines[static_cast<int>(r.engine)];
+        const traces::EngineTime& e = b.results[l].engines[static_cast<int>(r.engine)];
         if (r.engine == isa::Engine::sync ||
-            e.busy_ns * 1000.0 < kBusyEngine * static_cast<double>(b.results[l].total_ps))
+            engines::ps_to_ns(e.busy_ps) * 1000.0 <
+                kBusyEngine * static_cast<double>(b.results[l].total_ps))
           continue;
         const auto key = std::make_tuple(l, static_cast<int>(r.engine), w.semaphore);
         auto& [sum, at] = waited[key];
@@ -139,8 +141,8 @@ void port_conflicts(const Baseline& b, std::vector<InsightCandidate>& out) {
   std::size_t worst_launch = 0;
   const traces::InstructionRecord* worst = nullptr;
   for (std::size_t l = 0; l < b.captures.size(); ++l) {
-    for (const EngineSummary& e : b.results[l].engines)
-      wait_ns += e.port_wait_ns;
+    for (const traces::EngineTime& e : b.results[l].engines)
+      wait_ns += engines::ps_to_ns(e.port_wait_ps);
     for (const traces::InstructionRecord& r : b.captures[l].trace().instructions)
       if (static_cast<double>(r.port_wait_ps) > worst_ps) {
         worst_ps = static_cast<double>(r.port_wait_ps);
@@ -216,7 +218,8 @@ void stationary_loads(const Baseline& b, std::vector<InsightCandidate>& out) {
   const traces::InstructionRecord* worst = nullptr;
   for (std::size_t l = 0; l < b.captures.size(); ++l) {
     const isa::Kernel& k = *b.subject.kernels[l];
-    tensor_busy_ns += b.results[l].engines[static_cast<int>(isa::Engine::tensor)].busy_ns;
+    tensor_busy_ns +=
+        engines::ps_to_ns(b.results[l].engines[static_cast<int>(isa::Engine::tensor)].busy_ps);
     for (const traces::InstructionRecord& r : b.captures[l].trace().instructions) {
       if (r.opcode != isa::Opcode::matmul || r.stationary_reused) continue;
       const isa::Instruction instr = k.stream(r.engine).at(r.index);

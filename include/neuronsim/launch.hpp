@@ -1,7 +1,6 @@
 #pragma once
 // One kernel launch on a NeuronCore: what the embedder asks for (LaunchRequest), what it
 // gets back once the launch is done (LaunchResult) and the handle it waits on (Launch).
-#include <array>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -53,15 +52,6 @@ struct LaunchRequest {
   std::function<void(const LaunchResult&)> on_done;
 };
 
-struct EngineSummary {
-  isa::Engine engine = isa::Engine::tensor;
-  double clock_ghz = 0;
-  std::uint64_t instructions = 0;
-  std::uint64_t busy_cycles = 0;
-  double busy_ns = 0, semaphore_wait_ns = 0, port_wait_ns = 0, dma_queue_wait_ns = 0,
-         idle_ns = 0;  // add up to total_ns
-};
-
 struct LaunchResult {
   std::uint64_t id = 0;  // per core, from 0, in launch order
   // Empty when the launch ran to completion; else why it stopped (a deadlock names every
@@ -81,8 +71,9 @@ struct LaunchResult {
   std::uint64_t total_ps = 0;
   double total_ns = 0;
   std::uint64_t neuroncore_cycle_count = 0;  // total time in Tensor engine cycles
-  std::array<EngineSummary, isa::kEngineCount> engines{};
-  Stats stats;
+  // Every module's statistics (<neuronsim/statistics.hpp>): per engine (stats.engines,
+  // where each engine's time went), DMA, HBM, queues.
+  LaunchStats stats;
   TensorBytes outputs;  // with collect_outputs (and not timing only)
   std::map<std::string, std::uint64_t> tensor_addresses;  // where every tensor lived
 };

@@ -23,6 +23,7 @@
 #include "compiler/program_directory.hpp"
 #include "config/target_config.hpp"
 #include "config/target_dump.hpp"
+#include "engines/sim_time.hpp"
 #include "isa/dtype.hpp"
 #include "isa/engine.hpp"
 #include "isa/instruction.hpp"
@@ -299,20 +300,22 @@ void add_launch_facts(py::dict& out, const LaunchResult& r, const config::Target
   py::dict stats, units;
   for (const auto& s : r.stats.all()) {
     stats[py::str(s.name)] = std::visit([](auto v) { return py::object(py::cast(v)); }, s.value);
-    units[py::str(s.name)] = s.unit;
+    units[py::str(s.name)] = std::string(unit_name(s.unit));
   }
   out["stats"] = stats;
   out["stat_units"] = units;
   py::dict engines;
-  for (const auto& e : r.engines) {
+  for (const auto& e : r.stats.engines) {
     py::dict d;
-    d["instructions"] = e.instructions;
-    d["busy_ns"] = e.busy_ns;
-    d["semaphore_wait_ns"] = e.semaphore_wait_ns;
-    d["port_wait_ns"] = e.port_wait_ns;
-    d["dma_queue_wait_ns"] = e.dma_queue_wait_ns;
-    d["idle_ns"] = e.idle_ns;
-    d["utilisation"] = r.total_ns > 0 ? e.busy_ns / r.total_ns : 0.0;
+    const traces::EngineTime& t = e.time;
+    const double busy_ns = engines::ps_to_ns(t.busy_ps);
+    d["instructions"] = t.instruction_count;
+    d["busy_ns"] = busy_ns;
+    d["semaphore_wait_ns"] = engines::ps_to_ns(t.semaphore_wait_ps);
+    d["port_wait_ns"] = engines::ps_to_ns(t.port_wait_ps);
+    d["dma_queue_wait_ns"] = engines::ps_to_ns(t.dma_wait_ps);
+    d["idle_ns"] = engines::ps_to_ns(t.idle_ps);
+    d["utilisation"] = r.total_ns > 0 ? busy_ns / r.total_ns : 0.0;
     d["clock_ghz"] = e.clock_ghz;
     engines[py::str(std::string(isa::engine_name(e.engine)))] = d;
   }

@@ -418,10 +418,11 @@ json observe_launch(const LaunchResult& r) {
   json o;
   o["error"] = r.error;
   o["total_ps"] = r.total_ps;
-  for (const auto& e : r.engines)
-    o["engines"].push_back({e.busy_ns, e.semaphore_wait_ns, e.port_wait_ns, e.dma_queue_wait_ns});
+  for (const auto& e : r.stats.engines)
+    o["engines"].push_back(
+        {e.time.busy_ps, e.time.semaphore_wait_ps, e.time.port_wait_ps, e.time.dma_wait_ps});
   for (const auto& s : r.stats.all())
-    if (s.unit != "cycles") std::visit([&](auto v) { o["stats"][s.name] = v; }, s.value);
+    if (s.unit != Unit::cycles) std::visit([&](auto v) { o["stats"][s.name] = v; }, s.value);
   o["addresses"] = r.tensor_addresses;
   return o;
 }

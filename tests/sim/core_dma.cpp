@@ -41,12 +41,14 @@ TEST_CASE("core: one DMA transfer on 16 engines: descriptor + latency + bytes at
   // 50 ns descriptor + 1000 ns latency + 16384 / 17 ns = 2013.765 ns.
   CHECK(r.total_ns == Approx(1050 + 16384.0 / 17).margin(0.002));
   CHECK(rec.dma_ends.size() == 16);
-  CHECK(r.stats.number("dma_transfer_count") == 1);
-  CHECK(r.stats.number("dma_transfer_total_bytes") == 128 * 2048);
-  CHECK(r.stats.number("hbm_read_bytes") == 128 * 2048);
-  CHECK(r.stats.number("dma_queue_q0_busy_ns") == Approx(r.total_ns).margin(0.002));
+  CHECK(r.stats.dma.transfers == 1);
+  CHECK(r.stats.dma.bytes == 128 * 2048);
+  CHECK(r.stats.hbm.read_bytes == 128 * 2048);
+  REQUIRE(r.stats.dma_queues.size() == 1);
+  CHECK(r.stats.dma_queues[0].label == "q0");
+  CHECK(r.stats.dma_queues[0].busy_ps == r.total_ps);
   // The issuing engine paid nothing.
-  CHECK(r.engines[static_cast<int>(Engine::sync)].busy_ns == 0);
+  CHECK(r.stats.engines[static_cast<int>(Engine::sync)].time.busy_ps == 0);
 }
 
 TEST_CASE("core: small rows lose DMA efficiency linearly down to the floor", "[core]") {
@@ -120,8 +122,8 @@ TEST_CASE("core: a full DMA queue stalls the issuing engine", "[core]") {
   // second is issued only when the first completes, so they run back to back.
   const double one = 1050 + 16384.0 / 17;
   CHECK(r.total_ns == Approx(2 * one).margin(0.004));
-  const auto& sync = r.engines[static_cast<int>(Engine::sync)];
-  CHECK(sync.dma_queue_wait_ns == Approx(one).margin(0.002));
+  const auto& sync = r.stats.engines[static_cast<int>(Engine::sync)].time;
+  CHECK(sync.dma_wait_ps / 1000.0 == Approx(one).margin(0.002));
 }
 
 TEST_CASE("core: DMA and compute overlap (two independent streams)", "[core]") {
@@ -142,7 +144,8 @@ TEST_CASE("core: DMA and compute overlap (two independent streams)", "[core]") {
   const double dma = 1050 + 16384.0 / 17, vec = 1024 / 1.12;
   CHECK(r.total_ns == Approx(dma).margin(0.002));
   CHECK(r.total_ns < dma + vec);
-  CHECK(r.engines[static_cast<int>(Engine::vector)].busy_ns == Approx(vec).margin(0.001));
+  CHECK(r.stats.engines[static_cast<int>(Engine::vector)].time.busy_ps / 1000.0 ==
+        Approx(vec).margin(0.001));
 }
 
 TEST_CASE("core: a DMA round trip moves the data and signals on completion", "[core]") {

@@ -57,7 +57,7 @@ TEST_CASE("dma: the latency of a part overlaps the data phase of the part ahead"
     CHECK(start_ns == Approx(d.transfer == 0 ? 1050 : 1050 + 16384.0 / 17).margin(0.002));
   }
   // Every engine was busy moving bytes for exactly its two data phases.
-  CHECK(r.stats.number("dma_engine_0_busy_ns") == Approx(2 * 16384.0 / 17).margin(0.002));
+  CHECK(r.stats.dma_engines.at(0).busy_ps / 1000.0 == Approx(2 * 16384.0 / 17).margin(0.002));
 }
 
 TEST_CASE("dma: two hardware DGE blocks make descriptors for two transfers at a time", "[dma]") {
@@ -72,7 +72,7 @@ TEST_CASE("dma: two hardware DGE blocks make descriptors for two transfers at a 
   CHECK(rec.dma_starts[2].dma_engine == 8);
   CHECK(rec.dma_starts[2].start_ps == 1100000);
   // The issuing Sync engine paid nothing.
-  CHECK(r.engines[static_cast<int>(Engine::sync)].busy_ns == 0);
+  CHECK(r.stats.engines[static_cast<int>(Engine::sync)].time.busy_ps == 0);
 }
 
 TEST_CASE("dma: with one DGE block descriptors come one transfer at a time", "[dma]") {
@@ -89,8 +89,8 @@ TEST_CASE("dma: GpSimd makes its own descriptors (software DGE) and is busy mean
   Recorder rec;
   const auto r = timed(loads(1, 128, Engine::gpsimd, {0}), target("trn2"), &rec);
   CHECK(r.total_ns == Approx(1300 + 16384.0 / 17).margin(0.002));
-  const auto& gpsimd = r.engines[static_cast<int>(Engine::gpsimd)];
-  CHECK(gpsimd.busy_ns == Approx(300).margin(0.001));
+  const auto& gpsimd = r.stats.engines[static_cast<int>(Engine::gpsimd)].time;
+  CHECK(gpsimd.busy_ps == 300'000);
   // 300 ns at trn2's 1.2 GHz GpSimd clock = 360 cycles.
   CHECK(rec.end_of(Engine::gpsimd, 0).busy_cycles == 360);
 }

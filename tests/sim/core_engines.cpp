@@ -41,18 +41,28 @@ TEST_CASE("core: one fp32 tensor_tensor on Vector takes max(64 or 2N) cycles", "
   // Reference section 4: tensor_tensor with both inputs in SBUF, fp32:
   // max(64, 2 * 512) = 1024 cycles of the 1.12 GHz Vector clock = 914.2857 ns
   // (SystemC rounds to the picosecond: 914.286 ns).
-  const auto& v = r.engines[static_cast<int>(Engine::vector)];
-  CHECK(v.instructions == 1);
+  const auto& v = r.stats.engines[static_cast<int>(Engine::vector)];
+  CHECK(v.time.instruction_count == 1);
   CHECK(v.busy_cycles == 1024);
   CHECK(r.total_ns == Approx(1024 / 1.12).margin(0.001));
   // In Tensor-engine cycles (2.8 GHz): 914.286 ns * 2.8 = 2560.
   CHECK(r.neuroncore_cycle_count == 2560);
-  CHECK(r.stats.number("vector_engine_busy_cycles") == 1024);
-  CHECK(r.stats.number("vector_clock_cycles") == 1024);
-  // Every engine's time adds up to the total.
-  for (const auto& e : r.engines)
-    CHECK(e.busy_ns + e.semaphore_wait_ns + e.port_wait_ns + e.dma_queue_wait_ns + e.idle_ns ==
-          Approx(r.total_ns).margin(1e-6));
+  CHECK(r.stats.core.clock_cycles[static_cast<int>(Engine::vector)] == 1024);
+  // Every engine's time adds up to the total, exactly.
+  for (const auto& e : r.stats.engines) {
+    const traces::EngineTime& t = e.time;
+    CHECK(t.busy_ps + t.semaphore_wait_ps + t.port_wait_ps + t.dma_wait_ps + t.idle_ps ==
+          r.total_ps);
+  }
+  // The statistics list names each group's members: the listed value is the member's.
+  bool listed = false;
+  for (const Statistic& s : r.stats.all())
+    if (s.name == "vector_engine_busy_cycles") {
+      CHECK(s.unit == Unit::cycles);
+      CHECK(std::get<std::uint64_t>(s.value) == v.busy_cycles);
+      listed = true;
+    }
+  CHECK(listed);
 }
 
 TEST_CASE("core: a consumer starts after its producer ends (semaphore)", "[core]") {
@@ -90,8 +100,8 @@ TEST_CASE("core: a consumer starts after its producer ends (semaphore)", "[core]
   REQUIRE(rec.semaphores.size() == 1);
   CHECK(rec.semaphores[0].value == 1);
   CHECK(rec.semaphores[0].time_ps == producer.end_ps);
-  const auto& sc = r.engines[static_cast<int>(Engine::scalar)];
-  CHECK(sc.semaphore_wait_ns == Approx(1024 / 1.12).margin(0.001));
+  const auto& sc = r.stats.engines[static_cast<int>(Engine::scalar)].time;
+  CHECK(sc.semaphore_wait_ps / 1000.0 == Approx(1024 / 1.12).margin(0.001));
 }
 
 // Two Vector instructions signal `s` close together; Scalar waits for s >= 1 (released by
@@ -270,7 +280,7 @@ TEST_CASE("core: the next stationary loads in the background of the current mult
   // The second matmul's load (32 cycles) overlaps the first multiply (512 cycles), so it
   // costs nothing: 32 + 512 + 512 = 1056 cycles, not 32 + 512 + 32 + 512 = 1088.
   CHECK(r.neuroncore_cycle_count == 1056);
-  CHECK(r.engines[static_cast<int>(Engine::tensor)].busy_cycles == 1056);
+  CHECK(r.stats.engines[static_cast<int>(Engine::tensor)].busy_cycles == 1056);
 }
 
 TEST_CASE("core: a stationary rewritten since its load is loaded again", "[core]") {

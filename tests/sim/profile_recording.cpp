@@ -28,10 +28,6 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-std::uint64_t ns_to_ps(double ns) {
-  return static_cast<std::uint64_t>(std::llround(ns * 1000.0));
-}
-
 // The profile's summary against the run's statistics: total time, per-engine busy time,
 // waits, idle time and instruction counts, DMA bytes and pieces, HBM bytes.
 void check_profile_matches_run(const profile::ProfiledRun& run) {
@@ -45,22 +41,22 @@ void check_profile_matches_run(const profile::ProfiledRun& run) {
   CHECK(s.total_ps == r.total_ps);
   CHECK(s.neuroncore_cycle_count == r.neuroncore_cycle_count);
   for (int e = 0; e < isa::kEngineCount; ++e) {
-    const EngineSummary& want = r.engines[e];
+    // One type, counted by the engine and rebuilt from the trace.
+    const traces::EngineTime& want = r.stats.engines[e].time;
     const traces::EngineTime& got = s.engines[e];
-    INFO("engine " << isa::engine_name(want.engine));
-    CHECK(got.instruction_count == want.instructions);
-    CHECK(got.busy_ps == ns_to_ps(want.busy_ns));
-    CHECK(got.semaphore_wait_ps == ns_to_ps(want.semaphore_wait_ns));
-    CHECK(got.port_wait_ps == ns_to_ps(want.port_wait_ns));
-    CHECK(got.dma_wait_ps == ns_to_ps(want.dma_queue_wait_ns));
-    CHECK(got.idle_ps == ns_to_ps(want.idle_ns));
+    INFO("engine " << isa::engine_name(r.stats.engines[e].engine));
+    CHECK(got.instruction_count == want.instruction_count);
+    CHECK(got.busy_ps == want.busy_ps);
+    CHECK(got.semaphore_wait_ps == want.semaphore_wait_ps);
+    CHECK(got.port_wait_ps == want.port_wait_ps);
+    CHECK(got.dma_wait_ps == want.dma_wait_ps);
+    CHECK(got.idle_ps == want.idle_ps);
     CHECK(got.busy_ps + got.semaphore_wait_ps + got.port_wait_ps + got.dma_wait_ps + got.idle_ps ==
           s.total_ps);
   }
-  CHECK(s.dma_transfer_total_bytes ==
-        static_cast<std::uint64_t>(r.stats.number("dma_transfer_total_bytes")));
-  CHECK(s.memory.read[0] == static_cast<std::uint64_t>(r.stats.number("hbm_read_bytes")));
-  CHECK(s.memory.written[0] == static_cast<std::uint64_t>(r.stats.number("hbm_write_bytes")));
+  CHECK(s.dma_transfer_total_bytes == r.stats.dma.bytes);
+  CHECK(s.memory.read[0] == r.stats.hbm.read_bytes);
+  CHECK(s.memory.written[0] == r.stats.hbm.write_bytes);
   CHECK(s.dma_transfer_count > 0);
   CHECK(run.trace_instructions == s.engines[0].instruction_count + s.engines[1].instruction_count +
                                       s.engines[2].instruction_count +
