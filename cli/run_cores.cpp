@@ -48,10 +48,7 @@ void run_cores_mode(const RunArgs& args, const KernelRun& run) {
     l->result().rethrow_if_failed();
   const RunResult& lone = reference->result();
   if (!args.stats_json.empty()) {
-    nlohmann::ordered_json doc;
-    doc["kernel"] = k.name;
-    doc["target"] = cfg.name;
-    doc["timing_only"] = args.timing_only;
+    nlohmann::ordered_json doc = stats_document("kernel", k.name, cfg, args);
     doc["alone"] = sim::stats_json(lone.stats);
     nlohmann::ordered_json cores = nlohmann::ordered_json::array();
     for (const auto& l : launches)
