@@ -34,7 +34,8 @@ void run_command(const RunArgs& args) {
   const std::string target =
       !args.target.empty() ? args.target : (!k.target.empty() ? k.target : "trn1");
   run.cfg = config::load_target(target, args.configs);
-  check_kernel_resources(k, args.neff_path, run.cfg.hbm_bytes);  // before any tensor is made
+  // Before any tensor is made.
+  check_kernel_resources(k, args.neff_path, run.cfg.hbm.capacity_bytes);
   run.inputs = kernel_inputs(k, args);
   save_inputs(args, k.tensors, run.inputs);
   RunOptions& options = run.options;

@@ -55,6 +55,10 @@ TensorBytes program_inputs(const sequence::LaunchSequence& seq, const RunArgs& a
 // --save-inputs: the inputs as the kernel reads them (generated ones included).
 void save_inputs(const RunArgs& args, const std::vector<isa::HbmTensor>& tensors,
                  const TensorBytes& bytes);
+// --stats-json's opening keys, the same in every mode: what ran (`what`: "kernel" or, for a
+// launch sequence, "program"; `name` its name), the target and whether timing only.
+nlohmann::ordered_json stats_document(const char* what, const std::string& name,
+                                      const config::TargetConfig& cfg, const RunArgs& args);
 // --stats-json: the file, said so, or stdout alone ("-").
 void write_stats(const std::string& path, const nlohmann::ordered_json& doc);
 // --out-dir: every output tensor of the kernel as NAME.npy.

@@ -49,10 +49,7 @@ void run_cores_mode(const RunArgs& args, const KernelRun& run) {
     l->result().rethrow_if_failed();
   const RunResult& lone = reference->result();
   if (!args.stats_json.empty()) {
-    nlohmann::ordered_json doc;
-    doc["kernel"] = k.name;
-    doc["target"] = cfg.name;
-    doc["timing_only"] = args.timing_only;
+    nlohmann::ordered_json doc = stats_document("kernel", k.name, cfg, args);
     doc["alone"] = sim::stats_json(lone.stats);
     nlohmann::ordered_json cores = nlohmann::ordered_json::array();
     for (const auto& l : launches)
@@ -63,7 +60,7 @@ void run_cores_mode(const RunArgs& args, const KernelRun& run) {
   write_outputs(k, launches.front()->result(), args, std::cout);
   std::cout << "kernel " << k.name << " on " << args.cores << " of the " << cfg.cores_per_chip
             << " cores of one " << cfg.name << " device at once, sharing its HBM (chip "
-            << fixed(cfg.hbm_chip_bytes_per_ns, 1) << " GB/s, each core at most "
+            << fixed(cfg.hbm.chip_bytes_per_ns, 1) << " GB/s, each core at most "
             << fixed(cfg.dma.hbm_bytes_per_ns, 1) << " GB/s)\n";
   std::cout << "alone (its own HBM): " << fixed(lone.total_ns)
             << " ns = " << lone.neuroncore_cycle_count << " neuroncore cycles\n\n";
@@ -91,7 +88,7 @@ void run_cores_mode(const RunArgs& args, const KernelRun& run) {
     all_bytes += static_cast<double>(device.hbm.bytes_read(i) + device.hbm.bytes_written(i));
   std::cout << "\ndevice HBM: " << static_cast<std::uint64_t>(all_bytes) << " bytes in "
             << fixed(end_ns) << " ns = " << fixed(end_ns > 0 ? all_bytes / end_ns : 0.0, 1)
-            << " GB/s of " << fixed(cfg.hbm_chip_bytes_per_ns, 1) << "\n";
+            << " GB/s of " << fixed(cfg.hbm.chip_bytes_per_ns, 1) << "\n";
 }
 
 }  // namespace neuronsim::cli

@@ -131,6 +131,15 @@ void save_inputs(const RunArgs& args, const std::vector<isa::HbmTensor>& tensors
   }
 }
 
+nlohmann::ordered_json stats_document(const char* what, const std::string& name,
+                                      const config::TargetConfig& cfg, const RunArgs& args) {
+  nlohmann::ordered_json doc;
+  doc[what] = name;
+  doc["target"] = cfg.name;
+  doc["timing_only"] = args.timing_only;
+  return doc;
+}
+
 // --stats-json: the file, said so, or stdout alone ("-").
 void write_stats(const std::string& path, const nlohmann::ordered_json& doc) {
   const std::string text = doc.dump(2) + "\n";

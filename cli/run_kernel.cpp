@@ -84,10 +84,7 @@ void run_kernel_mode(const RunArgs& args, const KernelRun& run) {
   }
   progress.reset();  // clears its line before the summary
   if (!args.stats_json.empty()) {
-    nlohmann::ordered_json doc;
-    doc["kernel"] = k.name;
-    doc["target"] = cfg.name;
-    doc["timing_only"] = args.timing_only;
+    nlohmann::ordered_json doc = stats_document("kernel", k.name, cfg, args);
     doc["stats"] = sim::stats_json(r.stats);
     write_stats(args.stats_json, doc);
   }

@@ -75,10 +75,7 @@ void run_sequence_mode(const RunArgs& args) {
   const sequence::SequenceResult r = sequence::run_sequence(seq, cfg, options);
   progress.reset();  // clears its line before the summary
   if (!args.stats_json.empty()) {
-    nlohmann::ordered_json doc;
-    doc["program"] = seq.program;
-    doc["target"] = cfg.name;
-    doc["timing_only"] = args.timing_only;
+    nlohmann::ordered_json doc = stats_document("program", seq.program, cfg, args);
     // The host model's timeline (as the summary prints it): what a sweep of sequences reads.
     doc["end_to_end_ns"] = r.timeline.total_ns;
     doc["device_ns"] = r.timeline.device_ns;

@@ -190,9 +190,9 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.limits.dma_max_free_dims = u32(v); }},
 
     {"hbm", "capacity_bytes", "bytes", K::positive_int, kU64,
-     [](T& t, const json& v) { t.hbm_bytes = u64(v); }},
+     [](T& t, const json& v) { t.hbm.capacity_bytes = u64(v); }},
     {"hbm", "chip_bandwidth_gbps", "GB/s", K::positive_real, kNone,
-     [](T& t, const json& v) { t.hbm_chip_bytes_per_ns = real(v); }},
+     [](T& t, const json& v) { t.hbm.chip_bytes_per_ns = real(v); }},
     {"hbm", "core_share", "fraction", K::fraction, kNone,
      [](T& t, const json& v) { t.hbm_core_share = real(v); }},
 

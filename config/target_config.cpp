@@ -54,7 +54,7 @@ TargetConfig to_target_config(const ResolvedTarget& r) {
     p.apply(t, r.at(std::string(p.section), std::string(p.key)).value);
   // One core's HBM bandwidth: its share of the chip's (reference section 1; the share is
   // a chosen parameter, docs/config.md).
-  t.dma.hbm_bytes_per_ns = t.hbm_chip_bytes_per_ns * t.hbm_core_share;
+  t.dma.hbm_bytes_per_ns = t.hbm.chip_bytes_per_ns * t.hbm_core_share;
   // Each DMA engine serves a fixed group of consecutive SBUF partitions: 128 / 16 = 8
   // (nki/about/nki-dma-overview.rst, "Performance Considerations").
   t.dma.partitions_per_engine =

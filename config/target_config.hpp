@@ -11,6 +11,7 @@
 #include "isa/engine.hpp"
 #include "params/cost_params.hpp"
 #include "params/dma_params.hpp"
+#include "params/hbm_params.hpp"
 #include "params/target_limits.hpp"
 
 namespace neuronsim::config {
@@ -36,12 +37,12 @@ struct TargetConfig {
   params::TargetLimits limits;
   params::CostParams cost;
   params::DmaParams dma;
+  params::HbmParams hbm;
   // Memory ports (reference section 2).
   bool vector_gpsimd_share_sbuf_port = false;  // v2: Vector and GpSimd share the SBUF port
   bool vector_scalar_share_psum_port = false;  // v2: Vector and Scalar share the PSUM port
   bool psum_same_bank_conflicts = false;       // v3+: only same-bank PSUM accesses conflict
   std::uint32_t psum_banks = 0;                // accumulation banks per partition
-  std::uint64_t hbm_bytes = 0;                 // HBM capacity per chip, bytes
 
   // Peak Tensor engine TFLOPS per core by matmul input dtype (reference section 1): the
   // denominators of MFU (profile/peak_flops.hpp).
@@ -53,9 +54,8 @@ struct TargetConfig {
   std::string description;                  // one line, for `neuronsim config --list`
   std::uint32_t cores_per_chip = 0;         // chip.neuron_cores
   std::int32_t uninitialised_int_fill = 0;  // sbuf.uninitialised_int_fill (floats read NaN)
-  // DMA and HBM (sections 1, 3). dma.hbm_bytes_per_ns = hbm_chip_bytes_per_ns * share.
-  double hbm_chip_bytes_per_ns = 0;  // hbm.chip_bandwidth_gbps
-  double hbm_core_share = 0;         // hbm.core_share, (0, 1]
+  // DMA and HBM (sections 1, 3). dma.hbm_bytes_per_ns = hbm.chip_bytes_per_ns * share.
+  double hbm_core_share = 0;  // hbm.core_share, (0, 1]
 
   // --- The host and runtime around a launch (JSON section "host"; docs/host-model.md).
   HostParams host;

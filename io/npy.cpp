@@ -11,6 +11,7 @@
 
 #include "base/error.hpp"
 #include "base/file_io.hpp"
+#include "base/little_endian.hpp"
 #include "io/float_convert.hpp"
 #include "isa/dtype_bits.hpp"
 
@@ -58,13 +59,6 @@ std::optional<ElemType> elem_type(const std::string& descr) {
       break;
   }
   return std::nullopt;
-}
-
-std::uint64_t load_le(const std::uint8_t* p, std::size_t size) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < size; ++i)
-    v |= std::uint64_t{p[i]} << (8 * i);
-  return v;
 }
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
@@ -369,12 +363,7 @@ void convert_elements(const ElemType& from, const std::uint8_t* src, std::uint64
           to, dst);
     else if (from.size == 2)
       done = detail::convert_floats(
-          src, 2, n,
-          [](const std::uint8_t* p) {
-            std::uint16_t b;
-            std::memcpy(&b, p, 2);
-            return bits::Fp16Format::to_fp32(b);
-          },
+          src, 2, n, [](const std::uint8_t* p) { return bits::Fp16Format::to_fp32(load_le16(p)); },
           to, dst);
     else if (from.size == 8)
       done = detail::convert_floats(
@@ -518,8 +507,7 @@ std::vector<std::uint8_t> npy_prefix(isa::DType dtype, const std::vector<std::ui
   std::vector<std::uint8_t> out(kMagic, kMagic + kMagicLen);
   out.push_back(len_size == 2 ? 1 : 2);
   out.push_back(0);
-  for (std::size_t i = 0; i < len_size; ++i)
-    out.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
+  append_le(out, header.size(), len_size);
   out.insert(out.end(), header.begin(), header.end());
   return out;
 }
@@ -530,13 +518,7 @@ void widen_elements(isa::DType dtype, const std::uint8_t* src, std::size_t n, st
   namespace bits = isa::dtype_bits;
   auto run = [&](std::size_t in_size, auto to_fp32_bits) {
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t b = to_fp32_bits(src + i * in_size);
-      if constexpr (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
-        std::memcpy(dst + i * 4, &b, 4);
-      } else {
-        for (int k = 0; k < 4; ++k)
-          dst[i * 4 + k] = static_cast<std::uint8_t>(b >> (8 * k));
-      }
+      store_le32(dst + i * 4, to_fp32_bits(src + i * in_size));
     }
   };
   switch (dtype) {

@@ -1,5 +1,6 @@
 #include "isa/literal.hpp"
 
+#include "base/little_endian.hpp"
 #include "base/text.hpp"
 
 #include <cerrno>
@@ -36,10 +37,7 @@ std::optional<T> parse_floating(std::string_view text, bool negative, Fn convert
 }
 
 std::uint64_t element_bits(DType t, const std::uint8_t* p) {
-  std::uint64_t bits = 0;
-  for (std::size_t i = 0; i < dtype_size(t); ++i)
-    bits |= std::uint64_t{p[i]} << (8 * i);
-  return bits;
+  return load_le(p, dtype_size(t));
 }
 
 // Values as a list, or one value when all are equal; lists wrap every 8 values.
@@ -141,8 +139,7 @@ std::optional<std::string> encode_bits(DType t, std::uint64_t bits, std::uint8_t
   const std::size_t size = dtype_size(t);
   if (size < 8 && bits >> (8 * size) != 0)
     return hex(bits) + " does not fit in " + std::to_string(size * 8) + " bits";
-  for (std::size_t i = 0; i < size; ++i)
-    out[i] = static_cast<std::uint8_t>(bits >> (8 * i));
+  store_le(out, bits, size);
   return std::nullopt;
 }
 

@@ -13,6 +13,8 @@
 #include "base/error.hpp"
 #include "memory/bandwidth_share.hpp"
 #include "memory/lazy_bytes.hpp"
+#include "params/dma_params.hpp"
+#include "params/hbm_params.hpp"
 
 namespace neuronsim {
 
@@ -23,14 +25,15 @@ constexpr std::uint64_t kChunkBytes = Hbm::kChunkBytes;
 
 class HbmState {
  public:
-  HbmState(const config::TargetConfig& config)
-      : size(config.hbm_bytes),
-        target(config.name),
-        generation(config.generation),
-        port_bytes_per_ns(config.dma.hbm_bytes_per_ns),
-        chip_bytes_per_ns(config.hbm_chip_bytes_per_ns),
-        share("bandwidth", config.hbm_chip_bytes_per_ns, config.dma.hbm_bytes_per_ns) {
-    if (size == 0) throw Error("config '" + config.name + "': hbm.capacity_bytes must be positive");
+  HbmState(const std::string& target, const std::string& generation, const params::HbmParams& hbm,
+           const params::DmaParams& dma)
+      : size(hbm.capacity_bytes),
+        target(target),
+        generation(generation),
+        port_bytes_per_ns(dma.hbm_bytes_per_ns),
+        chip_bytes_per_ns(hbm.chip_bytes_per_ns),
+        share("bandwidth", hbm.chip_bytes_per_ns, dma.hbm_bytes_per_ns) {
+    if (size == 0) throw Error("config '" + target + "': hbm.capacity_bytes must be positive");
   }
 
   bool in_range(std::uint64_t address, std::uint64_t length) const {
@@ -96,8 +99,11 @@ class HbmState {
 
 }  // namespace detail
 
-Hbm::Hbm(sc_core::sc_module_name name, const config::TargetConfig& config)
-    : sc_module(name), socket("socket"), state_(std::make_unique<detail::HbmState>(config)) {
+Hbm::Hbm(sc_core::sc_module_name name, const std::string& target, const std::string& generation,
+         const params::HbmParams& hbm, const params::DmaParams& dma)
+    : sc_module(name),
+      socket("socket"),
+      state_(std::make_unique<detail::HbmState>(target, generation, hbm, dma)) {
   socket.register_b_transport(this, &Hbm::b_transport);
   socket.register_get_direct_mem_ptr(this, &Hbm::get_direct_mem_ptr);
   socket.register_transport_dbg(this, &Hbm::transport_dbg);

@@ -1,10 +1,12 @@
 #pragma once
-// Little-endian integer and float encoding for the NEFF header and instruction records.
-// Written byte by byte (shifts), so the layout is the file's, never the host's struct
-// layout; compilers turn these shift sequences into single loads and stores.
+// Little-endian integer and float encoding for the NEFF header and instruction records, by
+// field type (base/little_endian.hpp does the bytes), so the layout is the file's, never
+// the host's struct layout.
 #include <cstdint>
 #include <cstring>
 #include <vector>
+
+#include "base/little_endian.hpp"
 
 namespace neuronsim::neff::detail {
 
@@ -12,16 +14,13 @@ inline void put_u8(std::vector<std::uint8_t>& out, std::uint8_t v) {
   out.push_back(v);
 }
 inline void put_u16(std::vector<std::uint8_t>& out, std::uint16_t v) {
-  out.push_back(static_cast<std::uint8_t>(v));
-  out.push_back(static_cast<std::uint8_t>(v >> 8));
+  append_le16(out, v);
 }
 inline void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  append_le32(out, v);
 }
 inline void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  append_le64(out, v);
 }
 inline void put_f32(std::vector<std::uint8_t>& out, float v) {
   std::uint32_t bits;
@@ -36,15 +35,13 @@ inline void put_f64(std::vector<std::uint8_t>& out, double v) {
 
 // Unchecked loads: callers check the remaining length first.
 inline std::uint16_t load_u16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
+  return load_le16(p);
 }
 inline std::uint32_t load_u32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
-         (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+  return load_le32(p);
 }
 inline std::uint64_t load_u64(const std::uint8_t* p) {
-  return static_cast<std::uint64_t>(load_u32(p)) |
-         (static_cast<std::uint64_t>(load_u32(p + 4)) << 32);
+  return load_le64(p);
 }
 inline float load_f32(const std::uint8_t* p) {
   std::uint32_t bits = load_u32(p);

@@ -343,8 +343,7 @@ void decode_operands(Decoder& d, Op& x) {
 }
 
 void patch_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    out[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+  store_le32(out.data() + at, v);
 }
 
 }  // namespace

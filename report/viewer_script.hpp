@@ -4,7 +4,8 @@
 // shows an instruction's details on click, highlights search matches and the critical
 // path, and draws SBUF/PSUM occupancy under the lanes. It reads the run's data from
 // <script type="application/json" id="viewer-data-N"> (report/viewer_json.hpp) and uses
-// nothing outside the page.
+// nothing outside the page. The script and the styles are report/viewer.js and
+// report/viewer.css, compiled in (report/embedded_files.hpp).
 #include <string>
 
 namespace neuronsim::report {

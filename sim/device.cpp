@@ -14,7 +14,7 @@ Device::Device(sc_core::sc_module_name name, const config::TargetConfig& config,
                 " NeuronCores per chip; asked for " + std::to_string(n));
   // Equal windows of the chip's HBM, one per core of the chip (so core i's window does
   // not depend on how many cores are instantiated).
-  const std::uint64_t window = config.hbm_bytes / config.cores_per_chip;
+  const std::uint64_t window = config.hbm.capacity_bytes / config.cores_per_chip;
   for (unsigned i = 0; i < n; ++i) {
     CoreOptions options;
     options.hbm_window_base = window * i;

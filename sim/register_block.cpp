@@ -6,6 +6,7 @@
 
 #include "base/address_range.hpp"
 #include "base/error.hpp"
+#include "base/little_endian.hpp"
 #include "base/text.hpp"
 #include "neff/neff.hpp"
 #include "neuronsim/tlm.hpp"
@@ -18,17 +19,6 @@ namespace {
 // A NEFF larger than this is refused before it is read: the descriptor comes from the
 // host, and the core must not allocate whatever a corrupt size says.
 constexpr std::uint64_t kMaxNeffBytes = std::uint64_t{1} << 30;
-
-std::uint64_t le64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i)
-    v = (v << 8) | p[i];
-  return v;
-}
-std::uint32_t le32(const std::uint8_t* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
-         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
-}
 
 }  // namespace
 
@@ -109,13 +99,9 @@ bool RegisterBlock::access(tlm::tlm_generic_payload& trans, bool side_effects) {
   const unsigned shift = static_cast<unsigned>(address - offset) * 8;
   const std::uint64_t mask = length == 8 ? ~std::uint64_t{0} : (std::uint64_t{0xffffffff} << shift);
   if (trans.is_read()) {
-    const std::uint64_t v = (read(offset) & mask) >> shift;
-    for (unsigned i = 0; i < length; ++i)
-      data[i] = static_cast<std::uint8_t>(v >> (8 * i));
+    store_le(data, (read(offset) & mask) >> shift, length);
   } else if (trans.is_write()) {
-    std::uint64_t v = 0;
-    for (unsigned i = 0; i < length; ++i)
-      v |= std::uint64_t{data[i]} << (8 * i);
+    const std::uint64_t v = load_le(data, length);
     if (!write(offset, v << shift, mask, side_effects)) {
       trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
       return false;
@@ -147,11 +133,11 @@ void RegisterBlock::ring() {
   try {
     std::uint8_t header[descriptor::kHeaderBytes];
     core_.debug_read(at, header, sizeof header);
-    if (le32(header) != descriptor::kMagic) throw Error(where + ": bad magic");
-    if (le32(header + 4) != descriptor::kVersion)
-      throw Error(where + ": version " + std::to_string(le32(header + 4)) + ", expected 1");
-    const std::uint64_t neff_address = le64(header + 8), neff_bytes = le64(header + 16);
-    const std::uint32_t count = le32(header + 24);
+    if (load_le32(header) != descriptor::kMagic) throw Error(where + ": bad magic");
+    if (load_le32(header + 4) != descriptor::kVersion)
+      throw Error(where + ": version " + std::to_string(load_le32(header + 4)) + ", expected 1");
+    const std::uint64_t neff_address = load_le64(header + 8), neff_bytes = load_le64(header + 16);
+    const std::uint32_t count = load_le32(header + 24);
     if (neff_bytes == 0 || neff_bytes > kMaxNeffBytes)
       throw Error(where + ": NEFF size " + std::to_string(neff_bytes) + " is not in 1.." +
                   std::to_string(kMaxNeffBytes));
@@ -177,7 +163,7 @@ void RegisterBlock::ring() {
                   " tensor addresses, the kernel has " + std::to_string(kernel->tensors.size()) +
                   " tensors");
     for (std::uint32_t i = 0; i < count; ++i)
-      request.tensor_addresses[kernel->tensors[i].name] = le64(table.data() + 8 * i);
+      request.tensor_addresses[kernel->tensors[i].name] = load_le64(table.data() + 8 * i);
     request.kernel = std::move(kernel);
     request.source = source;
     request.collect_outputs = false;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/little_endian.hpp"
 #include "isa/engine.hpp"
 
 namespace neuronsim::traces::ntff {
@@ -77,14 +78,8 @@ class Encoder {
     const auto* b = static_cast<const std::uint8_t*>(p);
     bytes_.insert(bytes_.end(), b, b + n);
   }
-  void u16le(std::uint16_t v) {
-    u8(static_cast<std::uint8_t>(v));
-    u8(static_cast<std::uint8_t>(v >> 8));
-  }
-  void u64le(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i)
-      u8(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
+  void u16le(std::uint16_t v) { append_le16(bytes_, v); }
+  void u64le(std::uint64_t v) { append_le64(bytes_, v); }
   void text(std::string_view s) {
     varint(s.size());
     raw(s.data(), s.size());

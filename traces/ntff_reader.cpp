@@ -7,6 +7,7 @@
 
 #include "base/error.hpp"
 #include "base/file_io.hpp"
+#include "base/little_endian.hpp"
 #include "traces/ntff.hpp"
 
 namespace neuronsim::traces {
@@ -71,10 +72,10 @@ struct NtffReader::Source {
     return base + unzigzag(varint(what));
   }
   std::uint64_t u64le(const char* what) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= static_cast<std::uint64_t>(u8(what)) << (8 * i);
-    return v;
+    std::uint8_t bytes[8];
+    for (std::uint8_t& b : bytes)
+      b = u8(what);
+    return load_le64(bytes);
   }
   std::string text(const char* what, std::size_t max) {
     const auto n = static_cast<std::size_t>(bounded(what, max));
@@ -125,11 +126,9 @@ void NtffReader::read_header() {
   Source& s = *src_;
   for (std::uint8_t m : kMagic)
     if (s.u8("the magic") != m) s.fail("not an NTFF file (bad magic)");
-  // Two statements: the operands of | are unsequenced, so one expression could read the
-  // high byte first (GCC does at -O0).
-  const std::uint8_t version_lo = s.u8("the version");
-  const std::uint8_t version_hi = s.u8("the version");
-  const std::uint16_t version = static_cast<std::uint16_t>(version_lo | version_hi << 8);
+  // A braced list is evaluated left to right: the low byte is read first.
+  const std::uint8_t version_bytes[2] = {s.u8("the version"), s.u8("the version")};
+  const std::uint16_t version = load_le16(version_bytes);
   if (version != kNtffVersion)
     s.fail("unsupported version " + std::to_string(version) + " (this reader reads " +
            std::to_string(kNtffVersion) + (version == 1 ? "; record the run again" : "") + ")");

@@ -17,10 +17,22 @@
 #include <systemc>
 #include <tlm>
 
-#include "neuronsim/config.hpp"
 #include "neuronsim/tlm.hpp"
 
+// Declared only: the model (memory/hbm.cpp) reads the params/ structs, never the target
+// config; the constructor from a config (sim/hbm_config.cpp) hands it those. Include
+// <neuronsim/config.hpp> for TargetConfig itself.
+namespace neuronsim::config {
+struct TargetConfig;
+}  // namespace neuronsim::config
+namespace neuronsim::params {
+struct DmaParams;
+struct HbmParams;
+}  // namespace neuronsim::params
+
 namespace neuronsim {
+
+using config::TargetConfig;
 
 namespace detail {
 class HbmState;
@@ -37,6 +49,7 @@ class Hbm : public sc_core::sc_module {
   // Device touch 8 x 64 MiB (a run under ulimit -v 4194304).
   static constexpr std::uint64_t kChunkBytes = std::uint64_t{64} << 20;
 
+  // Capacity and bandwidths from `config` (hbm.*, dma.hbm_bytes_per_ns).
   Hbm(sc_core::sc_module_name name, const TargetConfig& config);
   ~Hbm() override;
 
@@ -55,6 +68,10 @@ class Hbm : public sc_core::sc_module {
   const char* kind() const override { return "neuronsim::Hbm"; }
 
  private:
+  // The model's own constructor: `target` and `generation` name the config in errors and
+  // in figures().
+  Hbm(sc_core::sc_module_name name, const std::string& target, const std::string& generation,
+      const params::HbmParams& hbm, const params::DmaParams& dma);
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   bool get_direct_mem_ptr(int port, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
   unsigned int transport_dbg(int port, tlm::tlm_generic_payload& trans);

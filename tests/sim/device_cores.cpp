@@ -31,7 +31,7 @@ TEST_CASE("device: two cores sharing a narrow HBM each get half of it", "[device
   // the core's share: every part runs at 17 B/ns. With the chip's bandwidth set to 272 B/ns
   // and both cores streaming, the chip is split evenly between the two cores (136 B/ns
   // each) and within a core between its 16 parts: 8.5 B/ns each.
-  cfg.hbm_chip_bytes_per_ns = 272;
+  cfg.hbm.chip_bytes_per_ns = 272;
   require_elaboration("test");
   Device device("device", cfg);
   REQUIRE(device.core_count() == 2);
@@ -75,7 +75,7 @@ TEST_CASE("device: eight trn2 cores, each within its share, run as fast as one a
     launches.push_back(device.core(i).launch(r));
   }
   sc_core::sc_start();
-  const std::uint64_t window = cfg.hbm_bytes / 8;
+  const std::uint64_t window = cfg.hbm.capacity_bytes / 8;
   for (std::size_t i = 0; i < 8; ++i) {
     const LaunchResult& r = launches[i]->result();
     REQUIRE(r.ok());

@@ -267,7 +267,7 @@ TEST_CASE("config: overrides given in memory resolve as an override file does", 
   CHECK(in_memory.hbm_core_share == from_file.hbm_core_share);
   CHECK(in_memory.dma.hbm_bytes_per_ns == from_file.dma.hbm_bytes_per_ns);
   // The derived values follow: one core's HBM bandwidth is its share of the chip's.
-  CHECK(in_memory.dma.hbm_bytes_per_ns == Approx(load_target("trn2").hbm_chip_bytes_per_ns * 0.25));
+  CHECK(in_memory.dma.hbm_bytes_per_ns == Approx(load_target("trn2").hbm.chip_bytes_per_ns * 0.25));
   CHECK_THROWS_WITH(load_target_with("trn2", R"({"dma": {"engines": 0}})", "my platform"),
                     Contains("my platform") && Contains("dma.engines"));
   CHECK_THROWS_WITH(load_target_with("trn2", "{\"dma\": "), Contains("overrides: not JSON"));

@@ -11,6 +11,7 @@
 #include "config/target_config.hpp"
 #include "config/target_dump.hpp"
 #include "params/cost_params.hpp"
+#include "params/hbm_params.hpp"
 #include "params/target_limits.hpp"
 #include "tests/unit/config_test_support.hpp"
 
@@ -50,6 +51,8 @@ TEST_CASE("config: the runtime structs have no field the config leaves unfilled"
   // added to those structs changes their size and must be added to the presets too.
   CHECK(sizeof(neuronsim::params::TargetLimits) == 20 * sizeof(std::uint32_t));
   CHECK(sizeof(neuronsim::params::CostParams) == 26 * sizeof(std::uint32_t));  // + 1 flag
+  // HbmParams: capacity (uint64) and chip bandwidth (double), both in numeric_fields().
+  CHECK(sizeof(neuronsim::params::HbmParams) == sizeof(std::uint64_t) + sizeof(double));
 }
 
 TEST_CASE("config: trn1 holds the NeuronCore-v2 numbers of the reference", "[config]") {
@@ -68,8 +71,8 @@ TEST_CASE("config: trn1 holds the NeuronCore-v2 numbers of the reference", "[con
   CHECK(t.limits.psum_bank_bytes == 2 * KiB);
   // Derived: 8 banks x 2 KiB; 128 partitions of it make 2 MiB.
   CHECK(t.limits.psum_bytes_per_partition == 16 * KiB);
-  CHECK(t.hbm_bytes == 32 * GiB);
-  CHECK(t.hbm_chip_bytes_per_ns == 820);
+  CHECK(t.hbm.capacity_bytes == 32 * GiB);
+  CHECK(t.hbm.chip_bytes_per_ns == 820);
   CHECK(t.dma.engines == 16);
   CHECK(t.limits.dma_engines == 16);
   CHECK(t.dma.queues_per_engine == 16);
@@ -132,7 +135,7 @@ TEST_CASE("config: trn2 holds the NeuronCore-v3 numbers of the reference", "[con
   CHECK(t.limits.sbuf_bytes_per_partition == 224 * KiB);
   CHECK(t.limits.partitions * t.limits.sbuf_bytes_per_partition == 28 * KiB * KiB);
   CHECK(t.psum_banks == 8);
-  CHECK(t.hbm_bytes == 96 * GiB);
+  CHECK(t.hbm.capacity_bytes == 96 * GiB);
   CHECK(t.dma.engine_bytes_per_ns == 23);
   CHECK(t.cost.vector_elems_per_cycle_16bit == 512);
   CHECK(t.cost.vector_elems_per_cycle_other == 256);
@@ -157,7 +160,7 @@ TEST_CASE("config: trn3 holds the NeuronCore-v4 numbers of the reference", "[con
   CHECK(t.vector_ghz == 1.2);
   CHECK(t.limits.sbuf_bytes_per_partition == 256 * KiB);
   CHECK(t.limits.partitions * t.limits.sbuf_bytes_per_partition == 32 * KiB * KiB);
-  CHECK(t.hbm_bytes == 144 * GiB);
+  CHECK(t.hbm.capacity_bytes == 144 * GiB);
   CHECK(t.dma.engine_bytes_per_ns == 33);
   CHECK(t.cost.scalar_elems_per_cycle_16bit == 256);
   CHECK(t.cost.scalar_elems_per_cycle_other == 128);

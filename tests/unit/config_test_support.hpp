@@ -82,14 +82,14 @@ inline std::vector<Field> numeric_fields(const neuronsim::config::TargetConfig& 
       {"dma.swdge_descriptor_ns", d.swdge_descriptor_ns},
       {"dma.partitions_per_engine", d.partitions_per_engine},
       {"psum_banks", t.psum_banks},
-      {"hbm_bytes", static_cast<double>(t.hbm_bytes)},
+      {"hbm.capacity_bytes", static_cast<double>(t.hbm.capacity_bytes)},
       {"tensor_tflops_bf16", t.tensor_tflops_bf16},
       {"cores_per_chip", t.cores_per_chip},
       {"uninitialised_int_fill", t.uninitialised_int_fill},
       {"tensor_tflops_fp8", t.tensor_tflops_fp8},
       {"tensor_tflops_fp32", t.tensor_tflops_fp32},
       {"limits.dma_max_free_dims", t.limits.dma_max_free_dims},
-      {"hbm_chip_bytes_per_ns", t.hbm_chip_bytes_per_ns},
+      {"hbm.chip_bytes_per_ns", t.hbm.chip_bytes_per_ns},
       {"hbm_core_share", t.hbm_core_share},
   };
 }
