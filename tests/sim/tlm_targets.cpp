@@ -39,9 +39,11 @@ struct AddressMovingMemory : CopyingMemory {
 TEST_CASE("targets: a core refuses a kernel built for another generation", "[tlm]") {
   require_elaboration("test");
   const auto trn2 = target("trn2");
-  const auto trn2_file = config::load_target(NEURONSIM_SOURCE_DIR "/examples/configs/trn2_slow_dma.json");
+  const auto trn2_file =
+      config::load_target(NEURONSIM_SOURCE_DIR "/examples/configs/trn2_slow_dma.json");
   Hbm hbm("hbm", trn2);
-  NeuronCore core("core", trn2, {0, 1 << 30, true}), other("other", trn2_file, {1 << 30, 1 << 30, true});
+  NeuronCore core("core", trn2, {0, 1 << 30, true}),
+      other("other", trn2_file, {1 << 30, 1 << 30, true});
   core.hbm.bind(hbm.socket);
   other.hbm.bind(hbm.socket);
   LaunchRequest trn1_kernel = squares(3);
@@ -111,9 +113,8 @@ TEST_CASE("targets: an Hbm serving a core of another generation says which figur
   REQUIRE(b->result().ok());
   REQUIRE(c->result().ok());
   CHECK(sc_core::sc_report_handler::get_count("neuronsim/hbm") == 1);  // port 1, once
-  CHECK_THAT(hbm.figures(),
-             Catch::Contains("every port the figures of trn1 (NeuronCore-v2)") &&
-                 Catch::Contains("410 bytes/ns per port (dma.hbm_bytes_per_ns)"));
+  CHECK_THAT(hbm.figures(), Catch::Contains("every port the figures of trn1 (NeuronCore-v2)") &&
+                                Catch::Contains("410 bytes/ns per port (dma.hbm_bytes_per_ns)"));
 }
 
 TEST_CASE("protocol: a core checks its own HBM traffic and fails the launch naming the rule",
@@ -138,8 +139,7 @@ TEST_CASE("protocol: a core checks its own HBM traffic and fails the launch nami
   CHECK(b->result().ok());  // unchecked, the broken rule goes unseen
 }
 
-TEST_CASE("protocol: ProtocolChecker between a core and a memory reports a broken rule",
-          "[tlm]") {
+TEST_CASE("protocol: ProtocolChecker between a core and a memory reports a broken rule", "[tlm]") {
   require_elaboration("test");
   const auto cfg = target("trn1");
   AddressMovingMemory memory("memory", 64 << 20);
@@ -176,10 +176,11 @@ TEST_CASE("clock: a core on an sc_clock runs its engines at the clock's frequenc
   REQUIRE(b->result().ok());
   CHECK(clocked.config().tensor_ghz == Approx(0.5));
   CHECK(clocked.config().vector_ghz == Approx(cfg.vector_ghz * 0.5 / cfg.tensor_ghz));
-  const auto& fast = a->result().engines[static_cast<int>(isa::Engine::vector)];
-  const auto& slow = b->result().engines[static_cast<int>(isa::Engine::vector)];
+  const auto& fast = a->result().stats.engines[static_cast<int>(isa::Engine::vector)];
+  const auto& slow = b->result().stats.engines[static_cast<int>(isa::Engine::vector)];
   CHECK(slow.busy_cycles == fast.busy_cycles);
-  CHECK(slow.busy_ns == Approx(fast.busy_ns * 2 * cfg.tensor_ghz));
+  CHECK(static_cast<double>(slow.time.busy_ps) ==
+        Approx(static_cast<double>(fast.time.busy_ps) * 2 * cfg.tensor_ghz));
   CHECK(first_output(b->result()) == 9.0f);
 }
 
