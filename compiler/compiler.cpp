@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -126,9 +127,87 @@ class Partitioner {
   void flush(std::size_t i) {
     const std::vector<const Node*> nodes = std::move(open_[i].nodes);
     open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(i));
-    const std::string name =
-        fused_count_++ == 0 ? "fused" : "fused_" + std::to_string(fused_count_ - 1);
-    add_rows(name, "fused", nodes);
+    for (const auto& part : split_to_fit(nodes)) {
+      const std::string name =
+          fused_count_++ == 0 ? "fused" : "fused_" + std::to_string(fused_count_ - 1);
+      add_rows(name, "fused", part);
+    }
+  }
+
+  // Whether one row kernel can compute `nodes`: the semaphores it would declare are no
+  // more than the target has (its other bounded resources adapt: fewer buffers, or column
+  // chunks, when SBUF is short).
+  bool fits_one_kernel(const std::vector<const Node*>& nodes) const {
+    const RowProgram p = select_row_program(g_, "fused", nodes, leaving(nodes));
+    return row_kernel_semaphores(p, target_, limits_) <= limits_.semaphores;
+  }
+
+  // A group of row nodes as the row launches that compute it, in order (docs/compiler.md,
+  // "Splitting a row launch"): the whole group when one kernel fits it; otherwise its
+  // independent parts (nodes joined by a tensor one computes and another reads), taken in
+  // graph order and packed, a launch closing before the part that would take it past the
+  // target's semaphores; a part too big alone is cut node by node in graph order the same
+  // way, its values crossing a cut stored to HBM and loaded by the next launch.
+  std::vector<std::vector<const Node*>> split_to_fit(const std::vector<const Node*>& nodes) const {
+    if (nodes.size() <= 1 || fits_one_kernel(nodes)) return {nodes};
+    // Union-find over the group's nodes by their tensor edges.
+    std::map<std::string, std::size_t> at;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      at[nodes[i]->id] = i;
+    std::vector<std::size_t> root(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      root[i] = i;
+    auto find = [&](std::size_t i) {
+      while (root[i] != i)
+        i = root[i] = root[root[i]];
+      return i;
+    };
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (const auto& a : nodes[i]->args)
+        if (auto j = at.find(a.tensor); a.is_tensor() && j != at.end())
+          root[find(i)] = find(j->second);
+    // Parts in the order of their first node; each part's nodes in graph order.
+    std::vector<std::vector<const Node*>> parts;
+    std::map<std::size_t, std::size_t> part_of_root;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto [it, added] = part_of_root.try_emplace(find(i), parts.size());
+      if (added) parts.emplace_back();
+      parts[it->second].push_back(nodes[i]);
+    }
+    std::vector<std::vector<const Node*>> out;
+    std::vector<const Node*> open;
+    auto merged = [&](const std::vector<const Node*>& more) {
+      std::vector<const Node*> m = open;
+      m.insert(m.end(), more.begin(), more.end());
+      std::sort(m.begin(), m.end(),
+                [&](const Node* x, const Node* y) { return at.at(x->id) < at.at(y->id); });
+      return m;
+    };
+    auto close = [&] {
+      if (!open.empty()) out.push_back(std::move(open));
+      open.clear();
+    };
+    for (const auto& part : parts) {
+      if (auto m = merged(part); fits_one_kernel(m)) {
+        open = std::move(m);
+        continue;
+      }
+      close();
+      if (fits_one_kernel(part)) {
+        open = part;
+        continue;
+      }
+      for (const Node* n : part) {  // node by node; a lone node that does not fit fails
+        if (auto m = merged({n}); open.empty() || fits_one_kernel(m)) {
+          open = std::move(m);
+          continue;
+        }
+        close();
+        open = {n};
+      }
+    }
+    close();
+    return out;
   }
 
   // The results of `nodes` that leave the launch: graph outputs and tensors read by

@@ -149,8 +149,10 @@ class Emitter {
         b_(kernel_name, target) {}
 
   Kernel emit() {
-    build_ops();
-    build_deps();
+    plan();
+    if (sems_needed() > limits_.semaphores)
+      fail("needs " + std::to_string(sems_needed()) + " semaphores, the target has " +
+           std::to_string(limits_.semaphores));
     declare_buffers();
     const std::uint64_t tiles = tiles_;
     prologue();
@@ -239,11 +241,20 @@ class Emitter {
             add_dep(k, Dep{static_cast<int>(r), n});
       }
     }
-    if (sems_needed() > limits_.semaphores)
-      fail("needs " + std::to_string(sems_needed()) + " semaphores, the target has " +
-           std::to_string(limits_.semaphores));
   }
 
+ public:
+  // The semaphores the kernel declares: one per operation another engine waits for, and
+  // the prologue's (build_ops and build_deps first).
+  std::uint32_t sems_needed() const {
+    return static_cast<std::uint32_t>(std::count(waited_.begin(), waited_.end(), true)) + 2;
+  }
+  void plan() {
+    build_ops();
+    build_deps();
+  }
+
+ private:
   bool writes(std::size_t op, int v) const {
     const auto& w = ops_[op].writes;
     return std::find(w.begin(), w.end(), v) != w.end();
@@ -256,10 +267,6 @@ class Emitter {
   void add_dep(std::size_t k, Dep d) {
     deps_[k].push_back(d);
     waited_[d.op] = true;
-  }
-
-  std::uint32_t sems_needed() const {
-    return static_cast<std::uint32_t>(std::count(waited_.begin(), waited_.end(), true)) + 2;
   }
 
   void declare_buffers() {
@@ -485,6 +492,44 @@ std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf) {
   return bytes;
 }
 
+namespace {
+
+// Rows too wide for SBUF even with one buffer per stage, or for one instruction: the
+// wide-row emitter's column chunks instead of whole rows.
+bool too_wide(const RowProgram& program, const params::TargetLimits& limits) {
+  bool wide = row_sbuf_bytes(program, 1) > limits.sbuf_bytes_per_partition;
+  for (const auto& v : program.values)
+    wide = wide || (!v.unused && v.cols > limits.max_sbuf_free_elems);
+  return wide;
+}
+
+// Three buffers per stage keep the DMA engines streaming (fewer if they do not fit):
+// with two, a tile's chain (descriptors and DMA latency, ~1.3 us on trn2, the load,
+// Scalar, Vector) is longer than two tiles' worth of HBM time, so HBM idles between
+// tiles (a [4096, 4096] RMSNorm on trn2: 75% of the per-core HBM bound with two
+// buffers, 96% with three; docs/compiler.md).
+std::uint32_t buffers_of(const RowProgram& p, const params::TargetLimits& limits) {
+  std::uint32_t nbuf = 3;
+  while (nbuf > 1 && row_sbuf_bytes(p, nbuf) > limits.sbuf_bytes_per_partition)
+    --nbuf;
+  if (p.flat_cols != 0 && tile_count(p) == 1) nbuf = 1;  // one tile: nothing to overlap
+  return nbuf;
+}
+
+}  // namespace
+
+std::uint32_t row_kernel_semaphores(const RowProgram& program, const std::string& target,
+                                    const params::TargetLimits& limits) {
+  // The wide-row emitter's semaphores come from compiler/hazards.hpp: one per compute
+  // engine and one per (DMA queue, partition range), a handful whatever the program.
+  if (too_wide(program, limits)) return 0;
+  const RowProgram p = plan_tiling(program, limits);
+  const std::string source;
+  Emitter e(p, p.name, target, limits, source, buffers_of(p, limits));
+  e.plan();
+  return e.sems_needed();
+}
+
 Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name,
                        const std::string& target, const params::TargetLimits& limits,
                        const std::string& source) {
@@ -494,21 +539,10 @@ Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name
   check_limit(Limit::instructions, saturating_mul(tile_count(program), program.steps.size() + 1),
               source + ": kernel '" + kernel_name +
                   "': instructions (one per step per tile of rows, at least)");
-  // Rows too wide for SBUF, or for one instruction: column chunks instead of whole rows.
-  bool too_wide = row_sbuf_bytes(program, 1) > limits.sbuf_bytes_per_partition;
-  for (const auto& v : program.values)
-    too_wide = too_wide || (!v.unused && v.cols > limits.max_sbuf_free_elems);
-  if (too_wide) return emit_wide_row_kernel(program, kernel_name, target, limits, source);
+  if (too_wide(program, limits))
+    return emit_wide_row_kernel(program, kernel_name, target, limits, source);
   const RowProgram p = plan_tiling(program, limits);
-  // Three buffers per stage keep the DMA engines streaming (fewer if they do not fit):
-  // with two, a tile's chain (descriptors and DMA latency, ~1.3 us on trn2, the load,
-  // Scalar, Vector) is longer than two tiles' worth of HBM time, so HBM idles between
-  // tiles (a [4096, 4096] RMSNorm on trn2: 75% of the per-core HBM bound with two
-  // buffers, 96% with three; docs/compiler.md).
-  std::uint32_t nbuf = 3;
-  while (nbuf > 1 && row_sbuf_bytes(p, nbuf) > limits.sbuf_bytes_per_partition)
-    --nbuf;
-  if (p.flat_cols != 0 && tile_count(p) == 1) nbuf = 1;  // one tile: nothing to overlap
+  const std::uint32_t nbuf = buffers_of(p, limits);
   if (row_sbuf_bytes(p, 1) > limits.sbuf_bytes_per_partition) {
     std::string detail;
     for (const auto& v : p.values)
