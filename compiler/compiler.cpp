@@ -55,19 +55,23 @@ class Partitioner {
       }
     } else {
       const MatmulFusion fusion = plan_matmul_fusion(g_, live_, limits_);
+      plan_views(fusion);
       for (const auto& n : g_.nodes) {
-        if (!live_.count(n.id) || fusion.absorbed.count(n.id)) continue;
+        if (!live_.count(n.id) || fusion.absorbed.count(n.id) || views_.count(n.id)) continue;
         const auto launch = fusion.launches.find(n.id);
         if (launch != fusion.launches.end()) {
           flush_producers(launch->second.reads);
           add_fused_matmul(launch->second);
         } else if (is_layout_op(n.op)) {
-          std::vector<std::string> reads;
-          for (const auto& a : n.args)
-            reads.push_back(a.tensor);
-          flush_producers(reads);
+          flush_producers(tensors_read(n));
           add_layout(n);
         } else {
+          // A view's source is read from HBM: the launch computing it goes first.
+          std::vector<std::string> sources;
+          for (const auto& a : n.args)
+            if (auto v = views_.find(a.tensor); v != views_.end())
+              sources.push_back(v->second.source);
+          flush_producers(sources);
           group_for(n).nodes.push_back(&n);
         }
       }
@@ -101,6 +105,38 @@ class Partitioner {
       if (gr.rows == rows) return gr;
     open_.push_back(Group{rows, {}});
     return open_.back();
+  }
+
+  // The HBM tensors node n reads: a view's source for a view.
+  std::vector<std::string> tensors_read(const Node& n) const {
+    std::vector<std::string> reads;
+    for (const auto& a : n.args) {
+      if (!a.is_tensor()) continue;
+      const auto v = views_.find(a.tensor);
+      reads.push_back(v == views_.end() ? a.tensor : v->second.source);
+    }
+    return reads;
+  }
+
+  // Slices read in place (docs/compiler.md): a slice that is no output, that no matmul
+  // launch reads as a tensor (those take slices in themselves, or need the tensor) and
+  // whose rows are more than one (a one-row operand is a broadcast column, loaded once)
+  // is a view of its source's columns, which row and layout kernels read in place; a
+  // slice of a view is a view of the same source.
+  void plan_views(const MatmulFusion& fusion) {
+    std::set<std::string> read_by_matmuls;
+    for (const auto& [id, l] : fusion.launches)
+      read_by_matmuls.insert(l.reads.begin(), l.reads.end());
+    for (const auto& n : g_.nodes) {
+      if (n.op != OpKind::slice || !live_.count(n.id) || fusion.absorbed.count(n.id) ||
+          g_.is_output(n.id) || read_by_matmuls.count(n.id) || flat_rows(n.type.shape) <= 1)
+        continue;
+      const std::string& src = n.args[0].tensor;
+      const auto inner = views_.find(src);
+      views_[n.id] = inner == views_.end()
+                         ? ColumnView{src, n.start}
+                         : ColumnView{inner->second.source, inner->second.col0 + n.start};
+    }
   }
 
   static bool is_layout_op(OpKind op) {
@@ -138,7 +174,7 @@ class Partitioner {
   // more than the target has (its other bounded resources adapt: fewer buffers, or column
   // chunks, when SBUF is short).
   bool fits_one_kernel(const std::vector<const Node*>& nodes) const {
-    const RowProgram p = select_row_program(g_, "fused", nodes, leaving(nodes));
+    const RowProgram p = select_row_program(g_, "fused", nodes, leaving(nodes), views_);
     return row_kernel_semaphores(p, target_, limits_) <= limits_.semaphores;
   }
 
@@ -237,7 +273,7 @@ class Partitioner {
 
   void add_rows(const std::string& name, const std::string& op,
                 const std::vector<const Node*>& nodes) {
-    const RowProgram p = select_row_program(g_, name, nodes, leaving(nodes));
+    const RowProgram p = select_row_program(g_, name, nodes, leaving(nodes), views_);
     finish(name, op, p.nodes,
            emit_row_kernel(p, g_.name + "_" + name, target_, limits_, g_.source));
   }
@@ -249,7 +285,7 @@ class Partitioner {
 
   void add_layout(const Node& n) {
     finish(n.id, op_name(n.op), {n.id},
-           emit_layout_kernel(g_, n, g_.name + "_" + n.id, target_, limits_));
+           emit_layout_kernel(g_, n, g_.name + "_" + n.id, target_, limits_, views_));
   }
 
   void add_fused_matmul(const MatmulLaunch& l) {
@@ -318,6 +354,7 @@ class Partitioner {
   CompiledProgram out_;
   std::set<std::string> live_;
   std::vector<Group> open_;  // in the order they were opened
+  ColumnViews views_;        // fused mode's slices read in place
   int fused_count_ = 0;
 };
 

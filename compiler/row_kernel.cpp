@@ -76,7 +76,7 @@ std::vector<float> constants_of(const RowProgram& p) {
 bool flat_eligible(const RowProgram& p) {
   if (p.rows % kPartitions != 0) return false;  // not [128, N/128]
   for (const auto& v : p.values)
-    if (!v.unused && v.kind != ValueKind::stat) return false;
+    if (!v.unused && (v.kind != ValueKind::stat || v.viewed())) return false;
   for (const auto& s : p.steps) {
     if (s.kind == StepKind::reduce || s.reduce_dst >= 0) return false;
     for (int r : s.reads())
@@ -116,7 +116,7 @@ RowProgram plan_tiling(const RowProgram& in, const params::TargetLimits& limits)
   if (tile_count(p) > UINT16_MAX || p.rows % kPartitions != 0) return p;
   const bool fitted = fits(p, 2, limits);
   for (auto& v : p.values)
-    v.whole = v.kind == ValueKind::stat && !v.unused && (v.input || v.output);
+    v.whole = v.kind == ValueKind::stat && !v.unused && (v.input || v.output) && !v.viewed();
   // Keep the buffering the per-tile layout would have had.
   if ((fitted && !fits(p, 2, limits)) || !fits(p, 1, limits))
     for (auto& v : p.values)
@@ -277,7 +277,12 @@ class Emitter {
         fail("tensor '" + val.name + "' has " + std::to_string(val.cols) +
              " elements per row, more than one instruction's " +
              std::to_string(limits_.max_sbuf_free_elems));
-      if (val.input) hbm_[v] = b_.input(val.name, val.dtype, val.shape);
+      if (val.input) {
+        // Views of one tensor (and the tensor itself) share its one HBM declaration.
+        auto [at, added] = inputs_.try_emplace(val.hbm_name());
+        if (added) at->second = b_.input(val.hbm_name(), val.dtype, val.hbm_shape());
+        hbm_[v] = at->second;
+      }
       if (val.output) hbm_[v] = b_.output(val.name, val.dtype, val.shape);
       if (val.kind == ValueKind::col)
         tiles_of_[v] = b_.sbuf(val.name + "_sb", val.dtype, {kPartitions, val.cols});
@@ -363,6 +368,10 @@ class Emitter {
     }
     const Value& val = p_.values[v];
     const std::uint64_t r0 = tile_row0(t);
+    if (val.viewed())  // columns source_col0.. of the source's rows
+      return hbm_.at(v).raw(0, tile_rows(t), static_cast<std::int64_t>(val.row_stride()),
+                            (r0 * val.row_stride() + val.source_col0) * dtype_size(val.dtype),
+                            {{1, val.cols}});
     if (val.shape.size() == 2) {
       const auto r = static_cast<std::int64_t>(r0);
       return hbm_.at(v).slice(Ix(r, r + tile_rows(t)));
@@ -472,6 +481,7 @@ class Emitter {
   std::vector<std::vector<Dep>> deps_;
   std::vector<bool> waited_;
   std::map<int, Buffer> hbm_, tiles_of_;  // HBM tensor, SBUF buffer of each value
+  std::map<std::string, Buffer> inputs_;  // the HBM inputs by name
   std::map<std::size_t, Sem> sems_;
   std::vector<float> consts_;
   Buffer const_tile_;
