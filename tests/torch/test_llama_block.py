@@ -6,7 +6,8 @@ batch 1 in bf16 and fp32, and batch 2 in bf16 (compiled, the heads' P @ V produc
 batch are launches that each write their columns of one concat, assembled by the launch
 runner). Then rotary embedding alone on 32 heads, compiled: its fused row group needs more
 semaphores than trn2's 64, and the compiler splits it (docs/compiler.md, "Splitting a row
-launch"); checked against PyTorch's CPU.
+launch"); checked against PyTorch's CPU. And two slices of one input read in place by one
+row kernel (docs/compiler.md, "Slices read in place").
 
 Bounds: test_decoder_block.py's, derived there for the same block (the same ops on the
 same values; rotate_half by slices and a cat is exact like the permutation product, a
@@ -53,6 +54,22 @@ def rope_32_heads():
     expect(e <= 2 * 2.0**-8, "rope on 32 heads: error %.3g > 2u" % e)
 
 
+def two_views():
+    """x[:, 64:192] * w + x[:, :128] on 300 rows (a partial tile first): two slices of one
+    input read in place by one row kernel (docs/compiler.md, "Slices read in place"); one
+    bf16 rounding of an fp32 result (1 u, normwise)."""
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(300, 256, generator=g).to(torch.bfloat16)
+    w = torch.randn(128, generator=g).to(torch.bfloat16)
+    f = nt.compile(lambda x, w: x[:, 64:192] * w + x[:, :128], target="trn2")
+    got = f(x, w)
+    ref = f64(x.double()[:, 64:192] * w.double() + x.double()[:, :128])
+    ops = [l["op"] for l in f.program(x, w).launches]
+    expect(ops == ["fused"], "two slices read in place: one row launch, not %s" % ops)
+    e = normwise(got, ref)
+    expect(e <= 2.0**-8, "two views: error %.3g > 1u" % e)
+
+
 def main():
     for dtype, batch in ((torch.bfloat16, 1), (torch.float32, 1), (torch.bfloat16, 2)):
         block = make_block(SMALL, dtype)
@@ -84,6 +101,7 @@ def main():
         expect(all(r.op == "neuronsim::compiled:LlamaBlock" for r in compiled_fn.runtime.records),
                "compiled launches are named after the graph")
     rope_32_heads()
+    two_views()
     finish()
 
 
