@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -54,19 +55,23 @@ class Partitioner {
       }
     } else {
       const MatmulFusion fusion = plan_matmul_fusion(g_, live_, limits_);
+      plan_views(fusion);
       for (const auto& n : g_.nodes) {
-        if (!live_.count(n.id) || fusion.absorbed.count(n.id)) continue;
+        if (!live_.count(n.id) || fusion.absorbed.count(n.id) || views_.count(n.id)) continue;
         const auto launch = fusion.launches.find(n.id);
         if (launch != fusion.launches.end()) {
           flush_producers(launch->second.reads);
           add_fused_matmul(launch->second);
         } else if (is_layout_op(n.op)) {
-          std::vector<std::string> reads;
-          for (const auto& a : n.args)
-            reads.push_back(a.tensor);
-          flush_producers(reads);
+          flush_producers(tensors_read(n));
           add_layout(n);
         } else {
+          // A view's source is read from HBM: the launch computing it goes first.
+          std::vector<std::string> sources;
+          for (const auto& a : n.args)
+            if (auto v = views_.find(a.tensor); v != views_.end())
+              sources.push_back(v->second.source);
+          flush_producers(sources);
           group_for(n).nodes.push_back(&n);
         }
       }
@@ -102,6 +107,38 @@ class Partitioner {
     return open_.back();
   }
 
+  // The HBM tensors node n reads: a view's source for a view.
+  std::vector<std::string> tensors_read(const Node& n) const {
+    std::vector<std::string> reads;
+    for (const auto& a : n.args) {
+      if (!a.is_tensor()) continue;
+      const auto v = views_.find(a.tensor);
+      reads.push_back(v == views_.end() ? a.tensor : v->second.source);
+    }
+    return reads;
+  }
+
+  // Slices read in place (docs/compiler.md): a slice that is no output, that no matmul
+  // launch reads as a tensor (those take slices in themselves, or need the tensor) and
+  // whose rows are more than one (a one-row operand is a broadcast column, loaded once)
+  // is a view of its source's columns, which row and layout kernels read in place; a
+  // slice of a view is a view of the same source.
+  void plan_views(const MatmulFusion& fusion) {
+    std::set<std::string> read_by_matmuls;
+    for (const auto& [id, l] : fusion.launches)
+      read_by_matmuls.insert(l.reads.begin(), l.reads.end());
+    for (const auto& n : g_.nodes) {
+      if (n.op != OpKind::slice || !live_.count(n.id) || fusion.absorbed.count(n.id) ||
+          g_.is_output(n.id) || read_by_matmuls.count(n.id) || flat_rows(n.type.shape) <= 1)
+        continue;
+      const std::string& src = n.args[0].tensor;
+      const auto inner = views_.find(src);
+      views_[n.id] = inner == views_.end()
+                         ? ColumnView{src, n.start}
+                         : ColumnView{inner->second.source, inner->second.col0 + n.start};
+    }
+  }
+
   static bool is_layout_op(OpKind op) {
     return op == OpKind::transpose || op == OpKind::slice || op == OpKind::concat;
   }
@@ -126,9 +163,87 @@ class Partitioner {
   void flush(std::size_t i) {
     const std::vector<const Node*> nodes = std::move(open_[i].nodes);
     open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(i));
-    const std::string name =
-        fused_count_++ == 0 ? "fused" : "fused_" + std::to_string(fused_count_ - 1);
-    add_rows(name, "fused", nodes);
+    for (const auto& part : split_to_fit(nodes)) {
+      const std::string name =
+          fused_count_++ == 0 ? "fused" : "fused_" + std::to_string(fused_count_ - 1);
+      add_rows(name, "fused", part);
+    }
+  }
+
+  // Whether one row kernel can compute `nodes`: the semaphores it would declare are no
+  // more than the target has (its other bounded resources adapt: fewer buffers, or column
+  // chunks, when SBUF is short).
+  bool fits_one_kernel(const std::vector<const Node*>& nodes) const {
+    const RowProgram p = select_row_program(g_, "fused", nodes, leaving(nodes), views_);
+    return row_kernel_semaphores(p, target_, limits_) <= limits_.semaphores;
+  }
+
+  // A group of row nodes as the row launches that compute it, in order (docs/compiler.md,
+  // "Splitting a row launch"): the whole group when one kernel fits it; otherwise its
+  // independent parts (nodes joined by a tensor one computes and another reads), taken in
+  // graph order and packed, a launch closing before the part that would take it past the
+  // target's semaphores; a part too big alone is cut node by node in graph order the same
+  // way, its values crossing a cut stored to HBM and loaded by the next launch.
+  std::vector<std::vector<const Node*>> split_to_fit(const std::vector<const Node*>& nodes) const {
+    if (nodes.size() <= 1 || fits_one_kernel(nodes)) return {nodes};
+    // Union-find over the group's nodes by their tensor edges.
+    std::map<std::string, std::size_t> at;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      at[nodes[i]->id] = i;
+    std::vector<std::size_t> root(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      root[i] = i;
+    auto find = [&](std::size_t i) {
+      while (root[i] != i)
+        i = root[i] = root[root[i]];
+      return i;
+    };
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (const auto& a : nodes[i]->args)
+        if (auto j = at.find(a.tensor); a.is_tensor() && j != at.end())
+          root[find(i)] = find(j->second);
+    // Parts in the order of their first node; each part's nodes in graph order.
+    std::vector<std::vector<const Node*>> parts;
+    std::map<std::size_t, std::size_t> part_of_root;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto [it, added] = part_of_root.try_emplace(find(i), parts.size());
+      if (added) parts.emplace_back();
+      parts[it->second].push_back(nodes[i]);
+    }
+    std::vector<std::vector<const Node*>> out;
+    std::vector<const Node*> open;
+    auto merged = [&](const std::vector<const Node*>& more) {
+      std::vector<const Node*> m = open;
+      m.insert(m.end(), more.begin(), more.end());
+      std::sort(m.begin(), m.end(),
+                [&](const Node* x, const Node* y) { return at.at(x->id) < at.at(y->id); });
+      return m;
+    };
+    auto close = [&] {
+      if (!open.empty()) out.push_back(std::move(open));
+      open.clear();
+    };
+    for (const auto& part : parts) {
+      if (auto m = merged(part); fits_one_kernel(m)) {
+        open = std::move(m);
+        continue;
+      }
+      close();
+      if (fits_one_kernel(part)) {
+        open = part;
+        continue;
+      }
+      for (const Node* n : part) {  // node by node; a lone node that does not fit fails
+        if (auto m = merged({n}); open.empty() || fits_one_kernel(m)) {
+          open = std::move(m);
+          continue;
+        }
+        close();
+        open = {n};
+      }
+    }
+    close();
+    return out;
   }
 
   // The results of `nodes` that leave the launch: graph outputs and tensors read by
@@ -158,7 +273,7 @@ class Partitioner {
 
   void add_rows(const std::string& name, const std::string& op,
                 const std::vector<const Node*>& nodes) {
-    const RowProgram p = select_row_program(g_, name, nodes, leaving(nodes));
+    const RowProgram p = select_row_program(g_, name, nodes, leaving(nodes), views_);
     finish(name, op, p.nodes,
            emit_row_kernel(p, g_.name + "_" + name, target_, limits_, g_.source));
   }
@@ -170,7 +285,7 @@ class Partitioner {
 
   void add_layout(const Node& n) {
     finish(n.id, op_name(n.op), {n.id},
-           emit_layout_kernel(g_, n, g_.name + "_" + n.id, target_, limits_));
+           emit_layout_kernel(g_, n, g_.name + "_" + n.id, target_, limits_, views_));
   }
 
   void add_fused_matmul(const MatmulLaunch& l) {
@@ -239,6 +354,7 @@ class Partitioner {
   CompiledProgram out_;
   std::set<std::string> live_;
   std::vector<Group> open_;  // in the order they were opened
+  ColumnViews views_;        // fused mode's slices read in place
   int fused_count_ = 0;
 };
 

@@ -29,12 +29,14 @@ struct Source {
   std::uint64_t src_col0 = 0;                // its column of the first covered one
   std::uint64_t row_len = 0;                 // elements per row of the source
   bool transposed = false;                   // result (r, c) = source (c, r)
+  std::uint64_t view_col0 = 0;               // a view's first column in the tensor
 };
 
 }  // namespace
 
 isa::Kernel emit_layout_kernel(const Graph& g, const Node& n, const std::string& kernel_name,
-                               const std::string& target, const params::TargetLimits& limits) {
+                               const std::string& target, const params::TargetLimits& limits,
+                               const ColumnViews& views) {
   const std::string where = g.source + ": node '" + n.id + "': ";
   if (limits.partitions == 0 || limits.dma_engines == 0)
     throw Error(where + "the target's limits give no partitions or DMA engines");
@@ -52,22 +54,34 @@ isa::Kernel emit_layout_kernel(const Graph& g, const Node& n, const std::string&
     }
     return inputs[name];
   };
+  // An operand: the tensor a load reads, its row length and the operand's first column.
+  struct Operand {
+    isa::Buffer tensor;
+    std::uint64_t row_len = 0, col0 = 0;
+  };
+  auto operand = [&](const std::string& name) {
+    const auto view = views.find(name);
+    const std::string& tensor = view == views.end() ? name : view->second.source;
+    return Operand{input(tensor), g.type_of(tensor).shape.back(),
+                   view == views.end() ? 0 : view->second.col0};
+  };
   if (n.op == OpKind::slice) {
-    const TensorType& t = g.type_of(n.args[0].tensor);
-    sources.push_back({input(n.args[0].tensor), 0, cols, n.start, t.shape.back(), false});
+    const Operand o = operand(n.args[0].tensor);
+    sources.push_back({o.tensor, 0, cols, o.col0 + n.start, o.row_len, false, 0});
   } else if (n.op == OpKind::concat) {
     std::uint64_t at = 0;
     for (const auto& a : n.args) {
       const std::uint64_t w = g.type_of(a.tensor).shape.back();
-      sources.push_back({input(a.tensor), at, at + w, 0, w, false});
+      const Operand o = operand(a.tensor);
+      sources.push_back({o.tensor, at, at + w, o.col0, o.row_len, false, 0});
       at += w;
     }
   } else if (n.op == OpKind::transpose) {
-    const TensorType& t = g.type_of(n.args[0].tensor);
-    if (t.shape.back() > 32767)
-      throw Error(where + "transpose: a row of " + std::to_string(t.shape.back()) +
+    const Operand o = operand(n.args[0].tensor);
+    if (o.row_len > 32767)
+      throw Error(where + "transpose: a row of " + std::to_string(o.row_len) +
                   " elements is too long for a DMA stride");
-    sources.push_back({input(n.args[0].tensor), 0, cols, 0, t.shape.back(), true});
+    sources.push_back({o.tensor, 0, cols, 0, o.row_len, true, o.col0});
   } else {
     throw Error(where + op_name(n.op) + " is not a layout op");
   }
@@ -95,12 +109,12 @@ isa::Kernel emit_layout_kernel(const Graph& g, const Node& n, const std::string&
         // Rows r0.. of the result; a transposed source walks its columns (stride 1 between
         // partitions) and its rows (stride row_len along the free axis).
         const isa::AccessPattern src =
-            s.transposed
-                ? s.tensor.raw(static_cast<std::uint32_t>(r0), pr, 1, src_c * s.row_len * elem,
-                               {isa::Dim{static_cast<std::int32_t>(s.row_len), sc}})
-                : s.tensor.raw(static_cast<std::uint32_t>(r0), pr,
-                               static_cast<std::int64_t>(s.row_len), src_c * elem,
-                               {isa::Dim{1, sc}});
+            s.transposed ? s.tensor.raw(static_cast<std::uint32_t>(r0), pr, 1,
+                                        (src_c * s.row_len + s.view_col0) * elem,
+                                        {isa::Dim{static_cast<std::int32_t>(s.row_len), sc}})
+                         : s.tensor.raw(static_cast<std::uint32_t>(r0), pr,
+                                        static_cast<std::int64_t>(s.row_len), src_c * elem,
+                                        {isa::Dim{1, sc}});
         const isa::AccessPattern dst = stage.slice(
             isa::Ix(0, pr), slot,
             isa::Ix(static_cast<std::int64_t>(lo - c0), static_cast<std::int64_t>(hi - c0)));

@@ -76,7 +76,7 @@ std::vector<float> constants_of(const RowProgram& p) {
 bool flat_eligible(const RowProgram& p) {
   if (p.rows % kPartitions != 0) return false;  // not [128, N/128]
   for (const auto& v : p.values)
-    if (!v.unused && v.kind != ValueKind::stat) return false;
+    if (!v.unused && (v.kind != ValueKind::stat || v.viewed())) return false;
   for (const auto& s : p.steps) {
     if (s.kind == StepKind::reduce || s.reduce_dst >= 0) return false;
     for (int r : s.reads())
@@ -116,7 +116,7 @@ RowProgram plan_tiling(const RowProgram& in, const params::TargetLimits& limits)
   if (tile_count(p) > UINT16_MAX || p.rows % kPartitions != 0) return p;
   const bool fitted = fits(p, 2, limits);
   for (auto& v : p.values)
-    v.whole = v.kind == ValueKind::stat && !v.unused && (v.input || v.output);
+    v.whole = v.kind == ValueKind::stat && !v.unused && (v.input || v.output) && !v.viewed();
   // Keep the buffering the per-tile layout would have had.
   if ((fitted && !fits(p, 2, limits)) || !fits(p, 1, limits))
     for (auto& v : p.values)
@@ -149,8 +149,10 @@ class Emitter {
         b_(kernel_name, target) {}
 
   Kernel emit() {
-    build_ops();
-    build_deps();
+    plan();
+    if (sems_needed() > limits_.semaphores)
+      fail("needs " + std::to_string(sems_needed()) + " semaphores, the target has " +
+           std::to_string(limits_.semaphores));
     declare_buffers();
     const std::uint64_t tiles = tiles_;
     prologue();
@@ -239,11 +241,20 @@ class Emitter {
             add_dep(k, Dep{static_cast<int>(r), n});
       }
     }
-    if (sems_needed() > limits_.semaphores)
-      fail("needs " + std::to_string(sems_needed()) + " semaphores, the target has " +
-           std::to_string(limits_.semaphores));
   }
 
+ public:
+  // The semaphores the kernel declares: one per operation another engine waits for, and
+  // the prologue's (build_ops and build_deps first).
+  std::uint32_t sems_needed() const {
+    return static_cast<std::uint32_t>(std::count(waited_.begin(), waited_.end(), true)) + 2;
+  }
+  void plan() {
+    build_ops();
+    build_deps();
+  }
+
+ private:
   bool writes(std::size_t op, int v) const {
     const auto& w = ops_[op].writes;
     return std::find(w.begin(), w.end(), v) != w.end();
@@ -258,10 +269,6 @@ class Emitter {
     waited_[d.op] = true;
   }
 
-  std::uint32_t sems_needed() const {
-    return static_cast<std::uint32_t>(std::count(waited_.begin(), waited_.end(), true)) + 2;
-  }
-
   void declare_buffers() {
     for (std::size_t v = 0; v < p_.values.size(); ++v) {
       const Value& val = p_.values[v];
@@ -270,7 +277,12 @@ class Emitter {
         fail("tensor '" + val.name + "' has " + std::to_string(val.cols) +
              " elements per row, more than one instruction's " +
              std::to_string(limits_.max_sbuf_free_elems));
-      if (val.input) hbm_[v] = b_.input(val.name, val.dtype, val.shape);
+      if (val.input) {
+        // Views of one tensor (and the tensor itself) share its one HBM declaration.
+        auto [at, added] = inputs_.try_emplace(val.hbm_name());
+        if (added) at->second = b_.input(val.hbm_name(), val.dtype, val.hbm_shape());
+        hbm_[v] = at->second;
+      }
       if (val.output) hbm_[v] = b_.output(val.name, val.dtype, val.shape);
       if (val.kind == ValueKind::col)
         tiles_of_[v] = b_.sbuf(val.name + "_sb", val.dtype, {kPartitions, val.cols});
@@ -356,6 +368,10 @@ class Emitter {
     }
     const Value& val = p_.values[v];
     const std::uint64_t r0 = tile_row0(t);
+    if (val.viewed())  // columns source_col0.. of the source's rows
+      return hbm_.at(v).raw(0, tile_rows(t), static_cast<std::int64_t>(val.row_stride()),
+                            (r0 * val.row_stride() + val.source_col0) * dtype_size(val.dtype),
+                            {{1, val.cols}});
     if (val.shape.size() == 2) {
       const auto r = static_cast<std::int64_t>(r0);
       return hbm_.at(v).slice(Ix(r, r + tile_rows(t)));
@@ -465,6 +481,7 @@ class Emitter {
   std::vector<std::vector<Dep>> deps_;
   std::vector<bool> waited_;
   std::map<int, Buffer> hbm_, tiles_of_;  // HBM tensor, SBUF buffer of each value
+  std::map<std::string, Buffer> inputs_;  // the HBM inputs by name
   std::map<std::size_t, Sem> sems_;
   std::vector<float> consts_;
   Buffer const_tile_;
@@ -485,6 +502,44 @@ std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf) {
   return bytes;
 }
 
+namespace {
+
+// Rows too wide for SBUF even with one buffer per stage, or for one instruction: the
+// wide-row emitter's column chunks instead of whole rows.
+bool too_wide(const RowProgram& program, const params::TargetLimits& limits) {
+  bool wide = row_sbuf_bytes(program, 1) > limits.sbuf_bytes_per_partition;
+  for (const auto& v : program.values)
+    wide = wide || (!v.unused && v.cols > limits.max_sbuf_free_elems);
+  return wide;
+}
+
+// Three buffers per stage keep the DMA engines streaming (fewer if they do not fit):
+// with two, a tile's chain (descriptors and DMA latency, ~1.3 us on trn2, the load,
+// Scalar, Vector) is longer than two tiles' worth of HBM time, so HBM idles between
+// tiles (a [4096, 4096] RMSNorm on trn2: 75% of the per-core HBM bound with two
+// buffers, 96% with three; docs/compiler.md).
+std::uint32_t buffers_of(const RowProgram& p, const params::TargetLimits& limits) {
+  std::uint32_t nbuf = 3;
+  while (nbuf > 1 && row_sbuf_bytes(p, nbuf) > limits.sbuf_bytes_per_partition)
+    --nbuf;
+  if (p.flat_cols != 0 && tile_count(p) == 1) nbuf = 1;  // one tile: nothing to overlap
+  return nbuf;
+}
+
+}  // namespace
+
+std::uint32_t row_kernel_semaphores(const RowProgram& program, const std::string& target,
+                                    const params::TargetLimits& limits) {
+  // The wide-row emitter's semaphores come from compiler/hazards.hpp: one per compute
+  // engine and one per (DMA queue, partition range), a handful whatever the program.
+  if (too_wide(program, limits)) return 0;
+  const RowProgram p = plan_tiling(program, limits);
+  const std::string source;
+  Emitter e(p, p.name, target, limits, source, buffers_of(p, limits));
+  e.plan();
+  return e.sems_needed();
+}
+
 Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name,
                        const std::string& target, const params::TargetLimits& limits,
                        const std::string& source) {
@@ -494,21 +549,10 @@ Kernel emit_row_kernel(const RowProgram& program, const std::string& kernel_name
   check_limit(Limit::instructions, saturating_mul(tile_count(program), program.steps.size() + 1),
               source + ": kernel '" + kernel_name +
                   "': instructions (one per step per tile of rows, at least)");
-  // Rows too wide for SBUF, or for one instruction: column chunks instead of whole rows.
-  bool too_wide = row_sbuf_bytes(program, 1) > limits.sbuf_bytes_per_partition;
-  for (const auto& v : program.values)
-    too_wide = too_wide || (!v.unused && v.cols > limits.max_sbuf_free_elems);
-  if (too_wide) return emit_wide_row_kernel(program, kernel_name, target, limits, source);
+  if (too_wide(program, limits))
+    return emit_wide_row_kernel(program, kernel_name, target, limits, source);
   const RowProgram p = plan_tiling(program, limits);
-  // Three buffers per stage keep the DMA engines streaming (fewer if they do not fit):
-  // with two, a tile's chain (descriptors and DMA latency, ~1.3 us on trn2, the load,
-  // Scalar, Vector) is longer than two tiles' worth of HBM time, so HBM idles between
-  // tiles (a [4096, 4096] RMSNorm on trn2: 75% of the per-core HBM bound with two
-  // buffers, 96% with three; docs/compiler.md).
-  std::uint32_t nbuf = 3;
-  while (nbuf > 1 && row_sbuf_bytes(p, nbuf) > limits.sbuf_bytes_per_partition)
-    --nbuf;
-  if (p.flat_cols != 0 && tile_count(p) == 1) nbuf = 1;  // one tile: nothing to overlap
+  const std::uint32_t nbuf = buffers_of(p, limits);
   if (row_sbuf_bytes(p, 1) > limits.sbuf_bytes_per_partition) {
     std::string detail;
     for (const auto& v : p.values)

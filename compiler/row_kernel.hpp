@@ -17,6 +17,12 @@ isa::Kernel emit_row_kernel(const RowProgram& p, const std::string& kernel_name,
                             const std::string& target, const params::TargetLimits& limits,
                             const std::string& source);
 
+// The semaphores emit_row_kernel's kernel for `p` would declare, without emitting it (0
+// for a program of rows too wide for SBUF, whose column-chunk kernel needs a handful): the
+// fused partitioner splits a row launch that would need more than the target has.
+std::uint32_t row_kernel_semaphores(const RowProgram& p, const std::string& target,
+                                    const params::TargetLimits& limits);
+
 // SBUF bytes per partition the program's buffers take with `nbuf` buffers per stage.
 std::uint64_t row_sbuf_bytes(const RowProgram& p, std::uint32_t nbuf);
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/column_view.hpp"
 #include "compiler/graph.hpp"
 #include "isa/engine.hpp"
 #include "isa/instruction.hpp"
@@ -29,6 +30,16 @@ struct Value {
   // Set by the emitter's tiling (row_kernel.cpp): an [N, 1] input or output whose tiles all
   // live in one [128, tiles] buffer (column t = tile t), loaded or stored by one DMA.
   bool whole = false;
+  // An input read through a column view (compiler/column_view.hpp): its rows are columns
+  // source_col0 .. source_col0 + cols of the HBM tensor `source` (shape source_shape).
+  std::string source;
+  std::vector<std::uint64_t> source_shape;
+  std::uint64_t source_col0 = 0;
+  bool viewed() const { return !source.empty(); }
+  // The HBM tensor a load or store moves, and the elements between its rows.
+  const std::string& hbm_name() const { return viewed() ? source : name; }
+  const std::vector<std::uint64_t>& hbm_shape() const { return viewed() ? source_shape : shape; }
+  std::uint64_t row_stride() const { return viewed() ? source_shape.back() : cols; }
 };
 
 // A step operand: a value (index into RowProgram::values) or an fp32 immediate.
@@ -91,11 +102,12 @@ struct RowProgram {
 };
 
 // Lowers `nodes` (in graph order, none a matmul) into steps, then fuses them.
-// `outputs` are the tensors the program must store. Unsupported shapes and operand
-// kinds throw neuronsim::Error naming the graph file, the node and the reason.
+// `outputs` are the tensors the program must store; an operand in `views` is read in place.
+// Unsupported shapes and operand kinds throw neuronsim::Error naming the graph file, the node and
+// the reason.
 RowProgram select_row_program(const Graph& g, const std::string& name,
                               const std::vector<const Node*>& nodes,
-                              const std::vector<std::string>& outputs);
+                              const std::vector<std::string>& outputs, const ColumnViews& views);
 // Peephole fusion (fusion.cpp), to a fixed point; marks values nobody reads as scratch.
 void fuse_steps(RowProgram& p);
 

@@ -16,8 +16,9 @@ using isa::DType;
 
 class Selector {
  public:
-  Selector(const Graph& g, RowProgram& p, const std::vector<std::string>& outputs)
-      : g_(g), p_(p), outputs_(outputs) {}
+  Selector(const Graph& g, RowProgram& p, const std::vector<std::string>& outputs,
+           const ColumnViews& views)
+      : g_(g), p_(p), outputs_(outputs), views_(views) {}
 
   [[noreturn]] void fail(const Node& n, const std::string& reason) const {
     throw Error(g_.source + ": node '" + n.id + "': " + reason);
@@ -150,6 +151,11 @@ class Selector {
     val.dtype = t.dtype;
     val.shape = t.shape;
     val.input = true;
+    if (auto view = views_.find(tensor); view != views_.end()) {
+      val.source = view->second.source;
+      val.source_shape = g_.type_of(view->second.source).shape;
+      val.source_col0 = view->second.col0;
+    }
     p_.values.push_back(val);
     return static_cast<int>(p_.values.size()) - 1;
   }
@@ -307,6 +313,7 @@ class Selector {
   const Graph& g_;
   RowProgram& p_;
   const std::vector<std::string>& outputs_;
+  const ColumnViews& views_;
   const Node* node_ = nullptr;
 };
 
@@ -343,10 +350,10 @@ int RowProgram::find(const std::string& name) const {
 
 RowProgram select_row_program(const Graph& g, const std::string& name,
                               const std::vector<const Node*>& nodes,
-                              const std::vector<std::string>& outputs) {
+                              const std::vector<std::string>& outputs, const ColumnViews& views) {
   RowProgram p;
   p.name = name;
-  Selector sel(g, p, outputs);
+  Selector sel(g, p, outputs, views);
   for (const Node* n : nodes) {
     sel.lower(*n);
     p.nodes.push_back(n->id);

@@ -233,7 +233,12 @@ class WideEmitter {
       const int v = static_cast<int>(i);
       const Value& val = p_.values[i];
       if (val.unused) continue;
-      if (val.input) hbm_[v] = b_.input(val.name, val.dtype, val.shape);
+      if (val.input) {
+        // Views of one tensor (and the tensor itself) share its one HBM declaration.
+        auto [at, added] = inputs_.try_emplace(val.hbm_name());
+        if (added) at->second = b_.input(val.hbm_name(), val.dtype, val.hbm_shape());
+        hbm_[v] = at->second;
+      }
       if (val.output) hbm_[v] = b_.output(val.name, val.dtype, val.shape);
       if (wide(v))
         sb_[v] = b_.sbuf(fresh(val.name + "_sb"), val.dtype,
@@ -336,11 +341,15 @@ class WideEmitter {
     const std::uint32_t w = chunk_width(val.cols, j.chunk_index);
     if (val.kind == ValueKind::col)  // every partition reads the same columns
       return hbm_.at(v).raw(0, tile_rows(j.tile), 0, c0 * size, {{1, w}});
-    return hbm_.at(v).raw(0, tile_rows(j.tile), val.cols,
-                          (tile_row0(j.tile) * val.cols + c0) * size, {{1, w}});
+    const std::uint64_t stride = val.row_stride();  // a view: its source's rows
+    return hbm_.at(v).raw(0, tile_rows(j.tile), static_cast<std::int64_t>(stride),
+                          (tile_row0(j.tile) * stride + val.source_col0 + c0) * size, {{1, w}});
   }
   AccessPattern hbm_stat(int v, std::uint64_t t) const {
-    return hbm_.at(v).raw(0, tile_rows(t), 1, tile_row0(t) * dtype_size(p_.values[v].dtype),
+    const Value& val = p_.values[v];
+    const std::uint64_t stride = val.viewed() ? val.row_stride() : 1;
+    return hbm_.at(v).raw(0, tile_rows(t), static_cast<std::int64_t>(stride),
+                          (tile_row0(t) * stride + val.source_col0) * dtype_size(val.dtype),
                           {{1, 1}});
   }
 
@@ -565,6 +574,7 @@ class WideEmitter {
   std::vector<std::vector<bool>> runs_;
   std::uint32_t chunk_ = 0, chunks_ = 0, nbuf_ = 1;
   std::map<int, Buffer> hbm_, sb_;
+  std::map<std::string, Buffer> inputs_;  // the HBM inputs by name
   std::map<std::size_t, Buffer> partial_;
   std::vector<float> consts_;
   Buffer const_tile_;

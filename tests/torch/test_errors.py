@@ -97,7 +97,7 @@ def main():
     line = here(2)
     def too_big(): return big * 2  # noqa: E704
     expect_error(eager(too_big, overrides={"hbm": {"capacity_bytes": 4 << 20}}), line,
-                 "aten::mul.Tensor", "failed", "HBM")
+                 "aten::mul:", "failed", "HBM")
     with nt.device("trn2") as rt:
         y = big * 2
     expect(torch.equal(y, big * 2) and len(rt.records) == 1, "the next run works")

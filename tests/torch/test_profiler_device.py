@@ -154,6 +154,32 @@ def in_flight_only():
 expect_error(in_flight_only, "no launch finished on the device", "synchronize()")
 expect(not os.path.exists(os.path.join(work, "p_empty")), "nothing written")
 
+# One call of a compiled function (or of an eager op that runs several kernels, a bmm) is one
+# call in key_averages, however many launches it makes (torch.profiler counts one call of
+# the op); each launch is a kernel row. (x @ a) @ b compiles to two matmul launches, and
+# an eager bmm over 3 batch entries is a launch per entry.
+def two_matmuls(x, a, b):
+    return (x @ a) @ b
+
+
+ma, mb = torch.randn(512, 256, generator=g), torch.randn(256, 128, generator=g)
+xb, yb = torch.randn(3, 128, 64, generator=g), torch.randn(3, 64, 128, generator=g)
+compiled = nt.compile(two_matmuls, target="trn2")
+with nt.device("trn2"):
+    compiled(x, ma, mb)  # compiles before the window
+    with nt.profile(record_device=False) as prof_calls:
+        for _ in range(2):
+            compiled(x, ma, mb)
+        torch.bmm(xb, yb)
+        nt.synchronize()
+rows = {r.key: r for r in prof_calls.key_averages()}
+cr = rows["neuronsim::compiled:two_matmuls"]
+expect(cr.count == 2 and cr.launches == 4, "compiled: 2 calls, 4 launches: %r" % cr)
+br = rows["aten::bmm"]
+expect(br.count == 1 and br.launches == 3, "eager bmm: 1 call, 3 launches: %r" % br)
+expect(all("." not in k for k in rows if k.startswith("aten::")),
+       "op names as torch.profiler shows them, without the overload: %s" % sorted(rows))
+
 # compare takes the torch profile beside a `neuronsim run` sequence profile.
 cli("compile", os.path.join(SOURCE, "examples/rmsnorm/rmsnorm_small.json"), "--mode", "fused",
     "-t", "trn2", "-o", os.path.join(work, "fused"))

@@ -230,7 +230,8 @@ class Compiled:
         self.name = "".join(c if c.isalnum() or c == "_" else "_" for c in self.name)
         self.target = target
         self.runtime = Runtime(target, timing_only=timing_only, overrides=overrides)
-        self._compiled = {}  # input signature -> (gm, constants, spec, graph, inputs, outs, prog)
+        self._compiled = {}  # input signature -> (gm, constants, spec, graph, inputs, outs, prog,
+        #                     concat columns)
         self._arrays = {}  # id(constant) -> (version, array)
 
     def graph_module(self, *args):
@@ -254,7 +255,7 @@ class Compiled:
             except Error as err:
                 raise Error("%sneuronsim.torch.compile(%s): %s"
                             % (line + ": " if line else "", self.name, err)) from None
-            e = (gm, constants, spec, graph, inputs, outs, prog)
+            e = (gm, constants, spec, graph, inputs, outs, prog, g.concat_columns())
             self._compiled[key] = e
         return e
 
@@ -273,7 +274,7 @@ class Compiled:
         if rt.target != self.target:
             raise Error("%s: neuronsim.torch.compile(%s, target=%s) called inside "
                         "neuronsim.torch.device(%s)" % (line, self.name, self.target, rt.target))
-        gm, constants, spec, graph, inputs, outs, prog = self._entry(args, line)
+        gm, constants, spec, graph, inputs, outs, prog, concats = self._entry(args, line)
         with no_dispatch():
             timing = rt.timing_only
             arrays = {}
@@ -288,7 +289,7 @@ class Compiled:
                 push_runtime(rt)
             try:
                 values = _program.run(rt, prog, arrays, "neuronsim::compiled:" + self.name,
-                                      line, _program.kernel_io)
+                                      line, _program.kernel_io, concats)
             finally:
                 if outer is None:
                     pop_runtime(rt)

@@ -30,6 +30,12 @@ def op_name(func):
     return func._schema.name + ("." + func._overloadname if func._overloadname != "default" else "")
 
 
+def profiler_name(name):
+    """An op's name as torch.profiler's key_averages shows it: the schema name without the
+    overload (aten::mul.Tensor -> aten::mul; torch 1.13 on the CPU), in every record."""
+    return name.split(".", 1)[0]
+
+
 def _column_slice(t):
     """(base, [("slice", start, end)]) when 2-D t is a column range of contiguous rows in its
     storage (x[:, a:b] of a [R, C] tensor: strides (C, 1)), base that [R, C] block; (t, [])
@@ -74,7 +80,7 @@ class _Eager(TorchDispatchMode):
         tensors = [a for a in flat if isinstance(a, torch.Tensor)]
         if name in _HOST_OPS or not tensors:
             # a view/metadata op, or a factory (no tensor in): host work, CPU data
-            self.rt.host_op(name, user_line())
+            self.rt.host_op(profiler_name(name), user_line())
             return func(*args, **kwargs)
         line = user_line()
         try:
@@ -88,7 +94,7 @@ class _Eager(TorchDispatchMode):
             if not self.rt.fallback:
                 raise Error("%s: %s: not lowered to the device: %s (neuronsim.torch.device("
                             "fallback=True) runs it on the CPU)" % (line, name, e)) from None
-            self.rt.fallback_op(name, line, [list(t.shape) for t in tensors],
+            self.rt.fallback_op(profiler_name(name), line, [list(t.shape) for t in tensors],
                                 [str(t.dtype).replace("torch.", "") for t in tensors])
             return func(*args, **kwargs)
 
@@ -187,33 +193,24 @@ class _Eager(TorchDispatchMode):
                                     self.rt.target)
         except Error as e:
             raise Unsupported("the compiler refused it: %s" % e) from None
-        return _program.run(self.rt, prog, arrays, name, line, lambda k: (shapes, dtypes))
+        return _program.run(self.rt, prog, arrays, profiler_name(name), line,
+                            lambda k: (shapes, dtypes))
 
     def _run_blocks(self, g, res, meta, arrays, shapes, dtypes, name, line):
         """Runs a per-block lowering; the result tensor is its blocks stacked (each block
         written to its place in the output's storage, as a device kernel writes it). The
-        blocks of a row op share one kernel; when that kernel needs more semaphores than
-        the core has (the compiler does not split a row kernel: 32 heads of [2048, 128]
-        need 99 of 64 on trn2), the blocks are split in halves, a kernel each, until each
-        compiles."""
+        blocks of a row op share one program: one kernel, or several where one would need
+        more semaphores than the core has (the compiler splits it, docs/compiler.md)."""
         blocks = list(res.grid.flat)
-        values = {}
-        pending = [blocks]
-        while pending:
-            part = pending.pop(0)
-            sub = _subgraph(g, part)
-            try:
-                prog = _program.program(sub.graph(part), "eager" if len(sub.nodes) == 1
-                                        else "fused", self.rt.target)
-            except Error as e:
-                if "semaphores" in str(e) and len(part) > 1:
-                    half = len(part) // 2
-                    pending[:0] = [part[:half], part[half:]]
-                    continue
-                raise Unsupported("the compiler refused it: %s" % e) from None
-            used = {i["name"] for i in sub.inputs}
-            values.update(_program.run(self.rt, prog, {k: v for k, v in arrays.items() if k in used},
-                                       name, line, lambda k: (shapes, dtypes)))
+        sub = _subgraph(g, blocks)
+        try:
+            prog = _program.program(sub.graph(blocks), "eager" if len(sub.nodes) == 1
+                                    else "fused", self.rt.target)
+        except Error as e:
+            raise Unsupported("the compiler refused it: %s" % e) from None
+        used = {i["name"] for i in sub.inputs}
+        values = _program.run(self.rt, prog, {k: v for k, v in arrays.items() if k in used},
+                              profiler_name(name), line, lambda k: (shapes, dtypes))
         parts = [_program.to_tensor(values[v.name], v.shape, meta.dtype) for v in blocks]
         return torch.stack(parts).reshape(meta.shape)
 
@@ -222,7 +219,8 @@ class _Eager(TorchDispatchMode):
                                                    "w": _program.to_array(w)}
         shapes = [list(x.shape), list(w.shape)]
         dtypes = [str(x.dtype).replace("torch.", "")] * 2
-        out = self.rt.launch(k, arrays, name, line, shapes, dtypes)
+        out = self.rt.launch(k, arrays, profiler_name(name), line, shapes, dtypes,
+                             self.rt.new_call())
         return _program.to_tensor(out["y"], x.shape, x.dtype)
 
 

@@ -49,6 +49,7 @@ class GraphBuilder:
         self.name = name
         self.inputs, self.nodes = [], []
         self._used = set()
+        self.shapes = {}  # tensor name -> its torch shape
 
     def _fresh(self, hint):
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in hint) or "t"
@@ -63,17 +64,35 @@ class GraphBuilder:
     def input(self, hint, shape, dtype):
         check_dtype(dtype, "input '%s'" % hint)
         v = Value(self._fresh(hint), shape, dtype)
+        self.shapes[v.name] = tuple(shape)
         self.inputs.append({"name": v.name, "dtype": DTYPES[dtype], "shape": rows(shape)})
         return v
 
     def add(self, op, args, shape, torch_dtype, hint=None, **attrs):
         check_dtype(torch_dtype, "the result")
         v = Value(self._fresh(hint or op), shape, torch_dtype)
+        self.shapes[v.name] = tuple(shape)
         node = {"id": v.name, "op": op,
                 "args": [a.name if isinstance(a, Value) else a for a in args]}
         node.update(attrs)
         self.nodes.append(node)
         return v
+
+    def concat_columns(self):
+        """{concat id: [(operand, first column, end column)]}: where each operand of a last-axis
+        concat sits in its result (the compiler may have several launches write one concat
+        in place, each its operand's columns, docs/compiler.md)."""
+        out = {}
+        for n in self.nodes:
+            if n["op"] != "concat":
+                continue
+            at, parts = 0, []
+            for a in n["args"]:
+                w = self.shapes[a][-1]
+                parts.append((a, at, at + w))
+                at += w
+            out[n["id"]] = parts
+        return out
 
     def graph(self, outputs):
         return {"format": "neuronsim-graph", "version": 1, "name": self.name,

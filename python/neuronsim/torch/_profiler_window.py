@@ -81,27 +81,39 @@ class Window:
 
     def events(self, correlate_device_time):
         """Op, kernel and step events. Without correlate_device_time the device columns are
-        left empty (host times only, as a CPU-only torch.profiler)."""
+        left empty (host times only, as a CPU-only torch.profiler). The launches of one op
+        call (LaunchRecord.call: a compiled call, an eager bmm's launch per batch entry) are
+        one op event, as torch.profiler counts one call of the op, with a kernel event per
+        launch."""
         events = []
+        ops = []  # (first record, op event) per call, in order
         for r in self.records:
             cpu = host_ns(r) / 1000.0
-            e = Event(key=r.op, kind="op", input_shapes=getattr(r, "input_shapes", None),
-                      self_cpu_us=cpu, cpu_us=cpu)
+            call = getattr(r, "call", None)
+            same_call = (isinstance(r, LaunchRecord) and call is not None and ops and
+                         getattr(ops[-1][0], "call", None) == call)
+            if same_call:
+                e = ops[-1][1]
+                e.self_cpu_us += cpu
+                e.cpu_us += cpu
+            else:
+                e = Event(key=r.op, kind="op", input_shapes=getattr(r, "input_shapes", None),
+                          self_cpu_us=cpu, cpu_us=cpu)
+                ops.append((r, e))
+                events.append(e)
             if isinstance(r, LaunchRecord):
                 e.fallback = bool(r.fallback)
                 if correlate_device_time and self.completed(r):
                     device = (r.device_end_ns - r.device_start_ns) / 1000.0
-                    e.self_device_us = e.device_us = device
-                    e.launches, e.hbm_bytes = 1, r.hbm_bytes
-                    events.append(e)
+                    e.self_device_us += device
+                    e.device_us += device
+                    e.launches += 1
+                    e.hbm_bytes += r.hbm_bytes
                     events.append(Event(key=r.kernel, kind="kernel", input_shapes=r.input_shapes,
                                         self_device_us=device, device_us=device, launches=1,
                                         hbm_bytes=r.hbm_bytes))
-                    continue
-            events.append(e)
         for s in self.steps:
-            inside = [e for r, e in zip(self.records, self._op_events(events))
-                      if s.start_ns <= host_span(r)[0] < s.end_ns]
+            inside = [e for r, e in ops if s.start_ns <= host_span(r)[0] < s.end_ns]
             span = (s.end_ns - s.start_ns) / 1000.0
             children = sum(e.cpu_us for e in inside)
             device = sum(e.device_us for e in inside)
@@ -110,7 +122,3 @@ class Window:
                                 device_us=device, launches=sum(e.launches for e in inside),
                                 hbm_bytes=sum(e.hbm_bytes for e in inside)))
         return events
-
-    @staticmethod
-    def _op_events(events):
-        return [e for e in events if e.kind == "op"]

@@ -42,12 +42,17 @@ def to_tensor(array, shape, dtype):
     return t if dtype == torch.float32 else t.to(dtype)
 
 
-def run(rt, prog, arrays, op, python_line, shapes_of):
+def run(rt, prog, arrays, op, python_line, shapes_of, concat_columns=None):
     """Runs every launch of `prog` on `rt` with `arrays` ({graph input: ndarray}); returns
     every tensor the launches wrote, by name. `op` names the launches' records (a callable
-    of the launch dict, or a string); shapes_of(kernel) gives their input shapes, dtypes."""
+    of the launch dict, or a string); shapes_of(kernel) gives their input shapes, dtypes.
+    concat_columns (GraphBuilder.concat_columns): a concat that several launches write in
+    place, each its operands' columns (the heads' P @ V products of a batch that the
+    attention kernel does not take), is assembled from each launch's columns."""
     values = dict(arrays)
     written = set()
+    call = rt.new_call()  # one op call, however many launches
+    concat_columns = concat_columns or {}
     for launch in prog.launches:
         k = launch["kernel"]
         inputs = {}
@@ -56,16 +61,33 @@ def run(rt, prog, arrays, op, python_line, shapes_of):
                 raise Error("%s: %s: program '%s' reads '%s' before any launch wrote it"
                             % (python_line, op, prog.program, t["name"]))
             inputs[t["name"]] = values[t["name"]].reshape(t["shape"])
+        in_part = {}  # tensor -> the column ranges this launch writes of it
         for t in k.outputs:
-            # Each run starts from zeroed outputs, so a tensor that two launches write in
-            # parts (a concat's columns) would lose the first one's part here.
-            if t["name"] in written:
+            parts = concat_columns.get(t["name"], [])
+            mine = [(c0, c1) for a, c0, c1 in parts if a in launch["nodes"]]
+            if mine and len(mine) < len(parts):
+                in_part[t["name"]] = mine
+            elif t["name"] in written:
+                # Each run starts from zeroed outputs: a tensor two launches write other
+                # than as a concat's columns would lose the first one's part here.
                 raise Error("%s: %s: program '%s': tensor '%s' is written by two launches, "
                             "which neuronsim.torch does not run" % (
                                 python_line, op, prog.program, t["name"]))
             written.add(t["name"])
         shapes, dtypes = shapes_of(k)
-        values.update(rt.launch(k, inputs, op, python_line, shapes, dtypes))
+        out = rt.launch(k, inputs, op, python_line, shapes, dtypes, call)
+        for name, cols in in_part.items():
+            if name not in out:  # timing only
+                continue
+            new = out[name]
+            whole = values.get(name)
+            if whole is None:
+                whole = np.zeros_like(new)
+            whole = whole.reshape(new.shape).copy()
+            for c0, c1 in cols:
+                whole[..., c0:c1] = new[..., c0:c1]
+            out[name] = whole
+        values.update(out)
     return values
 
 

@@ -36,6 +36,10 @@ class LaunchRecord:
     profile_dir: Optional[str] = None
     fallback: bool = False
     target: str = ""
+    # The op call that made the launch (Runtime.new_call): the launches of one compiled call
+    # or of one eager op that runs several kernels (a bmm) share it, and key_averages
+    # counts them as one call. None for a CPU fallback.
+    call: Optional[int] = None
 
 
 @dataclass
@@ -101,6 +105,7 @@ class Runtime:
         self._listeners = []
         self._profile_root = None
         self._launches = 0
+        self._calls = 0
 
     # --- listeners (the profiler) ---
     def add_listener(self, fn):
@@ -136,7 +141,12 @@ class Runtime:
         i = self._scheduler.host_op()
         self._emit(HostOpRecord(op, python_line, i["start_ns"], i["end_ns"]))
 
-    def launch(self, kernel, inputs, op, python_line, input_shapes, dtypes):
+    def new_call(self):
+        """A fresh op call id for LaunchRecord.call (the launches of one call share it)."""
+        self._calls += 1
+        return self._calls
+
+    def launch(self, kernel, inputs, op, python_line, input_shapes, dtypes, call):
         """Runs `kernel` (a neuronsim.Kernel) on {name: float32 ndarray} inputs and places it
         on the host timeline. Returns the outputs ({name: ndarray}; zeros when timing only).
         A failed run raises Error naming op and line and leaves the timeline unchanged."""
@@ -164,7 +174,8 @@ class Runtime:
             device_start_ns=t["device"]["start_ns"], device_end_ns=t["device"]["end_ns"],
             hbm_bytes=int(stats["hbm_read_bytes"] + stats["hbm_write_bytes"]),
             instructions=int(sum(e["instructions"] for e in r.engines.values())),
-            engines=r.engines, profile_dir=profile_dir, fallback=False, target=r.target))
+            engines=r.engines, profile_dir=profile_dir, fallback=False, target=r.target,
+            call=call))
         if self.timing_only:
             return {t["name"]: np.zeros(t["shape"], np.float32) for t in kernel.outputs}
         return r.outputs
