@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "isa/kernel.hpp"
@@ -218,8 +219,11 @@ class Stream {
     return append(BnAggr{dst, src});
   }
   InstrRef dma_copy(const AccessPattern& dst, const AccessPattern& src, Queue queue,
-                    bool accumulate = false) {
-    return append(DmaCopy{dst, src, queue.index, accumulate});
+                    bool accumulate = false, bool transpose = false,
+                    std::optional<AccessPattern> src_index = std::nullopt,
+                    std::optional<AccessPattern> dst_index = std::nullopt) {
+    return append(DmaCopy{dst, src, queue.index, accumulate, transpose, std::move(src_index),
+                          std::move(dst_index)});
   }
   InstrRef nop() { return append(Nop{}); }
 

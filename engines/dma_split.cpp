@@ -6,8 +6,17 @@
 
 namespace neuronsim::engines {
 
+std::uint64_t dma_side_bytes(const isa::DmaCopy& copy, const isa::AccessPattern& side) {
+  if (&side != copy.indexed()) return memory::access_bytes(side);
+  return std::uint64_t{copy.index()->partitions} * side.free_elems() * isa::dtype_size(side.dtype);
+}
+
 std::uint64_t dma_transfer_bytes(const isa::DmaCopy& copy) {
-  return std::max(memory::access_bytes(copy.src), memory::access_bytes(copy.dst));
+  return std::max(dma_side_bytes(copy, copy.src), dma_side_bytes(copy, copy.dst));
+}
+
+std::uint32_t dma_transfer_rows(const isa::DmaCopy& copy) {
+  return copy.dst_index ? copy.dst_index->partitions : copy.dst.partitions;
 }
 
 namespace {
@@ -34,7 +43,7 @@ void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const p
   parts.clear();
   const isa::DmaQueue& queue = kernel.queues.at(copy.queue);
   const std::uint64_t total = dma_transfer_bytes(copy);
-  const std::uint32_t rows = std::max<std::uint32_t>(1, copy.dst.partitions);
+  const std::uint32_t rows = std::max<std::uint32_t>(1, dma_transfer_rows(copy));
   const std::uint32_t engines = std::max<std::uint32_t>(1, p.engines);
   const std::uint32_t queue_engines = std::max<std::uint8_t>(1, queue.engines);
   const std::uint8_t hw_queue =
@@ -90,11 +99,18 @@ void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const p
 }
 
 double dma_efficiency(const isa::DmaCopy& copy, const params::DmaParams& p) {
-  if (p.efficient_bytes_per_row == 0) return 1.0;
-  const std::uint64_t run =
-      std::min(memory::contiguous_row_bytes(copy.src), memory::contiguous_row_bytes(copy.dst));
-  const double linear = static_cast<double>(run) / p.efficient_bytes_per_row;
-  return std::clamp(linear, p.small_row_min_efficiency, 1.0);
+  double copy_rate = 1.0;
+  if (p.efficient_bytes_per_row > 0) {
+    const std::uint64_t run =
+        std::min(memory::contiguous_row_bytes(copy.src), memory::contiguous_row_bytes(copy.dst));
+    const double linear = static_cast<double>(run) / p.efficient_bytes_per_row;
+    copy_rate = std::clamp(linear, p.small_row_min_efficiency, 1.0);
+  }
+  if (!copy.transpose) return copy_rate;
+  // nki-arch-v3, DMA transpose: 90% of a copy's bandwidth HBM to SBUF, 50% SBUF to SBUF
+  // (validation admits no other direction); the copy is the same patterns untransposed.
+  return copy_rate * (copy.src.space == isa::MemSpace::hbm ? p.transpose_hbm_efficiency
+                                                           : p.transpose_sbuf_efficiency);
 }
 
 }  // namespace neuronsim::engines

@@ -16,9 +16,14 @@ struct DmaPartPlan {
   std::uint64_t bytes = 0;
 };
 
+// Bytes one side of a transfer (copy.src or copy.dst) moves: its pattern's, except the
+// indexed side of a gather or scatter, which moves one of its rows per index.
+std::uint64_t dma_side_bytes(const isa::DmaCopy& copy, const isa::AccessPattern& side);
 // Bytes a transfer moves: the larger of what it reads and what it writes (a dtype cast
 // moves a different number of bytes on each side; the wider side limits).
 std::uint64_t dma_transfer_bytes(const isa::DmaCopy& copy);
+// Partition rows of a transfer: its destination's, or a scatter's index count.
+std::uint32_t dma_transfer_rows(const isa::DmaCopy& copy);
 
 // Cuts a transfer into per-DMA-engine parts the way the hardware maps partitions to
 // engines (nki/about/nki-dma-overview.rst, "Performance Considerations"; trainium2_arch.rst,
@@ -41,7 +46,12 @@ void split_transfer(const isa::Kernel& kernel, const isa::DmaCopy& copy, const p
 // Fraction of the engine's bandwidth a transfer reaches: linear in the contiguous bytes
 // per partition row (the shorter of the source and destination runs) over
 // efficient_bytes_per_row, clamped to [small_row_min_efficiency, 1] (reference section 4:
-// small rows are slow; aim for 2 KiB or more per partition).
+// small rows are slow; aim for 2 KiB or more per partition). A transposing copy reaches
+// that times transpose_hbm_efficiency (from HBM) or transpose_sbuf_efficiency (from SBUF):
+// its rows are read and written as a copy's, and the engine transposes them at a fraction
+// of the copy's rate (nki-arch-v3, DMA transpose). A gather or scatter is priced as
+// descriptors of one row each: its indexed side's runs never span two rows (each index
+// names one), which is what contiguous_row_bytes measures of a pattern's row already.
 double dma_efficiency(const isa::DmaCopy& copy, const params::DmaParams& p);
 
 }  // namespace neuronsim::engines

@@ -225,10 +225,10 @@ void DmaSubsystem::complete(DmaTransfer& t) {
       launch.written.note(memory::footprint(launch.kernel, copy.dst));
       stats_.transfers++;
       stats_.bytes += dma_transfer_bytes(copy);
-      stats_.read_bytes[space_index(copy.src.space)] += memory::access_bytes(copy.src);
-      stats_.write_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
+      stats_.read_bytes[space_index(copy.src.space)] += dma_side_bytes(copy, copy.src);
+      stats_.write_bytes[space_index(copy.dst.space)] += dma_side_bytes(copy, copy.dst);
       if (copy.accumulate)  // read-add-write reads the destination too
-        stats_.read_bytes[space_index(copy.dst.space)] += memory::access_bytes(copy.dst);
+        stats_.read_bytes[space_index(copy.dst.space)] += dma_side_bytes(copy, copy.dst);
       last_completion_ = launch.since_start();
 
       traces::SignalSource source;

@@ -269,18 +269,37 @@ struct BnAggr {
 };
 // DMA transfer between HBM and SBUF (or SBUF and SBUF), casting through fp32 when the
 // dtypes differ; accumulate adds the source to the destination (read-add-write).
+// transpose: the DMA engine transposes the data on the way (NKI/dma_transpose; 2-byte
+// dtypes, NeuronCore-v3+): src [P, F] (its free dims flattened in order) lands as dst
+// [F, P], dst[f][p] = src[p][f]. One instruction: the same queues, descriptors and
+// engines as a copy, at a fraction of a copy's rate (engines/dma_split.hpp).
+// src_index / dst_index: an indirect (gather / scatter) transfer (NKI/dma_copy, software
+// DGE: "a gather or scatter operation, using a list of dynamic indices from SBUF"): a
+// [P,1] integer column in SBUF, read when the transfer runs. With src_index, row p of dst
+// is row src_index[p] of src, whose partitions are the rows the indices may name; with
+// dst_index, row p of src lands on row dst_index[p] of dst. An index outside those rows
+// fails the launch.
 struct DmaCopy {
   AccessPattern dst, src;
   QueueRef queue = 0;
   bool accumulate = false;
+  bool transpose = false;
+  std::optional<AccessPattern> src_index, dst_index;
 
   static bool read_add_write(const DmaCopy& d) { return d.accumulate; }
   static constexpr auto fields() {
     return std::make_tuple(field::out("dst", &DmaCopy::dst).read_when(&DmaCopy::read_add_write),
                            field::in("src", &DmaCopy::src).sets_n(),
                            field::setting("queue", &DmaCopy::queue).required(),
-                           field::setting("accumulate", &DmaCopy::accumulate));
+                           field::setting("accumulate", &DmaCopy::accumulate),
+                           field::setting("transpose", &DmaCopy::transpose),
+                           field::column("src_index", &DmaCopy::src_index),
+                           field::column("dst_index", &DmaCopy::dst_index));
   }
+  // The side an index picks rows of (null: a direct transfer), and that index (its
+  // partitions are the rows the transfer moves).
+  const AccessPattern* indexed() const { return src_index ? &src : dst_index ? &dst : nullptr; }
+  const std::optional<AccessPattern>& index() const { return src_index ? src_index : dst_index; }
 };
 // Does nothing but wait and signal: a pure synchronisation point.
 struct Nop {

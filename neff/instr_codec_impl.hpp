@@ -11,7 +11,9 @@
 
 namespace neuronsim::neff::detail {
 
-inline constexpr std::uint16_t kEncodingVersion = 1;
+// 2: dma_copy's record gained bool transpose, AP? src_index and AP? dst_index (version 1
+// files have none of them).
+inline constexpr std::uint16_t kEncodingVersion = 2;
 inline constexpr std::size_t kStreamHeaderBytes = 12;
 inline constexpr std::size_t kRecordHeaderBytes = 12;
 inline constexpr std::size_t kAccessPatternBytes = 64;

@@ -21,8 +21,11 @@ struct DmaParams {
                                               // partitions / engines)
   std::uint32_t efficient_bytes_per_row = 0;  // rows this long or longer reach full rate
   double small_row_min_efficiency = 0;        // efficiency floor for tiny rows (0..1]
-  bool strict_priority = false;               // queues by strict priority (v4) not RR
-  std::uint32_t queue_depth = 0;              // outstanding dma_copy per queue before issue stalls
+  // A transposing dma_copy's rate as a fraction of the same copy's (0..1], by source.
+  double transpose_hbm_efficiency = 0;   // HBM to SBUF
+  double transpose_sbuf_efficiency = 0;  // SBUF to SBUF
+  bool strict_priority = false;          // queues by strict priority (v4) not RR
+  std::uint32_t queue_depth = 0;         // outstanding dma_copy per queue before issue stalls
 };
 
 }  // namespace neuronsim::params

@@ -29,6 +29,7 @@ struct TargetLimits {
   std::uint32_t ap_max_dim_size = 0;          // elements of one free dim
   std::uint32_t ap_max_stride = 0;            // stride in -(ap_max_stride + 1)..ap_max_stride
   std::uint32_t dma_max_free_dims = 0;  // free dims of a dma_copy's patterns (<= kMaxFreeDims)
+  bool dma_transpose = false;           // the DMA engines transpose 2-byte data (v3+)
 };
 
 }  // namespace neuronsim::params

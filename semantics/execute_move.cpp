@@ -114,8 +114,99 @@ void run(const Site& s, const AffineSelect& as) {
   });
 }
 
+namespace {
+
+// The DMA engine's transpose (NKI/dma_transpose): dst[f][p] = src[p][f], bits unchanged
+// (one 2-byte dtype on both sides, validation's rule). src is read whole before dst is
+// written, so overlapping tiles transpose as if through a buffer.
+void dma_transpose(const Site& s, const Operand& dst, const Operand& src) {
+  const std::uint32_t parts = src.partitions();
+  const std::uint64_t free = src.free();
+  if (dst.partitions() != free || dst.free() != parts)
+    s.fail("dst", "is [" + std::to_string(dst.partitions()) + "," + std::to_string(dst.free()) +
+                      "] but a transpose of src [" + std::to_string(parts) + "," +
+                      std::to_string(free) + "] is [" + std::to_string(free) + "," +
+                      std::to_string(parts) + "]");
+  if (dst.dtype() != src.dtype())
+    s.fail("dst", "is " + std::string(dtype_name(dst.dtype())) + " but src is " +
+                      std::string(dtype_name(src.dtype())) + "; a DMA transpose does not cast");
+  std::vector<RawBits> in, out(std::size_t{parts} * free);
+  load_rows(src, 0, parts, in);
+  for (std::uint32_t p = 0; p < parts; ++p)
+    for (std::uint64_t f = 0; f < free; ++f)
+      out[f * parts + p] = in[p * free + f];
+  store_rows(dst, 0, static_cast<std::uint32_t>(free), out);
+}
+
+// A gather (src_index) or scatter (dst_index), row by row in partition order: the index
+// column is read now, when the transfer runs, and every index is checked against the
+// indexed side's rows before anything moves (so a bad index moves nothing). Repeated
+// scatter indices: the later partition's row lands last (accumulate adds each).
+void dma_indirect(const Site& s, const DmaCopy& dma) {
+  const bool gather = dma.src_index.has_value();
+  const std::string_view idx_field = gather ? "src_index" : "dst_index";
+  const std::string_view table_field = gather ? "src" : "dst";
+  const AccessPattern& table = gather ? dma.src : dma.dst;
+  const Operand tile(s, gather ? dma.dst : dma.src, gather ? "dst" : "src");
+  const Operand idx(s, *dma.index(), idx_field);
+  require_column(s, idx, tile.partitions());
+  if (!is_integer(idx.dtype()))
+    s.fail(idx_field, "is " + std::string(dtype_name(idx.dtype())) + "; row indices are integers");
+  if (table.free_elems() != tile.free())
+    s.fail(table_field, "rows have " + std::to_string(table.free_elems()) + " elements but " +
+                            std::string(tile.field()) + "'s have " + std::to_string(tile.free()));
+  std::vector<std::uint32_t> rows(tile.partitions());
+  for (std::uint32_t p = 0; p < tile.partitions(); ++p) {
+    const std::int64_t i = idx.first_int(p);
+    if (i < 0 || i >= std::int64_t{table.partitions})
+      s.fail(idx_field, "partition " + std::to_string(p) + " holds row index " + std::to_string(i) +
+                            ", outside " + std::string(table_field) + "'s " +
+                            std::to_string(table.partitions) + " rows (0 to " +
+                            std::to_string(std::int64_t{table.partitions} - 1) + ")");
+    rows[p] = static_cast<std::uint32_t>(i);
+  }
+  auto move = [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> v, old;
+    for (std::uint32_t p = 0; p < tile.partitions(); ++p) {
+      AccessPattern one = table;  // row rows[p] of the indexed side
+      one.start_partition = table.start_partition + rows[p];
+      one.partitions = 1;
+      const Operand row(s, one, table_field);
+      const Operand& from = gather ? row : tile;
+      const Operand& to = gather ? tile : row;
+      const std::uint32_t from_p = gather ? 0 : p, to_p = gather ? p : 0;
+      load_rows(from, from_p, 1, v);
+      if constexpr (std::is_same_v<T, float>) {
+        if (dma.accumulate) {
+          load_rows(to, to_p, 1, old);
+          for (std::size_t j = 0; j < v.size(); ++j)
+            v[j] = old[j] + v[j];
+        }
+      }
+      store_rows(to, to_p, 1, v);
+    }
+  };
+  if (dma.accumulate)
+    move(float{});
+  else
+    with_move_form(move_form(dma.dst.dtype, {dma.src.dtype}), move);
+}
+
+}  // namespace
+
 void run(const Site& s, const DmaCopy& dma) {
+  if (dma.indexed()) {
+    if (dma.transpose) s.fail("transpose", "a DMA transpose is not indirect");
+    dma_indirect(s, dma);
+    return;
+  }
   const Operand dst(s, dma.dst, "dst"), src(s, dma.src, "src");
+  if (dma.transpose) {
+    if (dma.accumulate) s.fail("accumulate", "a DMA transpose does not accumulate");
+    dma_transpose(s, dst, src);
+    return;
+  }
   const std::uint64_t total = std::uint64_t{dst.partitions()} * dst.free();
   if (std::uint64_t{src.partitions()} * src.free() != total)
     s.fail("src", "has " + std::to_string(std::uint64_t{src.partitions()} * src.free()) +

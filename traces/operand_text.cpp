@@ -27,8 +27,10 @@ std::string operand_text(const isa::Kernel& k, const isa::Instruction& instr) {
     for (std::size_t i = 0; i < ops.reads.size(); ++i)
       s += (i ? ", " : "") + pattern_text(k, ops.reads[i]);
   }
-  if (const auto* dma = std::get_if<isa::DmaCopy>(&instr.op))
+  if (const auto* dma = std::get_if<isa::DmaCopy>(&instr.op)) {
+    if (dma->transpose) s += " transposed";  // the profile names a DMA transpose
     s += " via " + queue_name(&k, dma->queue);
+  }
   return s;
 }
 

@@ -262,7 +262,9 @@ class OpcodeChecker {
   }
 
   void operator()(const DmaCopy& d) {
-    if (d.dst.elems() != d.src.elems())
+    if (d.indexed())
+      dma_indirect(d);
+    else if (d.dst.elems() != d.src.elems())
       problem("dst has " + num(d.dst.elems()) + " elements, src " + num(d.src.elems()) +
               "; a dma_copy moves equal counts");
     // Reference section 3: DMA moves HBM <-> SBUF and SBUF <-> SBUF.
@@ -273,6 +275,68 @@ class OpcodeChecker {
               num(k_.queues.size()) + " queues)");
     // NKI/dma_copy: any dtypes, also with dst_rmw_op (the add runs in fp32 and the result
     // is cast to dst's dtype), so accumulate takes an integer dst too.
+    if (d.transpose) dma_transpose(d);
+  }
+
+  // A gather (src_index) or scatter (dst_index): NKI/dma_copy, "When sw_dge is selected,
+  // nisa.dma_copy can also perform a gather or scatter operation, using a list of dynamic
+  // indices from SBUF" (software DGE: GpSimd makes the descriptors, nki-dge.rst).
+  void dma_indirect(const DmaCopy& d) {
+    const bool gather = d.src_index.has_value();
+    const char* const idx_name = gather ? "src_index" : "dst_index";
+    const AccessPattern& table = gather ? d.src : d.dst;  // the rows the indices name
+    const AccessPattern& tile = gather ? d.dst : d.src;   // one row per index
+    const AccessPattern& idx = *d.index();
+    if (d.src_index && d.dst_index)
+      problem("src_index and dst_index are both given; an indirect dma_copy indexes one side");
+    if (engine_ != Engine::gpsimd)
+      problem(std::string(idx_name) +
+              ": an indirect dma_copy is issued by gpsimd (software DGE "
+              "makes its descriptors, NKI dma_copy), not " +
+              name(engine_));
+    if (d.transpose) problem(std::string(idx_name) + ": a DMA transpose is not indirect");
+    in_space(idx_name, idx, MemSpace::sbuf);
+    if (idx.dtype != DType::int32 && idx.dtype != DType::uint32)
+      problem(std::string(idx_name) + " is " + name(idx.dtype) +
+              "; row indices are int32 or uint32");
+    if (idx.partitions != tile.partitions || idx.free_elems() != 1)
+      problem(std::string(idx_name) + " " + fmt_shape(idx) + " is not [" + num(tile.partitions) +
+              ",1] (one row index per partition of " + (gather ? "dst" : "src") + ")");
+    if (table.space != MemSpace::hbm)
+      problem(std::string(gather ? "src" : "dst") + " is in " + name(table.space) +
+              "; an indirect dma_copy indexes rows of an hbm tensor");
+    if (tile.space != MemSpace::sbuf)
+      problem(std::string(gather ? "dst" : "src") + " is in " + name(tile.space) +
+              "; an indirect dma_copy moves rows to or from sbuf");
+    if (table.free_elems() != tile.free_elems())
+      problem(std::string(gather ? "src" : "dst") + " rows of " + num(table.free_elems()) +
+              " elements differ from " + (gather ? "dst" : "src") + "'s " + num(tile.free_elems()) +
+              "; an indirect dma_copy moves whole rows");
+  }
+
+  // The DMA engine's transpose (NKI/dma_transpose; nki-arch-v3, DMA transpose).
+  void dma_transpose(const DmaCopy& d) {
+    // NKI/dma_transpose is relevant for Trn2 and Trn3 (its hardware DGE transpose needs
+    // NeuronCore-v3 or newer): dma.transpose says whether the target's engines can.
+    if (!limits_.dma_transpose)
+      problem(
+          "transpose: this target's DMA engines do not transpose (nisa.dma_transpose is "
+          "NeuronCore-v3 or newer: Trn2, Trn3); transpose on the Tensor engine instead");
+    // NKI/dma_transpose, "dtype is 2 bytes"; the engine moves the bits, it does not cast.
+    if (dtype_size(d.src.dtype) != 2)
+      problem("transpose: src is " + name(d.src.dtype) +
+              "; the DMA engine transposes 2-byte dtypes (bf16, fp16, int16, uint16)");
+    if (d.dst.dtype != d.src.dtype)
+      problem("transpose: dst is " + name(d.dst.dtype) + " but src is " + name(d.src.dtype) +
+              "; a DMA transpose does not cast");
+    // nki-arch-v3 gives the rates HBM to SBUF and SBUF to SBUF: the destination is SBUF.
+    if (d.dst.space != MemSpace::sbuf)
+      problem("transpose: dst is in " + name(d.dst.space) +
+              "; a DMA transpose writes sbuf (from hbm or sbuf)");
+    if (d.accumulate) problem("transpose: a DMA transpose does not accumulate");
+    if (d.dst.partitions != d.src.free_elems() || d.dst.free_elems() != d.src.partitions)
+      problem("transpose: dst " + fmt_shape(d.dst) + " is not src " + fmt_shape(d.src) +
+              " transposed ([" + num(d.src.free_elems()) + "," + num(d.src.partitions) + "])");
   }
 
   void operator()(const Nop&) {}

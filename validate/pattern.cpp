@@ -105,7 +105,11 @@ class PatternChecker {
                   std::to_string(max_dims) +
                   (instr_.opcode() == Opcode::dma_copy ? " (a DMA pattern)" : ""));
     bool sound = check_dims();
-    if (ap_.partitions == 0 || ap_.partitions > limits_.partitions)
+    // The indexed side of a gather or scatter spans the rows its indices may name (an HBM
+    // tensor's, bounded by check_hbm below), not partitions.
+    const auto* dma = std::get_if<DmaCopy>(&instr_.op);
+    const bool rows_by_index = dma && dma->indexed() == &ap_ && ap_.space == MemSpace::hbm;
+    if (ap_.partitions == 0 || (ap_.partitions > limits_.partitions && !rows_by_index))
       sound = fail("partition count " + std::to_string(ap_.partitions) + " is not in 1.." +
                    std::to_string(limits_.partitions));
     elem_ = dtype_size(ap_.dtype);

@@ -90,9 +90,10 @@ Kernel pipeline_kernel(int iterations) {
     const auto n = static_cast<std::uint32_t>(i);
     std::vector<SemWait> reuse;  // buffers of iteration i-2 are free once it is stored
     if (i >= 2) reuse.push_back({stored, n - 1});
-    sync.push_back(make(
-        DmaCopy{tile(xt + b, DType::bf16, kCols), hbm_rows(0, DType::bf16, row, kCols), 0, false},
-        reuse, {inc(loaded)}));
+    sync.push_back(
+        make(DmaCopy{tile(xt + b, DType::bf16, kCols), hbm_rows(0, DType::bf16, row, kCols), 0,
+                     false, false, std::nullopt, std::nullopt},
+             reuse, {inc(loaded)}));
     tensor.push_back(
         make(Matmul{tile(acc + b, DType::fp32, kCols, MemSpace::psum), tile(wt, DType::bf16, 128),
                     tile(xt + b, DType::bf16, kCols), AccumulateFlag::single},
@@ -124,9 +125,10 @@ Kernel pipeline_kernel(int iterations) {
         make(Activation{tile(yt + b, DType::fp32, kCols), tile(yt + b, DType::fp32, kCols),
                         ActFunc::square, 1.0f, std::nullopt, tile(red, DType::fp32, 1)},
              {{vec, n + 1}}, {}));
-    sync.push_back(make(
-        DmaCopy{hbm_rows(1, DType::fp32, row, kCols), tile(zt + b, DType::fp32, kCols), 1, false},
-        {{vec, n + 1}}, {inc(stored)}));
+    sync.push_back(
+        make(DmaCopy{hbm_rows(1, DType::fp32, row, kCols), tile(zt + b, DType::fp32, kCols), 1,
+                     false, false, std::nullopt, std::nullopt},
+             {{vec, n + 1}}, {inc(stored)}));
   }
   return k;
 }
@@ -172,13 +174,13 @@ Kernel dma_kernel(std::uint32_t transfers) {
   for (std::uint32_t i = 0; i < transfers; ++i) {
     const std::uint32_t row = (i / 2 % kTiles) * 128;
     if (i % 2 == 0)
-      sync.push_back(
-          make(DmaCopy{tile(0, DType::bf16, kCols), hbm_rows(0, DType::bf16, row, kCols), 0, false},
-               {}, {}));
+      sync.push_back(make(DmaCopy{tile(0, DType::bf16, kCols), hbm_rows(0, DType::bf16, row, kCols),
+                                  0, false, false, std::nullopt, std::nullopt},
+                          {}, {}));
     else
-      sync.push_back(
-          make(DmaCopy{hbm_rows(1, DType::bf16, row, kCols), tile(1, DType::bf16, kCols), 1, false},
-               {}, {}));
+      sync.push_back(make(DmaCopy{hbm_rows(1, DType::bf16, row, kCols), tile(1, DType::bf16, kCols),
+                                  1, false, false, std::nullopt, std::nullopt},
+                          {}, {}));
   }
   return k;
 }

@@ -299,6 +299,28 @@ class DmaTranspose(unittest.TestCase):
             np.testing.assert_array_equal(nki.simulate(from_sbuf, a), a.T)
         self.assertEqual(from_sbuf.trace(np.ones((4, 32), np.float32)).asm().count("dma_copy"), 4)
 
+    def test_hardware_transpose_of_2_byte_data(self):
+        # trn2's DMA engines transpose 2-byte data (nki-arch-v3): one dma_copy with
+        # transpose=true, from HBM or from SBUF; trn1's do not (the element-wise lowering).
+        @nki.jit
+        def from_sbuf(a):
+            out = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
+            t = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.sbuf)
+            nisa.dma_transpose(dst=t, src=nl.load(a))
+            nl.store(out, t)
+            return out
+        a = (np.arange(96 * 128) % 251).astype(np.float32).reshape(96, 128)  # exact in bf16
+        for kernel in (transpose_2d, from_sbuf):
+            for target in TARGETS:
+                with self.subTest(kernel=kernel.fn.__name__, target=target):
+                    x = nki.typed(a, nl.bfloat16)
+                    np.testing.assert_array_equal(nki.simulate(kernel, x, target=target), a.T)
+                    asm = kernel.trace(x, target=target).asm()
+                    self.assertEqual(asm.count("transpose=true"), 1 if target == "trn2" else 0)
+        # One instruction, no scratch tensor: load, transpose and store are three DMAs.
+        self.assertEqual(from_sbuf.trace(nki.typed(a, nl.bfloat16), target="trn2").asm()
+                         .count("dma_copy"), 3)
+
     def test_psum_source_is_refused(self):
         @nki.jit
         def from_psum(a):

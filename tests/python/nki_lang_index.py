@@ -125,8 +125,9 @@ def bad_axis_name(a):
 
 @nki.jit
 def bad_tensor_index(a, idx):
+    # A runtime index picks rows (the first dimension, an indirect DMA), not columns.
     i = nl.load(idx)
-    return nl.load(a[i, 0:8])
+    return nl.load(a[0:8, i])
 
 
 @nki.jit

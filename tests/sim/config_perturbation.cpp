@@ -167,16 +167,22 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
     const auto s_long = alloc(k, "s_long", MemSpace::sbuf, DType::uint8, 1, l.ap_max_dim_size, 0);
     const auto s_two = alloc(k, "s_two", MemSpace::sbuf, DType::uint8, 1, 2, 65536);
     const auto q = queue(k, "q", 0, 1);
-    k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, s_long), rows_of(k, longest), q}));
+    k.stream(Engine::sync)
+        .push_back(op(isa::DmaCopy{tile(k, s_long), rows_of(k, longest), q, false, false,
+                                   std::nullopt, std::nullopt}));
     auto strided = rows_of(k, wide);
     strided.dims[0] = {static_cast<std::int32_t>(l.ap_max_stride), 2};
-    k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, s_two), strided, q}));
+    k.stream(Engine::sync)
+        .push_back(
+            op(isa::DmaCopy{tile(k, s_two), strided, q, false, false, std::nullopt, std::nullopt}));
     // A DMA pattern with dma.max_pattern_dims free dims ...
     auto dims = rows_of(k, wide);
     dims.ndims = static_cast<std::uint8_t>(l.dma_max_free_dims);
     for (std::uint32_t i = 0; i < l.dma_max_free_dims; ++i)
       dims.dims[i] = {1, i + 1 == l.dma_max_free_dims ? 2u : 1u};
-    k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, s_two), dims, q}));
+    k.stream(Engine::sync)
+        .push_back(
+            op(isa::DmaCopy{tile(k, s_two), dims, q, false, false, std::nullopt, std::nullopt}));
     // ... and an engine's with limits.ap_max_free_dims.
     auto engine_dims = tile(k, s_two);
     engine_dims.ndims = static_cast<std::uint8_t>(l.ap_max_free_dims);
@@ -214,6 +220,16 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
     for (std::uint32_t i = 1; i < l.dma_queues_per_engine; ++i)
       queue(k, "q" + std::to_string(i), 0, 1);
     probes.push_back({"sync_resources", k});
+  }
+  {  // A DMA transpose: only a target whose DMA engines transpose takes it.
+    auto k = kernel("dma_transpose_allowed");
+    const auto t = tensor(k, "in", isa::TensorRole::input, DType::bf16, 64, 128);
+    const auto a = alloc(k, "a", MemSpace::sbuf, DType::bf16, 128, 64, 0);
+    const auto q = queue(k, "q", 0, 16);
+    k.stream(Engine::sync)
+        .push_back(op(
+            isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, true, std::nullopt, std::nullopt}));
+    probes.push_back({"dma_transpose_allowed", k});
   }
   return probes;
 }
@@ -330,7 +346,9 @@ std::vector<SimProbe> sim_probes() {
     const auto t = tensor(k, "big", isa::TensorRole::input, DType::fp32, 128, 2048);
     const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 2048, 0);
     const auto q = queue(k, "q", 0, 16);
-    k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q}));
+    k.stream(Engine::sync)
+        .push_back(op(
+            isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt}));
     probes.push_back({"dma_bandwidth", k});
   }
   {  // Rows of 1 KiB (half the efficient length) and of 32 bytes (below the floor).
@@ -340,8 +358,12 @@ std::vector<SimProbe> sim_probes() {
     const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 256, 0);
     const auto b = alloc(k, "b", MemSpace::sbuf, DType::fp32, 128, 8, 1024);
     const auto q0 = queue(k, "q0", 0, 8), q1 = queue(k, "q1", 8, 8);
-    k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, mid), q0}));
-    k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, b), rows_of(k, tiny), q1}));
+    k.stream(Engine::sync)
+        .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, mid), q0, false, false, std::nullopt,
+                                   std::nullopt}));
+    k.stream(Engine::sync)
+        .push_back(op(isa::DmaCopy{tile(k, b), rows_of(k, tiny), q1, false, false, std::nullopt,
+                                   std::nullopt}));
     probes.push_back({"dma_rows", k});
   }
   {  // 24 transfers issued at once on one queue: more than a queue of 16 holds.
@@ -350,7 +372,9 @@ std::vector<SimProbe> sim_probes() {
     const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 16, 0);
     const auto q = queue(k, "q", 0, 16);
     for (int i = 0; i < 24; ++i)
-      k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q}));
+      k.stream(Engine::sync)
+          .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt,
+                                     std::nullopt}));
     probes.push_back({"dma_depth", k});
   }
   {  // A transfer GpSimd issues: it makes the descriptors itself (software DGE).
@@ -358,7 +382,9 @@ std::vector<SimProbe> sim_probes() {
     const auto t = tensor(k, "in", isa::TensorRole::input, DType::fp32, 128, 512);
     const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 512, 0);
     const auto q = queue(k, "q", 0, 16);
-    k.stream(Engine::gpsimd).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q}));
+    k.stream(Engine::gpsimd)
+        .push_back(op(
+            isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt}));
     probes.push_back({"dma_swdge", k});
   }
   {  // Two queues on one DMA engine, four transfers each issued alternately: round-robin
@@ -369,8 +395,25 @@ std::vector<SimProbe> sim_probes() {
     const auto q0 = queue(k, "first", 5, 1), q1 = queue(k, "second", 5, 1);
     for (int i = 0; i < 4; ++i)
       for (auto q : {q0, q1})
-        k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q}));
+        k.stream(Engine::sync)
+            .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt,
+                                       std::nullopt}));
     probes.push_back({"dma_priority", k});
+  }
+  {  // DMA transposes of [128, 128] bf16, HBM to SBUF and SBUF to SBUF, on two queues.
+    auto k = kernel("dma_transpose");
+    const auto t = tensor(k, "in", isa::TensorRole::input, DType::bf16, 128, 128);
+    const auto a = alloc(k, "a", MemSpace::sbuf, DType::bf16, 128, 128, 0);
+    const auto b = alloc(k, "b", MemSpace::sbuf, DType::bf16, 128, 128, 256);
+    const auto c = alloc(k, "c", MemSpace::sbuf, DType::bf16, 128, 128, 512);
+    const auto q0 = queue(k, "q0", 0, 16), q1 = queue(k, "q1", 0, 16);
+    k.stream(Engine::sync)
+        .push_back(op(
+            isa::DmaCopy{tile(k, a), rows_of(k, t), q0, false, true, std::nullopt, std::nullopt}));
+    k.stream(Engine::sync)
+        .push_back(
+            op(isa::DmaCopy{tile(k, c), tile(k, b), q1, false, true, std::nullopt, std::nullopt}));
+    probes.push_back({"dma_transpose", k});
   }
   return probes;
 }

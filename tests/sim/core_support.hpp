@@ -33,6 +33,8 @@ inline config::TargetConfig target(const std::string& preset) {
   c.dma.fixed_latency_ns = 1000;
   c.dma.efficient_bytes_per_row = 2048;
   c.dma.small_row_min_efficiency = 1.0 / 32;
+  c.dma.transpose_hbm_efficiency = 0.9;
+  c.dma.transpose_sbuf_efficiency = 0.5;
   c.dma.queue_depth = 32;
   c.dma.strict_priority = false;
   return c;
@@ -129,12 +131,16 @@ inline isa::Kernel square_kernel() {
   const auto q = queue(k, "q0", 0, 16);
   const auto loaded = semaphore(k, "loaded"), squared = semaphore(k, "squared");
   k.stream(isa::Engine::sync)
-      .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, in), q}, {}, {inc(loaded)}));
+      .push_back(
+          op(isa::DmaCopy{tile(k, a), rows_of(k, in), q, false, false, std::nullopt, std::nullopt},
+             {}, {inc(loaded)}));
   k.stream(isa::Engine::vector)
       .push_back(op(isa::TensorTensor{tile(k, b), tile(k, a), tile(k, a), isa::AluOp::multiply},
                     {{loaded, 1}}, {inc(squared)}));
   k.stream(isa::Engine::sync)
-      .push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, b), q}, {{squared, 1}}));
+      .push_back(
+          op(isa::DmaCopy{rows_of(k, out), tile(k, b), q, false, false, std::nullopt, std::nullopt},
+             {{squared, 1}}));
   return k;
 }
 

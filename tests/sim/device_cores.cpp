@@ -18,7 +18,9 @@ isa::Kernel load_kernel() {
   const auto t = tensor(k, "in", isa::TensorRole::input, DType::fp32, 128, 512);
   const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 512, 0);
   const auto q = queue(k, "q0", 0, 16);
-  k.stream(Engine::sync).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q}));
+  k.stream(Engine::sync)
+      .push_back(
+          op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt}));
   return k;
 }
 

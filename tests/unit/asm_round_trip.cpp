@@ -303,8 +303,14 @@ class Generator {
         return sync(r);
       }
       case Opcode::dma_copy: {
-        auto r = s.dma_copy(pattern(), pattern(),
-                            queues_[pick(static_cast<std::uint32_t>(queues_.size()))], coin());
+        auto dst = pattern();
+        auto src = pattern();
+        const bool accumulate = coin();
+        const Queue queue = queues_[pick(static_cast<std::uint32_t>(queues_.size()))];
+        const bool transpose = coin();
+        std::optional<AccessPattern> src_index, dst_index;
+        if (coin()) (coin() ? src_index : dst_index) = pattern();
+        auto r = s.dma_copy(dst, src, queue, accumulate, transpose, src_index, dst_index);
         return sync(r);
       }
       case Opcode::nop: {

@@ -49,7 +49,8 @@ TEST_CASE("config: every preset loads and sets every runtime field", "[config]")
 TEST_CASE("config: the runtime structs have no field the config leaves unfilled", "[config]") {
   // numeric_fields() lists 20 TargetLimits and 25 CostParams fields, all uint32; a field
   // added to those structs changes their size and must be added to the presets too.
-  CHECK(sizeof(neuronsim::params::TargetLimits) == 20 * sizeof(std::uint32_t));
+  // TargetLimits: + 1 flag (dma_transpose, in flag_fields()), padded to a uint32.
+  CHECK(sizeof(neuronsim::params::TargetLimits) == 21 * sizeof(std::uint32_t));
   CHECK(sizeof(neuronsim::params::CostParams) == 26 * sizeof(std::uint32_t));  // + 1 flag
   // HbmParams: capacity (uint64) and chip bandwidth (double), both in numeric_fields().
   CHECK(sizeof(neuronsim::params::HbmParams) == sizeof(std::uint64_t) + sizeof(double));
@@ -120,6 +121,7 @@ TEST_CASE("config: trn1 holds the NeuronCore-v2 numbers of the reference", "[con
   CHECK(t.cost.fp8_matmul_speedup == 1);
   CHECK(t.dma.efficient_bytes_per_row == 2048);
   CHECK_FALSE(t.dma.strict_priority);
+  CHECK_FALSE(t.limits.dma_transpose);  // v2's DMA engines do not transpose
   // Derived: one core's share of the chip's HBM bandwidth, 820 GB/s / 2 cores.
   CHECK(t.dma.hbm_bytes_per_ns == Approx(410));
 }

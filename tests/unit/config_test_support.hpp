@@ -81,6 +81,8 @@ inline std::vector<Field> numeric_fields(const neuronsim::config::TargetConfig& 
       {"dma.queue_depth", d.queue_depth},
       {"dma.swdge_descriptor_ns", d.swdge_descriptor_ns},
       {"dma.partitions_per_engine", d.partitions_per_engine},
+      {"dma.transpose_hbm_efficiency", d.transpose_hbm_efficiency},
+      {"dma.transpose_sbuf_efficiency", d.transpose_sbuf_efficiency},
       {"psum_banks", t.psum_banks},
       {"hbm.capacity_bytes", static_cast<double>(t.hbm.capacity_bytes)},
       {"tensor_tflops_bf16", t.tensor_tflops_bf16},
@@ -101,6 +103,7 @@ inline std::vector<std::pair<std::string, bool>> flag_fields(
       {"vector_scalar_share_psum_port", t.vector_scalar_share_psum_port},
       {"psum_same_bank_conflicts", t.psum_same_bank_conflicts},
       {"dma.strict_priority", t.dma.strict_priority},
+      {"limits.dma_transpose", t.limits.dma_transpose},
       {"cost.fp8_at_16bit_width", t.cost.fp8_at_16bit_width != 0},
   };
 }

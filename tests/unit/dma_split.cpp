@@ -43,7 +43,7 @@ Load load(std::uint32_t first, std::uint32_t rows, std::uint32_t cols, isa::DTyp
   isa::AccessPattern sbuf = hbm;
   sbuf.space = isa::MemSpace::sbuf;
   sbuf.partition_stride = 0;
-  l.copy = isa::DmaCopy{sbuf, hbm, 0};
+  l.copy = isa::DmaCopy{sbuf, hbm, 0, false, false, std::nullopt, std::nullopt};
   return l;
 }
 
@@ -88,7 +88,7 @@ TEST_CASE("dma split: the SBUF partitions pick the engines, wherever the tile st
   CHECK(parts[1].first_row == 4);
   CHECK(parts[1].bytes == 8 * 1024);
   // A store (SBUF source) splits by the source's partitions the same way.
-  isa::DmaCopy store{l.copy.src, l.copy.dst, 0};
+  isa::DmaCopy store{l.copy.src, l.copy.dst, 0, false, false, std::nullopt, std::nullopt};
   const auto back = engines::split_transfer(l.kernel, store, trn2());
   REQUIRE(back.size() == 2);
   CHECK(back[0].dma_engine == 4);
@@ -181,4 +181,45 @@ TEST_CASE("dma split: parts are the runs of rows whose partition group is on one
           CHECK(parts[i].bytes == expected[i].bytes);
         }
       }
+}
+
+TEST_CASE("dma efficiency: a transpose moves at the published fraction of its copy's rate",
+          "[dma]") {
+  // nki-arch-v3, DMA transpose: 90% of a copy's bandwidth HBM to SBUF, 50% SBUF to SBUF.
+  REQUIRE(trn2().transpose_hbm_efficiency == 0.9);
+  REQUIRE(trn2().transpose_sbuf_efficiency == 0.5);
+  // [128, 128] bf16: 256-byte rows on both sides, 256 / 2048 of full rate as a copy.
+  Load l = load(0, 128, 128, isa::DType::bf16);
+  const double copy = engines::dma_efficiency(l.copy, trn2());
+  CHECK(copy == Approx(256.0 / 2048));
+  l.copy.transpose = true;
+  CHECK(engines::dma_efficiency(l.copy, trn2()) == Approx(0.9 * 256.0 / 2048));
+  l.copy.src.space = isa::MemSpace::sbuf;
+  l.copy.src.partition_stride = 0;
+  CHECK(engines::dma_efficiency(l.copy, trn2()) == Approx(0.5 * 256.0 / 2048));
+  // The parts follow the SBUF destination's partitions, as a copy's: 16 engines of 8 rows.
+  CHECK(engines::split_transfer(l.kernel, l.copy, trn2()).size() == 16);
+}
+
+TEST_CASE("dma split: a gather or scatter moves one table row per index", "[dma]") {
+  // A [1000, 64] fp32 table, 96 rows gathered into partitions 0-95: 96 x 256 bytes, split
+  // as a copy of [96, 64] into SBUF (12 parts of 8 rows), each row its own 256-byte run.
+  Load l = load(0, 96, 64, isa::DType::fp32);
+  l.kernel.tensors[0].shape = {1000, 64};
+  l.copy.src.partitions = 1000;
+  isa::AccessPattern idx = l.copy.dst;
+  idx.dtype = isa::DType::int32;
+  idx.dims[0] = {1, 1};
+  l.copy.src_index = idx;
+  CHECK(engines::dma_transfer_bytes(l.copy) == 96 * 256);
+  CHECK(engines::dma_side_bytes(l.copy, l.copy.src) == 96 * 256);
+  CHECK(engines::dma_transfer_rows(l.copy) == 96);
+  CHECK(engines::split_transfer(l.kernel, l.copy, trn2()).size() == 12);
+  CHECK(engines::dma_efficiency(l.copy, trn2()) == Approx(256.0 / 2048));
+  // The scatter back: src the 96 rows, dst the table, 96 rows by dst_index.
+  isa::DmaCopy scatter{l.copy.src, l.copy.dst, 0, false, false, std::nullopt, std::nullopt};
+  scatter.dst_index = idx;
+  CHECK(engines::dma_transfer_bytes(scatter) == 96 * 256);
+  CHECK(engines::dma_transfer_rows(scatter) == 96);
+  CHECK(engines::split_transfer(l.kernel, scatter, trn2()).size() == 12);
 }

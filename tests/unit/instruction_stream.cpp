@@ -96,7 +96,8 @@ TEST_CASE("instruction stream: extreme and invalid values survive bit for bit", 
         ins.op = Memset{extreme_pattern(rng), -std::numeric_limits<double>::infinity()};
         break;
       default:
-        ins.op = DmaCopy{extreme_pattern(rng), extreme_pattern(rng), 65535, true};
+        ins.op = DmaCopy{extreme_pattern(rng), extreme_pattern(rng), 65535, true, false,
+                         std::nullopt,         std::nullopt};
     }
     for (int w = 0; w < n % 5; ++w)  // more than the two kept inline, too
       ins.waits.push_back(

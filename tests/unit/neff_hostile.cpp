@@ -205,7 +205,7 @@ TEST_CASE("neff: hostile def.json contents are refused", "[neff]") {
   refused(with_def([](json& j) { j["extra"] = 1; }), "unknown key 'extra'");
   refused(with_def([](json& j) { j.erase("queues"); }), "missing key 'queues'");
   refused(with_def([](json& j) { j["format"] = "neff"; }), "format");
-  refused(with_def([](json& j) { j["encoding_version"] = 2; }), "encoding_version");
+  refused(with_def([](json& j) { j["encoding_version"] = 1; }), "encoding_version");
   refused(with_def([](json& j) { j["kernel"] = 5; }), "kernel: is not a string");
   refused(with_def([](json& j) { j["kernel"] = "other"; }), "differs from def.json");
   refused(with_def([](json& j) { j["tensors"] = json::object(); }), "tensors: is not an array");
@@ -283,7 +283,7 @@ TEST_CASE("neff: hostile instruction files are refused", "[neff]") {
     return with_entry(valid_neff(), "sg00/vector.bin", m);
   };
   refused(in_vector([](Bytes& d) { d[0] = 'X'; }), "sg00/vector.bin: not an instruction file");
-  refused(in_vector([](Bytes& d) { d[4] = 2; }), "encoding version 2");
+  refused(in_vector([](Bytes& d) { d[4] = 3; }), "encoding version 3");
   refused(in_vector([](Bytes& d) { d[6] = 0; }), "holds engine 0");
   refused(in_vector([](Bytes& d) { d[7] = 1; }), "reserved stream header");
   refused(in_vector([](Bytes& d) { d[8] += 1; }), "def.json says 11");

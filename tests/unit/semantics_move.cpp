@@ -263,3 +263,87 @@ TEST_CASE("semantics: dma_copy pairs elements in (partition, free) order across 
   d.dst.partitions = 7;
   CHECK_THROWS_WITH(b.run(d), Catch::Contains("src: has 64 elements but dst has 56"));
 }
+
+TEST_CASE("semantics: a transposing dma_copy writes dst[f][p] = src[p][f], bits exact",
+          "[semantics]") {
+  // NKI dma_transpose (2-D, permutation [1, 0]): HBM [6, 10] bf16 (free dims 2 x 5,
+  // flattened in order) into an SBUF [10, 6] tile, then that tile SBUF to SBUF back.
+  Bench b;
+  const auto h = b.tensor(DType::bf16, {6, 10});
+  const auto t = b.alloc(MemSpace::sbuf, DType::bf16, 10, 6);
+  const auto back = b.alloc(MemSpace::sbuf, DType::bf16, 6, 10, 0, 64);
+  DmaCopy load;
+  load.src = b.pattern(MemSpace::hbm, h, DType::bf16, 6, {{5, 2}, {1, 5}}, 0, 0, 10);
+  load.dst = b.tile(t, 10, 6);
+  load.transpose = true;
+  b.fill(load.src, [](std::uint32_t p, std::uint64_t f) { return p * 16.0 + f; });
+  b.set_bits(load.src, 4, 7, 0x7F81u);  // a signalling NaN survives
+  b.run(load);
+  for (std::uint32_t p = 0; p < 6; ++p)
+    for (std::uint32_t f = 0; f < 10; ++f)
+      REQUIRE(b.bits(load.dst, f, p) == b.bits(load.src, p, f));
+  CHECK(b.bits(load.dst, 7, 4) == 0x7F81u);
+
+  DmaCopy again;
+  again.src = load.dst;
+  again.dst = b.tile(back, 6, 10);
+  again.transpose = true;
+  b.run(again);
+  for (std::uint32_t p = 0; p < 6; ++p)
+    for (std::uint32_t f = 0; f < 10; ++f)
+      REQUIRE(b.bits(again.dst, p, f) == b.bits(load.src, p, f));
+
+  again.dst = b.tile(back, 10, 6);
+  CHECK_THROWS_WITH(b.run(again), Catch::Contains("dst: is [10,6] but a transpose of src [10,6]"));
+}
+
+TEST_CASE("semantics: an indirect dma_copy gathers and scatters rows by a runtime index",
+          "[semantics]") {
+  // NKI dma_copy (software DGE gather/scatter): dst row p = src row src_index[p]; src row p
+  // lands on dst row dst_index[p]. The indexed side's partitions are the rows an index may
+  // name: here all 10 rows of a [10, 4] fp32 table.
+  Bench b;
+  const auto h = b.tensor(DType::fp32, {10, 4});
+  const auto rows = b.alloc(MemSpace::sbuf, DType::bf16, 3, 4);
+  const auto idx = b.alloc(MemSpace::sbuf, DType::int32, 3, 1, 0, 64);
+  const AccessPattern table = b.pattern(MemSpace::hbm, h, DType::fp32, 10, {{1, 4}}, 0, 0, 4);
+  const auto x = b.fill(table, [](std::uint32_t p, std::uint64_t f) { return p * 10.0 + f; });
+  const std::int64_t picks[3] = {7, 0, 7};  // repeated indices are fine for a gather
+  for (std::uint32_t p = 0; p < 3; ++p)
+    b.set_int(b.tile(idx, 3, 1), p, 0, picks[p]);
+  DmaCopy gather;
+  gather.src = table;
+  gather.dst = b.tile(rows, 3, 4);
+  gather.src_index = b.tile(idx, 3, 1);
+  b.run(gather);  // fp32 -> bf16: a casting gather (the values are exact in bf16)
+  for (std::uint32_t p = 0; p < 3; ++p)
+    for (std::uint32_t f = 0; f < 4; ++f)
+      REQUIRE(b.get(gather.dst, p, f) == x[picks[p] * 4 + f]);
+
+  // Scatter them back, accumulating, onto rows 2, 5, 2: row 2 gets both adds.
+  const std::int64_t to[3] = {2, 5, 2};
+  for (std::uint32_t p = 0; p < 3; ++p)
+    b.set_int(b.tile(idx, 3, 1), p, 0, to[p]);
+  DmaCopy scatter;
+  scatter.src = gather.dst;
+  scatter.dst = table;
+  scatter.dst_index = b.tile(idx, 3, 1);
+  scatter.accumulate = true;
+  b.run(scatter);
+  for (std::uint32_t f = 0; f < 4; ++f) {
+    CHECK(b.get(table, 2, f) == x[2 * 4 + f] + x[7 * 4 + f] + x[7 * 4 + f]);
+    CHECK(b.get(table, 5, f) == x[5 * 4 + f] + x[0 * 4 + f]);
+    CHECK(b.get(table, 3, f) == x[3 * 4 + f]);
+  }
+
+  // An index outside the table's rows fails before anything moves.
+  b.set_int(b.tile(idx, 3, 1), 1, 0, 10);
+  scatter.accumulate = false;
+  const float before = b.get(table, 2, 0);
+  CHECK_THROWS_WITH(b.run(scatter),
+                    Catch::Contains("dst_index: partition 1 holds row index 10, outside dst's 10 "
+                                    "rows (0 to 9)"));
+  CHECK(b.get(table, 2, 0) == before);
+  b.set_int(b.tile(idx, 3, 1), 1, 0, -1);
+  CHECK_THROWS_WITH(b.run(gather), Catch::Contains("src_index: partition 1 holds row index -1"));
+}

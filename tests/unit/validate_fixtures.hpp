@@ -35,6 +35,7 @@ inline params::TargetLimits trn1_limits() {
   l.partition_start_granule = 32;
   l.ap_max_free_dims = 4;
   l.dma_max_free_dims = 4;
+  l.dma_transpose = false;  // v2 (trn1.json dma.transpose)
   l.ap_max_dim_size = 65535;
   l.ap_max_stride = 32767;
   return l;

@@ -288,9 +288,10 @@ TEST_CASE("validate: gpsimd never touches psum", "[validate]") {
 }
 
 TEST_CASE("validate: dma_copy rules", "[validate]") {
-  DmaCopy d{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false};
+  DmaCopy d{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt, std::nullopt};
   expect_none(with(Engine::sync, d));
-  DmaCopy reshape{sbuf(kX, 128, 256), hbm(kIn, 64, 512), 0, false};  // 32768 either way
+  DmaCopy reshape{sbuf(kX, 128, 256), hbm(kIn, 64, 512), 0, false, false,
+                  std::nullopt,       std::nullopt};  // 32768 either way
   expect_none(with(Engine::sync, reshape));
   auto bad = d;
   bad.dst = sbuf(kX, 128, 256);
@@ -307,6 +308,54 @@ TEST_CASE("validate: dma_copy rules", "[validate]") {
   // NKI dma_copy: dst_rmw_op adds in fp32 and casts to dst's dtype, whatever it is.
   bad.accumulate = true;
   expect_none(with(Engine::sync, bad));
+}
+
+TEST_CASE("validate: dma_copy transpose rules", "[validate]") {
+  // NKI dma_transpose: 2-byte dtypes, on NeuronCore-v3+ (dma.transpose); nki-arch-v3 gives
+  // its rates into SBUF (from HBM or SBUF).
+  params::TargetLimits v3 = trn1_limits();
+  v3.dma_transpose = true;
+  auto kernel = [](Operation op) {
+    Kernel k = with(Engine::sync, std::move(op));
+    k.tensors.push_back({"b", DType::bf16, {64, 128}, TensorRole::input, {}});  // tensor 3
+    return k;
+  };
+  DmaCopy t{sbuf(kW, 128, 64, DType::bf16),
+            hbm(3, 64, 128, DType::bf16),
+            0,
+            false,
+            false,
+            std::nullopt,
+            std::nullopt};
+  t.transpose = true;
+  expect_none(kernel(t), v3);
+  expect_one(kernel(t), "this target's DMA engines do not transpose");  // trn1
+  auto from_sbuf = t;  // SBUF [128, 64] -> [64, 128]
+  from_sbuf.src = sbuf(kW, 128, 64, DType::bf16);
+  from_sbuf.dst = sbuf(kW, 64, 128, DType::bf16);
+  expect_none(kernel(from_sbuf), v3);
+  auto bad = t;
+  bad.dst = sbuf(kW, 64, 128, DType::bf16);  // an untransposed shape
+  expect_one(kernel(bad), "dst [64,128] is not src [64,128] transposed ([128,64])", v3);
+  bad = t;
+  bad.accumulate = true;
+  expect_one(kernel(bad), "does not accumulate", v3);
+  DmaCopy wide{sbuf(kX, 128, 128), hbm(kIn, 128, 128), 0, false, false,
+               std::nullopt,       std::nullopt};  // fp32
+  wide.transpose = true;
+  expect_one(kernel(wide), "transposes 2-byte dtypes", v3);
+  bad = t;
+  bad.dst = sbuf(kX, 128, 64);
+  expect_one(kernel(bad), "a DMA transpose does not cast", v3);
+  DmaCopy store{hbm(3, 64, 128, DType::bf16),
+                sbuf(kW, 128, 64, DType::bf16),
+                0,
+                false,
+                false,
+                std::nullopt,
+                std::nullopt};
+  store.transpose = true;
+  expect_one(kernel(store), "dst is in hbm; a DMA transpose writes sbuf", v3);
 }
 
 TEST_CASE("validate: tensor_tensor_scan operands", "[validate]") {
@@ -392,4 +441,33 @@ TEST_CASE("validate: max8, nc_find_index8 and nc_match_replace8 operands", "[val
   expect_one(with(Engine::vector, m), "dst [128,256] and data [128,512] differ in shape");
   expect_one(with(Engine::gpsimd, Max8{sbuf(kY, 128, 8), sbuf(kX, 128, 512)}),
              "opcode max8 cannot run on the gpsimd engine");
+}
+
+TEST_CASE("validate: indirect dma_copy rules", "[validate]") {
+  // NKI dma_copy: software DGE (GpSimd) gathers or scatters "using a list of dynamic
+  // indices from SBUF": a [P,1] int32/uint32 column, rows of an HBM tensor.
+  DmaCopy g{sbuf(kX, 64, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt, std::nullopt};
+  g.src_index = sbuf(kInt, 64, 1, DType::int32);
+  expect_none(with(Engine::gpsimd, g));
+  expect_one(with(Engine::sync, g), "an indirect dma_copy is issued by gpsimd");
+  DmaCopy s{hbm(kOut, 128, 512), sbuf(kX, 64, 512), 0, false, false, std::nullopt, std::nullopt};
+  s.dst_index = sbuf(kInt, 64, 1, DType::int32);
+  s.accumulate = true;
+  expect_none(with(Engine::gpsimd, s));
+  auto bad = g;
+  bad.src_index = sbuf(kInt, 32, 1, DType::int32);
+  expect_one(with(Engine::gpsimd, bad), "src_index [32,1] is not [64,1]");
+  bad = g;
+  bad.src_index = sbuf(kX, 64, 1);
+  expect_one(with(Engine::gpsimd, bad), "src_index is fp32; row indices are int32 or uint32");
+  bad = g;
+  bad.dst = sbuf(kX, 64, 256);
+  expect_one(with(Engine::gpsimd, bad), "src rows of 512 elements differ from dst's 256");
+  bad = g;
+  bad.src = sbuf(kY, 128, 512);
+  expect_one(with(Engine::gpsimd, bad),
+             "src is in sbuf; an indirect dma_copy indexes rows of an hbm");
+  bad = g;
+  bad.dst_index = s.dst_index;
+  expect_one(with(Engine::gpsimd, bad), "src_index and dst_index are both given");
 }

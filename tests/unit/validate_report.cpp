@@ -11,7 +11,9 @@ namespace {
 // One instruction of every opcode, on engines that run it, synchronised by semaphores.
 Kernel every_opcode_kernel() {
   Kernel k = base_kernel();
-  auto load = instr(DmaCopy{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false}, 1);
+  auto load = instr(
+      DmaCopy{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt, std::nullopt},
+      1);
   load.signals.push_back({0, SemUpdate::increment, 16});
   k.stream(Engine::sync).push_back(load);
 
@@ -51,7 +53,8 @@ Kernel every_opcode_kernel() {
   g.push_back(instr(iota));
   g.push_back(instr(AffineSelect{sbuf(kY, 128, 128), sbuf(kX, 128, 128)}));
 
-  auto store = instr(DmaCopy{hbm(kOut, 128, 512), sbuf(kY, 128, 512), 0, false});
+  auto store = instr(DmaCopy{hbm(kOut, 128, 512), sbuf(kY, 128, 512), 0, false, false, std::nullopt,
+                             std::nullopt});
   store.waits.push_back({1, 1});
   k.stream(Engine::sync).push_back(store);
   return k;

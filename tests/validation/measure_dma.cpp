@@ -119,6 +119,31 @@ const Registrar dma_part_ns("dma_part_ns", [](Bench& bench, const Spec& s) -> Re
   };
 });
 
+// A DMA transpose's rate over its copy's: one [128, 128] bf16 dma_copy (from HBM, or
+// from SBUF with args.src "sbuf") into SBUF, plain and with transpose=true, each alone in
+// its launch; the ratio of one DMA engine's part times (copy over transpose; each part
+// moves 8 rows of 256 bytes, far below the core's HBM share, so the rate cap decides).
+const Registrar dma_transpose_rate("dma_transpose_rate", [](Bench& bench, const Spec& s) -> Reader {
+  auto part_ns = [&](bool transpose) {
+    isa::Builder b("v_" + s.id + (transpose ? "_t" : "_c"), s.target);
+    const auto dst = b.sbuf("dst", DType::bf16, {128, 128});
+    const isa::AccessPattern src = arg_str(s, "src", "hbm") == "sbuf"
+                                       ? b.sbuf("src", DType::bf16, {128, 128}).all()
+                                       : b.input("src", DType::bf16, {128, 128}).all();
+    const auto q = b.queue("q", 0, 16);
+    b.sync().dma_copy(dst.all(), src, q, false, transpose);
+    const RunPtr run = bench.run(s.target, b.build());
+    return [run] {
+      run->result();
+      const auto& parts = run->recorder.dma_ends;
+      if (parts.empty()) throw std::runtime_error("no DMA record");
+      return neuronsim::traces::ps_to_ns(parts.front().end_ps - parts.front().start_ps);
+    };
+  };
+  const Reader copy = part_ns(false), transposed = part_ns(true);
+  return [copy, transposed] { return copy() / transposed(); };
+});
+
 // How many DMA engines take part in one transfer, and the most bytes one of them moves.
 const Registrar dma_engines_used("dma_engines_used", [](Bench& bench, const Spec& s) -> Reader {
   Stream st = stream_args(s);

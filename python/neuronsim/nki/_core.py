@@ -134,10 +134,12 @@ def to_dtype(x, location=None):
 # (../shared/reference/neuroncore.md), the same numbers as config/targets/*.json
 # (sbuf.partition_bytes, psum.*). Validation checks the kernel again against the real
 # target config; these let the tracer name the Python line that overflowed.
+# dma_transpose: whether the DMA engines transpose 2-byte data (dma.transpose; NKI's
+# dma_transpose page: NeuronCore-v3 or newer).
 TARGETS = {
-    "trn1": {"sbuf": 192 * 1024, "psum": 16 * 1024},
-    "trn2": {"sbuf": 224 * 1024, "psum": 16 * 1024},
-    "trn3": {"sbuf": 256 * 1024, "psum": 16 * 1024},
+    "trn1": {"sbuf": 192 * 1024, "psum": 16 * 1024, "dma_transpose": False},
+    "trn2": {"sbuf": 224 * 1024, "psum": 16 * 1024, "dma_transpose": True},
+    "trn3": {"sbuf": 256 * 1024, "psum": 16 * 1024, "dma_transpose": True},
 }
 PSUM_BANK = 2048
 PARTITIONS = 128

@@ -150,6 +150,8 @@ class Tensor:
         location = user_location()
         if not isinstance(key, tuple):
             key = (key,)
+        if key and isinstance(key[0], Tensor) and self.space == "hbm":
+            return IndirectRows(self, key, location)
         plain = True  # only slices and ints (the common case: no Ellipsis, no expressions)
         for k in key:
             if type(k) is not slice and type(k) is not int:
@@ -557,6 +559,50 @@ class Tensor:
         return nl.bitwise_or(o, self)
 
 
+class IndirectRows:
+    """Rows of an HBM tensor picked at run time by an SBUF index tile: `t[idx, ...]` (the
+    indirect forms of NKI's nl.load / nl.store pages, `data_tensor[idx_tile, i_f]` or
+    `data_tensor[idx_tile[i_p, 0], i_f]`). Not a view: nl.load, nl.store and
+    nisa.dma_copy take it as a gather's source or a scatter's destination, one indirect
+    dma_copy (docs/python.md). `table` is the tensor's view over all its rows (the rows an
+    index may name, bounds-checked when the transfer runs); row p of the transfer is
+    table row index[p]."""
+
+    def __init__(self, tensor, key, location):
+        index = key[0]
+        if index.space != "sbuf":
+            fail(f"a runtime row index must be an SBUF tile (it is in {index.space.upper()}): "
+                 "load the indices with nl.load first", location)
+        if index.dtype.asm not in ("int32", "uint32"):
+            fail(f"a runtime row index must be int32 or uint32, not {index.dtype!r}", location)
+        if index.free_size() != 1:
+            fail(f"a runtime row index is one index per partition ([P, 1]); this one is "
+                 f"{list(index.shape)}", location)
+        if tensor.ndim < 2:
+            fail("indirect indexing needs a tensor of rows (2-D or more)", location)
+        self.index = index
+        self.table = tensor[(slice(None),) + tuple(key[1:])]
+        if self.table.ndim < 1 or self.table.shape[0] != tensor.shape[0]:
+            fail("indirect indexing picks rows: the index goes in the first dimension and "
+                 "the others keep one row's elements", location)
+        self.shape = (index.partitions(),) + tuple(self.table.shape[1:])
+        self.dtype = tensor.dtype
+        self.space = "hbm"
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def partitions(self):
+        return self.shape[0]
+
+    def free_size(self):
+        return _prod(self.shape[1:])
+
+    def __repr__(self):
+        return f"<nki indirect rows of {self.table!r} by {self.index!r}>"
+
+
 class _Probe:
     def __setitem__(self, key, value):
         self.refs = sys.getrefcount(value)
@@ -581,7 +627,8 @@ def _plain(k, location):
     if isinstance(k, slice):
         return k
     if isinstance(k, Tensor):
-        fail("indexing by a tensor (a runtime index) is not supported: neuronsim.nki builds "
+        fail("a runtime index (a tensor) may only pick rows of an HBM tensor, in its first "
+             "dimension (t[idx_tile, i_f], an indirect DMA); elsewhere neuronsim.nki builds "
              "every access pattern at trace time", location)
     if isinstance(k, bool) or k is None:
         fail(f"unsupported index {k!r} (use ints, slices, nl.ds, nl.arange or nl.mgrid)", location)

@@ -15,7 +15,7 @@ from .. import _core as _cxx
 from . import _core
 from . import _mask  # masks and out-of-range views (H2's module): every emit goes through it
 from ._core import FLOAT32, Instr, fail, to_dtype, user_location
-from ._tensor import IndexExpr, Tensor, _row_major, check_mask, new_tile
+from ._tensor import IndexExpr, IndirectRows, Tensor, _row_major, check_mask, new_tile
 
 # Module names that are the implementation's, not NKI's: dir(nisa) leaves them out (the
 # helpers nki.language builds on among them).
@@ -1038,6 +1038,9 @@ def dma_copy(*args, **kwargs):
     location = user_location()
     a = _bind(args, kwargs, ["dst", "src", "dst_rmw_op"], location, "dma_copy")
     dst, src = a.get("dst"), a.get("src")
+    if isinstance(dst, IndirectRows) or isinstance(src, IndirectRows):
+        check_mask(a.get("mask"), location)
+        return indirect_dma(dst, src, location, a.get("dst_rmw_op"))
     for role, t in (("dst", dst), ("src", src)):
         if not isinstance(t, Tensor):
             fail(f"dma_copy: {role} must be a tensor", location)
@@ -1065,6 +1068,42 @@ def _dma(dst, src, location, rmw=None):
     return dst
 
 
+def indirect_dma(dst, src, location, rmw=None):
+    """A gather (src an IndirectRows, t[idx, ...]) or scatter (dst one) as one dma_copy
+    with src_index / dst_index, issued by GpSimd: NKI/dma_copy, "When sw_dge is selected,
+    nisa.dma_copy can also perform a gather or scatter operation, using a list of dynamic
+    indices from SBUF" (software DGE runs on GpSimd). The indices are read when the
+    transfer runs, so the DMA waits for the instruction that wrote them (it is one of the
+    transfer's reads); an index outside the tensor's rows fails the launch."""
+    gather = isinstance(src, IndirectRows)
+    if gather and isinstance(dst, IndirectRows):
+        fail("dma_copy: dst and src are both indexed by a runtime index; index one side",
+             location)
+    rows, tile = (src, dst) if gather else (dst, src)
+    if not isinstance(tile, Tensor) or tile.space != "sbuf":
+        fail(f"dma_copy: an indirect {'gather' if gather else 'scatter'} moves rows "
+             f"{'into' if gather else 'from'} an SBUF tile", location)
+    if tile.partitions() != rows.partitions() or tile.free_size() != rows.free_size():
+        fail(f"dma_copy: {'dst' if gather else 'src'} {list(tile.shape)} is not the "
+             f"{list(rows.shape)} of the indexed rows (one row per index)", location)
+    options = [("queue", "_load" if gather else "_store")]
+    if rmw is not None:
+        if alu_op(rmw, location) != "add":
+            fail("dma_copy: dst_rmw_op must be nl.add (neuronsim's DMA accumulates by adding)",
+                 location)
+        options.append(("accumulate", "true"))
+    options.append(("src_index" if gather else "dst_index", rows.index.operand()))
+    if gather:
+        instr = emit("gpsimd", "dma_copy", tile, [rows.table], options, location,
+                     queue=options[0][1])
+    else:
+        instr = emit("gpsimd", "dma_copy", rows.table, [tile], options, location,
+                     queue=options[0][1])
+        if rmw is not None:
+            instr.reads.append(rows.table.operand())
+    return tile if gather else rows.table
+
+
 # NKI/dma_transpose: "For 2-d input tile, the permutation will be [1, 0]; for 3-d ... [2, 1,
 # 0]; for 4-d ... [3, 1, 2, 0]"; axes may name the same permutation.
 _DMA_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
@@ -1074,9 +1113,12 @@ def dma_transpose(*args, **kwargs):
     """dst = src transposed (axes (1, 0), (2, 1, 0) or (3, 1, 2, 0)) by DMA, issued by the
     Sync engine. NKI's current form dma_transpose(dst, src, axes=None, dge_mode=...) or the
     earlier dma_transpose(src, axes=None, dtype=None, mask=None), which returns a new SBUF
-    tile. neuronsim lowers it to dma_copy: from HBM one DMA whose source pattern walks src
-    in the transposed order (element-sized runs, so the DMA model's small-row efficiency
-    prices it); from SBUF (2-D) a store to an HBM scratch tensor, then that DMA.
+    tile. A 2-D transpose of a 2-byte dtype without a cast, on a target whose DMA engines
+    transpose (trn2, trn3), is one dma_copy with transpose=true: the hardware's DMA
+    transpose (from HBM or SBUF into SBUF). Anything else lowers to plain dma_copy: from
+    HBM one DMA whose source pattern walks src in the transposed order (element-sized
+    runs, so the DMA model's small-row efficiency prices it); from SBUF (2-D) a store to an
+    HBM scratch tensor, then that DMA.
     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dma_transpose.html"""
     location = user_location()
     new = "dst" in kwargs or _leading_tensors(args) >= 2
@@ -1114,6 +1156,13 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
     if tuple(dst.shape) != shape:
         fail(f"dma_transpose: dst {list(dst.shape)} is not src {list(src.shape)} transposed "
              f"({list(shape)})", location)
+    if (src.ndim == 2 and src.dtype.size == 2 and dst.dtype.asm == src.dtype.asm
+            and _core.TARGETS[_core.trace().target]["dma_transpose"]):
+        # The DMA engine's transpose (nki-arch-v3): src [P, F] lands as dst [F, P].
+        queue = "_load" if src.space == "hbm" else "_copy"
+        emit("sync", "dma_copy", dst, [src], [("queue", queue), ("transpose", "true")], location,
+             queue=queue)
+        return dst
     if src.space == "sbuf":
         # An SBUF pattern steps partitions in its outer dim only (and a slice of a few
         # partitions must start on a 32-partition boundary, reference section 2), so the

@@ -15,7 +15,7 @@ import numpy as np
 from . import _core
 from . import isa as _isa
 from ._core import BY_NKI, FLOAT32, fail, to_dtype, user_location
-from ._tensor import HBM_BUFFERS, HbmTensor, ParDim, Tensor, check_mask, new_tile
+from ._tensor import HBM_BUFFERS, HbmTensor, IndirectRows, ParDim, Tensor, check_mask, new_tile
 from . import _index, _mask
 
 # Module names that are the implementation's, not NKI's: dir(nl) leaves them out.
@@ -296,6 +296,10 @@ def load(src, mask=None, dtype=None, **kwargs):
     """A new SBUF tile holding src (an HBM view), by one DMA."""
     location = user_location()
     check_mask(mask, location)
+    if isinstance(src, IndirectRows):  # nl.load(data[idx_tile, i_f]): a gather
+        dt = to_dtype(dtype, location) if dtype is not None else src.dtype
+        tile = new_tile(src.shape, dt, "sbuf", location, _core.assigned_name(location))
+        return _isa.indirect_dma(tile, src, location)
     if not isinstance(src, Tensor) or src.space != "hbm":
         fail("nl.load takes an HBM tensor (a kernel argument or a view of one)", location)
     dt = to_dtype(dtype, location) if dtype is not None else src.dtype
@@ -309,6 +313,11 @@ def store(dst, value, mask=None, **kwargs):
     """dst (an HBM view) = value, by one DMA; a PSUM value goes through SBUF first."""
     location = user_location()
     check_mask(mask, location)
+    if isinstance(dst, IndirectRows):  # nl.store(data[idx_tile, i_f], value): a scatter
+        if isinstance(value, Tensor) and value.space == "psum":
+            value = _isa.tensor_copy(value)
+        _isa.indirect_dma(dst, value, location)
+        return
     if not isinstance(dst, Tensor) or dst.space != "hbm":
         fail("nl.store writes an HBM tensor (dst)", location)
     if not isinstance(value, Tensor):
