@@ -53,7 +53,8 @@ const char* broken_response_rule(const tlm::tlm_generic_payload& t,
 }
 
 const char* broken_debug_rule(const tlm::tlm_generic_payload& t, unsigned int returned) {
-  if (returned > t.get_data_length()) return "11.3.4: transport_dbg returns at most the data length";
+  if (returned > t.get_data_length())
+    return "11.3.4: transport_dbg returns at most the data length";
   return nullptr;
 }
 

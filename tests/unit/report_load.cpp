@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "base/error.hpp"
-#include "report/load.hpp"
 #include "report/explain.hpp"
+#include "report/load.hpp"
 #include "report_fixtures.hpp"
 
 using namespace report_test;

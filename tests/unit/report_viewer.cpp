@@ -5,8 +5,8 @@
 #include <limits>
 #include <set>
 
-#include "report/load.hpp"
 #include "report/html_text.hpp"
+#include "report/load.hpp"
 #include "report/render.hpp"
 #include "report/viewer_json.hpp"
 #include "report_fixtures.hpp"

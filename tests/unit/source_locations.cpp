@@ -255,6 +255,6 @@ TEST_CASE("sources: the report's source view and viewer show the Python lines",
   CHECK(html == report::render_report({report::load_run(dir.file("p"))}));
   // Without sources there is no source view.
   report_test::write_profile(dir.file("plain"), traces_test::fixture_kernel());
-  CHECK(report::render_report({report::load_run(dir.file("plain"))})
-            .find("<h3>Source</h3>") == std::string::npos);
+  CHECK(report::render_report({report::load_run(dir.file("plain"))}).find("<h3>Source</h3>") ==
+        std::string::npos);
 }
