@@ -158,6 +158,21 @@ struct AsmField<AccumulateFlag> {
     return std::string(accumulate_flag_name(v));
   }
 };
+template <>
+struct AsmField<MatmulPerfMode> {
+  template <typename P>
+  static void parse(P& p, MatmulPerfMode& v, const std::string&) {
+    const auto& t = p.expect_ident("a matmul performance mode");
+    auto m = parse_matmul_perf_mode(t.text);
+    if (!m)
+      p.fail(t, "unknown matmul performance mode '" + t.text + "' (expected " +
+                    choices<MatmulPerfMode, kMatmulPerfModeCount>(matmul_perf_mode_name) + ")");
+    v = *m;
+  }
+  static std::string text(const Kernel&, MatmulPerfMode v) {
+    return std::string(matmul_perf_mode_name(v));
+  }
+};
 // A count, 0..255 (its range in a kernel is validation's).
 template <>
 struct AsmField<Axes> {

@@ -144,8 +144,9 @@ class Stream {
                                 Scalar arg0);
   // The others, each its operand struct in fields() order.
   InstrRef matmul(const AccessPattern& dst, const AccessPattern& stationary,
-                  const AccessPattern& moving, AccumulateFlag acc = AccumulateFlag::single) {
-    return append(Matmul{dst, stationary, moving, acc});
+                  const AccessPattern& moving, AccumulateFlag acc = AccumulateFlag::single,
+                  MatmulPerfMode perf_mode = MatmulPerfMode::none) {
+    return append(Matmul{dst, stationary, moving, acc, perf_mode});
   }
   InstrRef transpose(const AccessPattern& dst, const AccessPattern& src) {
     return append(Transpose{dst, src});

@@ -94,8 +94,13 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.cost.fp32_matmul_factor = u32(v); }},
     {"tensor", "load_stationary_speedup", "ratio", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.load_stationary_speedup = u32(v); }},
-    {"tensor", "fp8_matmul_speedup", "ratio", K::positive_int, kU32,
-     [](T& t, const json& v) { t.cost.fp8_matmul_speedup = u32(v); }},
+    // One number for both models: validation refuses perf_mode double_row where it is 0,
+    // the cost model divides a double_row matmul's stream by it.
+    {"tensor", "double_row_speedup", "ratio", K::counter_int, kU32,
+     [](T& t, const json& v) {
+       t.cost.double_row_speedup = u32(v);
+       t.limits.matmul_double_row_speedup = u32(v);
+     }},
     {"tensor", "tflops_bf16", "TFLOPS", K::positive_real, kNone,
      [](T& t, const json& v) { t.tensor_tflops_bf16 = real(v); }},
     {"tensor", "tflops_fp8", "TFLOPS", K::positive_real, kNone,

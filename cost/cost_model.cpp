@@ -45,19 +45,21 @@ bool computes_reciprocal(const TensorScalar& ts) {
          (ts.op1 && reciprocal_step(*ts.op1, ts.arg1, ts.reverse1));
 }
 
-bool is_fp8(DType t) {
-  return t == DType::fp8_e4m3 || t == DType::fp8_e5m2;
+// Matmul input dtype and mode rates: fp32 runs fp32_matmul_factor times slower
+// (reference section 4); perf_mode double_row streams its two contraction rows
+// double_row_speedup times faster (NKI Trainium2 architecture guide, "Double FP8 Matmul
+// Performance": a 256-deep double-FP8 LoadStationary/MultiplyMoving takes the time of a
+// 128-deep BF16 one). fp8 inputs without the mode run at the bf16 rate: the mode is asked
+// for (nki.isa.matmul_perf_mode), not implied by the dtype.
+std::uint64_t fp32_factor(const Matmul& mm, const params::CostParams& p) {
+  const bool fp32 = mm.stationary.dtype == DType::fp32 || mm.moving.dtype == DType::fp32;
+  return fp32 ? require_nonzero(p.fp32_matmul_factor, "fp32_matmul_factor") : 1;
 }
-
-// Matmul input dtype rates: fp32 runs fp32_matmul_factor times slower; fp8 on both inputs
-// runs fp8_matmul_speedup times faster where that is above 1 (v3 "double row").
 std::uint64_t matmul_dtype_scaled(const Matmul& mm, const params::CostParams& p,
                                   std::uint64_t numer, std::uint64_t denom) {
-  if (mm.stationary.dtype == DType::fp32 || mm.moving.dtype == DType::fp32)
-    numer *= require_nonzero(p.fp32_matmul_factor, "fp32_matmul_factor");
-  if (is_fp8(mm.stationary.dtype) && is_fp8(mm.moving.dtype) && p.fp8_matmul_speedup > 1)
-    denom *= p.fp8_matmul_speedup;
-  return ceil_div(numer, denom);
+  if (mm.perf_mode == MatmulPerfMode::double_row)
+    denom *= require_nonzero(p.double_row_speedup, "double_row_speedup");
+  return ceil_div(numer * fp32_factor(mm, p), denom);
 }
 
 // Tensor-engine transpose is a matmul with the data as the stationary tensor [P, F] and an
@@ -205,12 +207,15 @@ std::uint64_t scaled(std::uint64_t cycles, Engine engine, const params::CostPara
 
 std::uint64_t multiply_moving_cycles(const Matmul& mm, const params::CostParams& p) {
   // max(min(MM_INIT_LATENCY, N_stationary), N_moving); the N_moving stream pays the stride
-  // penalty of the moving tensor and the PSUM result.
-  const std::uint64_t n_stationary = mm.stationary.free_elems();
-  const std::uint64_t n_moving = mm.moving.free_elems() * stride_penalty({&mm.moving, &mm.dst}, p);
-  const std::uint64_t base =
-      std::max<std::uint64_t>(std::min<std::uint64_t>(p.mm_init_latency, n_stationary), n_moving);
-  return matmul_dtype_scaled(mm, p, base, 1);
+  // penalty of the moving tensor and the PSUM result. N_stationary counts the stationary's
+  // columns (M); the moving stream is all its free elements (2N in double_row, at that
+  // mode's rate), so a double_row matmul costs what a plain [K, M] x [K, N] one does.
+  const std::uint64_t n_stationary = mm.m_cols();
+  const std::uint64_t moving_stream =
+      mm.moving.free_elems() * stride_penalty({&mm.moving, &mm.dst}, p);
+  const std::uint64_t fill = std::min<std::uint64_t>(p.mm_init_latency, n_stationary);
+  return std::max<std::uint64_t>(fill * fp32_factor(mm, p),
+                                 matmul_dtype_scaled(mm, p, moving_stream, 1));
 }
 
 std::uint64_t load_stationary_cycles(const Matmul& mm, const params::CostParams& p) {
@@ -261,10 +266,10 @@ struct InstructionCost {
 
 // Floating-point operations, one overload per opcode and no fallback.
 struct Flops {
-  // 2*K*M*N: K contraction partitions, M stationary columns, N moving columns.
+  // 2*K*M*N: K contraction rows (partitions, twice that in double_row), M stationary
+  // columns, N moving columns.
   std::uint64_t operator()(const Matmul& x) const {
-    return 2 * std::uint64_t{x.moving.partitions} * x.stationary.free_elems() *
-           x.moving.free_elems();
+    return 2 * x.k_rows() * x.m_cols() * x.n_cols();
   }
   // One per output element, plus one per element for the optional reduction.
   std::uint64_t operator()(const Activation& x) const {

@@ -28,9 +28,9 @@ template <typename... T>
 struct KindList {};
 
 // Every kind of field, in no particular order.
-using FieldKinds =
-    KindList<AccessPattern, std::optional<AccessPattern>, ScalarArg, float, double, std::int32_t,
-             bool, AluOp, std::optional<AluOp>, ActFunc, AccumulateFlag, Axes, QueueRef, Steps>;
+using FieldKinds = KindList<AccessPattern, std::optional<AccessPattern>, ScalarArg, float, double,
+                            std::int32_t, bool, AluOp, std::optional<AluOp>, ActFunc,
+                            AccumulateFlag, MatmulPerfMode, Axes, QueueRef, Steps>;
 
 template <typename T, typename... K>
 constexpr bool is_field_kind(KindList<K...>) {
@@ -195,6 +195,8 @@ template <>
 struct FieldKind<ActFunc> : EnumKind<ActFunc, kActFuncCount> {};
 template <>
 struct FieldKind<AccumulateFlag> : EnumKind<AccumulateFlag, kAccumulateFlagCount> {};
+template <>
+struct FieldKind<MatmulPerfMode> : EnumKind<MatmulPerfMode, kMatmulPerfModeCount> {};
 
 // An optional ALU op (tensor_scalar's op1): a tag byte, the op's byte.
 template <>

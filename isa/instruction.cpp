@@ -17,6 +17,9 @@ constexpr auto kActFuncs = detail::make_name_table<ActFunc, kActFuncCount>(
 constexpr auto kAccFlags = detail::make_name_table<AccumulateFlag, kAccumulateFlagCount>(
     "single", "first", "middle", "last");
 
+constexpr auto kPerfModes =
+    detail::make_name_table<MatmulPerfMode, kMatmulPerfModeCount>("none", "double_row");
+
 template <std::size_t I>
 void reset_to(Operation& op) {
   op.emplace<I>();
@@ -44,6 +47,12 @@ std::string_view accumulate_flag_name(AccumulateFlag f) {
 }
 std::optional<AccumulateFlag> parse_accumulate_flag(std::string_view s) {
   return kAccFlags.parse(s);
+}
+std::string_view matmul_perf_mode_name(MatmulPerfMode m) {
+  return kPerfModes.name(m);
+}
+std::optional<MatmulPerfMode> parse_matmul_perf_mode(std::string_view s) {
+  return kPerfModes.parse(s);
 }
 std::optional<Opcode> parse_opcode(std::string_view s) {
   for (int i = 0; i < kOpcodeCount; ++i)

@@ -59,6 +59,17 @@ constexpr AccumulateFlag accumulate_flag_of(std::uint32_t k, std::uint32_t n) {
   return k + 1 == n ? AccumulateFlag::last : AccumulateFlag::middle;
 }
 
+// A matmul's Tensor engine performance mode (NKI nki.isa.matmul_perf_mode; nc_matmul's
+// `perf_mode`): `none`, or `double_row`, the FP8 double performance mode of NeuronCore-v3
+// and v4 ("Double FP8 mode, 2x matmul throughput by packing two FP8 weight/ifmap element
+// pairs"). In double_row the contraction is 2K: each input's free elements are two rows
+// [2, F/2], its most major free dimension of size two (NKI Trainium2 architecture guide,
+// "Double FP8 Matmul Performance").
+enum class MatmulPerfMode : std::uint8_t { none, double_row };
+inline constexpr int kMatmulPerfModeCount = 2;
+std::string_view matmul_perf_mode_name(MatmulPerfMode m);
+std::optional<MatmulPerfMode> parse_matmul_perf_mode(std::string_view name);
+
 // An operand that is either an fp32 immediate or a per-partition [P,1] vector.
 using ScalarArg = std::variant<float, AccessPattern>;
 
@@ -88,20 +99,34 @@ struct Steps : std::array<std::int32_t, kMaxFreeDims> {};
 // fields(): see operand_field.hpp for what derives from the list. A member missing from
 // fields() is neither encoded, printed, compared nor validated.
 
-// dst[M,N] = stationary[K,M]^T @ moving[K,N]; K = partitions of the inputs.
+// dst[M,N] = stationary[K,M]^T @ moving[K,N]; K = partitions of the inputs. With
+// perf_mode double_row: dst[M,N] = sum over k, r of stationary[k,r,m] * moving[k,r,n],
+// stationary [K, 2, M] and moving [K, 2, N] (their free elements in that order).
 struct Matmul {
   AccessPattern dst, stationary, moving;
   AccumulateFlag acc = AccumulateFlag::single;
+  MatmulPerfMode perf_mode = MatmulPerfMode::none;
 
   // middle and last add to the partial sums already in dst.
   static bool accumulates(const Matmul& m) {
     return m.acc == AccumulateFlag::middle || m.acc == AccumulateFlag::last;
   }
   static constexpr auto fields() {
-    return std::make_tuple(field::out("dst", &Matmul::dst).read_when(&Matmul::accumulates),
-                           field::in("stationary", &Matmul::stationary),
-                           field::in("moving", &Matmul::moving).sets_n(),
-                           field::setting("acc", &Matmul::acc));
+    return std::make_tuple(
+        field::out("dst", &Matmul::dst).read_when(&Matmul::accumulates),
+        field::in("stationary", &Matmul::stationary), field::in("moving", &Matmul::moving).sets_n(),
+        field::setting("acc", &Matmul::acc), field::setting("perf_mode", &Matmul::perf_mode));
+  }
+  // Rows of the contraction per partition: 2 in double_row, else 1.
+  static constexpr std::uint32_t rows_per_partition(MatmulPerfMode m) {
+    return m == MatmulPerfMode::double_row ? 2 : 1;
+  }
+  // M and N: the stationary's and moving's free elements per contraction row.
+  std::uint64_t m_cols() const { return stationary.free_elems() / rows_per_partition(perf_mode); }
+  std::uint64_t n_cols() const { return moving.free_elems() / rows_per_partition(perf_mode); }
+  // The contraction K: partitions times rows per partition.
+  std::uint64_t k_rows() const {
+    return std::uint64_t{stationary.partitions} * rows_per_partition(perf_mode);
   }
 };
 // dst[F,P] = src[P,F]^T. Tensor engine (through the array, to PSUM) or Vector (<= 32x32).

@@ -236,6 +236,8 @@ template <>
 struct NeffField<ActFunc> : NeffEnum<ActFunc> {};
 template <>
 struct NeffField<AccumulateFlag> : NeffEnum<AccumulateFlag> {};
+template <>
+struct NeffField<MatmulPerfMode> : NeffEnum<MatmulPerfMode> {};
 
 // The op's byte, or kNoAluOp when absent.
 template <>

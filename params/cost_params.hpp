@@ -33,7 +33,7 @@ struct CostParams {
   std::uint32_t mm_init_latency = 0;          // MM_INIT_LATENCY, matmul fill latency
   std::uint32_t fp32_matmul_factor = 0;       // fp32 matmul runs at 1/f rate
   std::uint32_t load_stationary_speedup = 0;  // LoadStationary is up to f times faster
-  std::uint32_t fp8_matmul_speedup = 0;       // fp8 "double row" rate multiplier (1 on v2)
+  std::uint32_t double_row_speedup = 0;       // perf_mode double_row rate multiplier (0: none)
   // --- SBUF / PSUM access (reference section 2)
   std::uint32_t stride_penalty_bytes = 0;   // innermost stride above this many bytes...
   std::uint32_t stride_penalty_factor = 0;  // ...divides the bandwidth by this factor

@@ -199,22 +199,32 @@ std::string shape(std::uint64_t p, std::uint64_t f) {
 void run(const Site& s, const Matmul& mm) {
   const Operand dst(s, mm.dst, "dst"), st(s, mm.stationary, "stationary"),
       mv(s, mm.moving, "moving");
-  const std::uint32_t k_rows = st.partitions();
-  const std::size_t m_cols = st.free(), n_cols = mv.free();
-  if (mv.partitions() != k_rows)
+  const std::uint32_t partitions = st.partitions();
+  // double_row (NKI Trainium2 architecture guide, "Double FP8 Matmul Performance"): each
+  // partition holds two contraction rows, its free elements [2, F/2] (the most major free
+  // dimension of size two), so the contraction is 2K.
+  const std::uint32_t rows = Matmul::rows_per_partition(mm.perf_mode);
+  if (st.free() % rows != 0 || mv.free() % rows != 0)
+    s.fail(st.free() % rows != 0 ? "stationary" : "moving",
+           "has an odd free size; perf_mode=double_row reads it as [2, F/2]");
+  const std::size_t m_cols = st.free() / rows, n_cols = mv.free() / rows;
+  if (mv.partitions() != partitions)
     s.fail("moving", "has " + std::to_string(mv.partitions()) +
-                         " partitions (K) but stationary has " + std::to_string(k_rows));
+                         " partitions (K) but stationary has " + std::to_string(partitions));
   if (dst.partitions() != m_cols || dst.free() != n_cols)
     s.fail("dst", "is " + shape(dst.partitions(), dst.free()) + " but stationary^T @ moving is " +
                       shape(m_cols, n_cols));
 
   // Scratch kept per thread, so a matmul allocates nothing once the largest has run.
   thread_local std::vector<float> stationary, moving, sum, old;
-  load_rows(st, 0, k_rows, stationary);
-  load_rows(mv, 0, k_rows, moving);
+  load_rows(st, 0, partitions, stationary);
+  load_rows(mv, 0, partitions, moving);
 
   // sum[m][n] = sum_k stationary[k][m] * moving[k][n], as the array's fp32 accumulation
-  // chain (the order: matmul_fp32 above).
+  // chain (the order: matmul_fp32 above). Partition p's free elements are rows
+  // p*rows .. p*rows + rows-1 of the contraction (row-major), so the loaded data is already
+  // [K * rows, M] and [K * rows, N].
+  const std::uint32_t k_rows = partitions * rows;
   sum.resize(m_cols * n_cols);
   if (k_rows == 0)
     std::fill(sum.begin(), sum.end(), 0.0f);  // an empty sum

@@ -12,11 +12,9 @@ namespace neuronsim::traces {
 std::uint64_t model_flops(const isa::Instruction& instr) {
   const auto* mm = std::get_if<isa::Matmul>(&instr.op);
   if (!mm) return 0;
-  // dst[M,N] = stationary[K,M]^T @ moving[K,N]: K*M*N multiply-adds, two flops each.
-  const std::uint64_t k = mm->stationary.partitions;
-  const std::uint64_t m = mm->stationary.free_elems();
-  const std::uint64_t n = mm->moving.free_elems();
-  return 2 * k * m * n;
+  // dst[M,N] = stationary[K,M]^T @ moving[K,N]: K*M*N multiply-adds, two flops each (K
+  // twice the partitions in perf_mode double_row).
+  return 2 * mm->k_rows() * mm->m_cols() * mm->n_cols();
 }
 
 SummaryBuilder::SummaryBuilder(const TraceInfo& info, SummaryOptions options) : options_(options) {

@@ -50,18 +50,20 @@ class OpcodeChecker {
       problem("dst is " + name(mm.dst.dtype) + ", but matmul accumulates fp32 in psum");
     in_space("stationary", mm.stationary, MemSpace::sbuf);
     in_space("moving", mm.moving, MemSpace::sbuf);
-    const std::uint64_t k = mm.stationary.partitions, m = mm.stationary.free_elems(),
-                        n = mm.moving.free_elems();
+    const std::uint64_t k = mm.stationary.partitions, m = mm.m_cols(), n = mm.n_cols();
+    if (mm.perf_mode == MatmulPerfMode::double_row) check_double_row(mm);
     if (mm.moving.partitions != k)
       problem("stationary and moving partition counts (contraction K) differ: " + num(k) + " vs " +
               num(mm.moving.partitions));
     if (k > limits_.matmul_max_k)
       problem("contraction K = " + num(k) + " exceeds matmul_max_k " + num(limits_.matmul_max_k));
+    // In double_row, M and N are per contraction row: half the free sizes.
+    const std::string per_row = mm.perf_mode == MatmulPerfMode::double_row ? " / 2" : "";
     if (m > limits_.matmul_max_m)
-      problem("M = stationary free size " + num(m) + " exceeds matmul_max_m " +
+      problem("M = stationary free size" + per_row + " " + num(m) + " exceeds matmul_max_m " +
               num(limits_.matmul_max_m));
     if (n > limits_.matmul_max_n)
-      problem("N = moving free size " + num(n) + " exceeds matmul_max_n " +
+      problem("N = moving free size" + per_row + " " + num(n) + " exceeds matmul_max_n " +
               num(limits_.matmul_max_n));
     if (mm.dst.partitions != m || mm.dst.free_elems() != n)
       problem("dst " + fmt_shape(mm.dst) + " is not [M,N] = [" + num(m) + "," + num(n) + "]");
@@ -461,6 +463,30 @@ class OpcodeChecker {
 
   // NKI/nc_matmul, "Data types": the inputs may differ in dtype, except that a tf32 or
   // fp32 input needs a tf32 or fp32 partner.
+  // perf_mode double_row. NKI nc_matmul, "Performance mode": "On NeuronCore-v2, performance
+  // mode is not supported. On NeuronCore-v3 and NeuronCore-v4, Tensor Engine supports FP8
+  // double performance mode"; NKI Trainium2 architecture guide, "Double FP8 Matmul
+  // Performance": FP8_E4/FP8_E5 inputs (mixing allowed), "the second dimension (the most
+  // major free dimension) of both input tensors must be two".
+  void check_double_row(const Matmul& mm) {
+    if (limits_.matmul_double_row_speedup == 0)
+      problem(
+          "perf_mode double_row is not available on this target (NKI nc_matmul: "
+          "performance mode is not supported on NeuronCore-v2; "
+          "tensor.double_row_speedup is 0)");
+    for (auto [role, ap] :
+         {std::pair{"stationary", &mm.stationary}, std::pair{"moving", &mm.moving}}) {
+      if (ap->dtype != DType::fp8_e4m3 && ap->dtype != DType::fp8_e5m2)
+        problem(std::string(role) + " is " + name(ap->dtype) +
+                "; perf_mode double_row is the FP8 double performance mode (fp8_e4m3, fp8_e5m2 "
+                "inputs)");
+      if (ap->free_elems() % 2 != 0)
+        problem(std::string(role) + " " + fmt_shape(*ap) +
+                " has an odd free size; perf_mode double_row reads each input as [K, 2, F] "
+                "(its most major free dimension two)");
+    }
+  }
+
   void check_matmul_dtypes(DType s, DType m) {
     bool ok = true;
     for (auto [role, t] : {std::pair{"stationary", s}, std::pair{"moving", m}})

@@ -276,6 +276,9 @@ isa::Kernel cost_kernel() {
   t.push_back(op(isa::Matmul{part(k, ps, 0, 32), tile(k, w), part(k, bf, 0, 32)}));
   t.push_back(op(isa::Matmul{tile(k, ps), tile(k, w32), tile(k, m32)}));
   t.push_back(op(isa::Matmul{tile(k, ps), tile(k, w8), tile(k, m8)}));
+  isa::Matmul double_row{tile(k, ps), tile(k, w8), tile(k, m8)};  // tensor.double_row_speedup
+  double_row.perf_mode = isa::MatmulPerfMode::double_row;
+  t.push_back(op(double_row));
   return k;
 }
 

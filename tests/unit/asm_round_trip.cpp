@@ -200,7 +200,8 @@ class Generator {
   void emit(Stream s, Opcode op) {
     switch (op) {
       case Opcode::matmul: {
-        auto r = s.matmul(pattern(), pattern(), pattern(), choose<AccumulateFlag, 4>());
+        auto r = s.matmul(pattern(), pattern(), pattern(), choose<AccumulateFlag, 4>(),
+                          choose<MatmulPerfMode, kMatmulPerfModeCount>());
         return sync(r);
       }
       case Opcode::transpose: {

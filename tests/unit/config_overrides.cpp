@@ -49,6 +49,7 @@ void check_same(const TargetConfig& a, const TargetConfig& b) {
     CHECK(fa[i].second == fb[i].second);
   }
   CHECK(config_test::flag_fields(a) == config_test::flag_fields(b));
+  CHECK(config_test::mode_fields(a) == config_test::mode_fields(b));
 }
 
 }  // namespace

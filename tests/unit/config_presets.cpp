@@ -47,10 +47,11 @@ TEST_CASE("config: every preset loads and sets every runtime field", "[config]")
 }
 
 TEST_CASE("config: the runtime structs have no field the config leaves unfilled", "[config]") {
-  // numeric_fields() lists 20 TargetLimits and 25 CostParams fields, all uint32; a field
-  // added to those structs changes their size and must be added to the presets too.
-  // TargetLimits: + 1 flag (dma_transpose, in flag_fields()), padded to a uint32.
-  CHECK(sizeof(neuronsim::params::TargetLimits) == 21 * sizeof(std::uint32_t));
+  // numeric_fields() lists 20 TargetLimits and 24 CostParams fields, mode_fields() one of
+  // each, all uint32; a field added to those structs changes their size and must be added
+  // to the presets too. TargetLimits: + 1 flag (dma_transpose, in flag_fields()), padded to
+  // a uint32.
+  CHECK(sizeof(neuronsim::params::TargetLimits) == 22 * sizeof(std::uint32_t));
   CHECK(sizeof(neuronsim::params::CostParams) == 26 * sizeof(std::uint32_t));  // + 1 flag
   // HbmParams: capacity (uint64) and chip bandwidth (double), both in numeric_fields().
   CHECK(sizeof(neuronsim::params::HbmParams) == sizeof(std::uint64_t) + sizeof(double));
@@ -118,7 +119,8 @@ TEST_CASE("config: trn1 holds the NeuronCore-v2 numbers of the reference", "[con
   CHECK(t.cost.baseline_elems_per_cycle == 128);
   CHECK(t.cost.fp32_matmul_factor == 4);
   CHECK(t.cost.load_stationary_speedup == 4);
-  CHECK(t.cost.fp8_matmul_speedup == 1);
+  CHECK(t.cost.double_row_speedup == 0);  // NKI nc_matmul: no performance mode on v2
+  CHECK(t.limits.matmul_double_row_speedup == 0);
   CHECK(t.dma.efficient_bytes_per_row == 2048);
   CHECK_FALSE(t.dma.strict_priority);
   CHECK_FALSE(t.limits.dma_transpose);  // v2's DMA engines do not transpose
@@ -142,7 +144,8 @@ TEST_CASE("config: trn2 holds the NeuronCore-v3 numbers of the reference", "[con
   CHECK(t.cost.vector_elems_per_cycle_16bit == 512);
   CHECK(t.cost.vector_elems_per_cycle_other == 256);
   CHECK(t.cost.scalar_elems_per_cycle_16bit == 128);
-  CHECK(t.cost.fp8_matmul_speedup == 2);  // 4x128 fp8 / 2x128 dense
+  CHECK(t.cost.double_row_speedup == 2);  // Trainium2 guide: double FP8, 2x throughput
+  CHECK(t.limits.matmul_double_row_speedup == 2);
   CHECK(t.tensor_tflops_bf16 == 79);
   CHECK(t.tensor_tflops_fp8 == 158);
   CHECK(t.dma.descriptor_ns == 600);  // hardware DGE, section 4
@@ -168,7 +171,7 @@ TEST_CASE("config: trn3 holds the NeuronCore-v4 numbers of the reference", "[con
   CHECK(t.cost.scalar_elems_per_cycle_other == 128);
   CHECK(t.cost.vector_elems_per_cycle_16bit == 512);
   CHECK(t.cost.gpsimd_elems_per_cycle == 128);
-  CHECK(t.cost.fp8_matmul_speedup == 4);  // 8x128 mxfp8 / 2x128 dense
+  CHECK(t.cost.double_row_speedup == 2);  // NKI nc_matmul: v4 keeps the double_row mode
   CHECK(t.tensor_tflops_fp8 == 315);
   CHECK(t.cost.dependent_overhead == 202);  // no v4 figure: v3's, not v2's
   CHECK(t.dma.strict_priority);

@@ -63,7 +63,6 @@ inline std::vector<Field> numeric_fields(const neuronsim::config::TargetConfig& 
       {"cost.mm_init_latency", c.mm_init_latency},
       {"cost.fp32_matmul_factor", c.fp32_matmul_factor},
       {"cost.load_stationary_speedup", c.load_stationary_speedup},
-      {"cost.fp8_matmul_speedup", c.fp8_matmul_speedup},
       {"cost.stride_penalty_bytes", c.stride_penalty_bytes},
       {"cost.stride_penalty_factor", c.stride_penalty_factor},
       {"cost.tensor_cost_percent", c.tensor_cost_percent},
@@ -93,6 +92,15 @@ inline std::vector<Field> numeric_fields(const neuronsim::config::TargetConfig& 
       {"limits.dma_max_free_dims", t.limits.dma_max_free_dims},
       {"hbm.chip_bytes_per_ns", t.hbm.chip_bytes_per_ns},
       {"hbm_core_share", t.hbm_core_share},
+  };
+}
+
+// Counts for which 0 means "the generation has no such mode" (tensor.double_row_speedup on
+// v2), so a preset may leave them 0.
+inline std::vector<Field> mode_fields(const neuronsim::config::TargetConfig& t) {
+  return {
+      {"cost.double_row_speedup", t.cost.double_row_speedup},
+      {"limits.matmul_double_row_speedup", t.limits.matmul_double_row_speedup},
   };
 }
 

@@ -32,7 +32,7 @@ inline params::CostParams v2_params() {
   p.mm_init_latency = 64;
   p.fp32_matmul_factor = 4;
   p.load_stationary_speedup = 4;
-  p.fp8_matmul_speedup = 1;
+  p.double_row_speedup = 0;  // NKI nc_matmul: no performance mode on v2
   p.stride_penalty_bytes = 16;
   p.stride_penalty_factor = 2;
   // What-if scaling off: the formulas as published (docs/whatif.md).
@@ -42,12 +42,12 @@ inline params::CostParams v2_params() {
 }
 
 // NeuronCore-v3 (reference section 1): Vector 512 for bf16/fp16, 256 other; Scalar 128;
-// fp8 matmul double rate.
+// perf_mode double_row at twice the rate.
 inline params::CostParams v3_params() {
   params::CostParams p = v2_params();
   p.vector_elems_per_cycle_16bit = 512;
   p.vector_elems_per_cycle_other = 256;
-  p.fp8_matmul_speedup = 2;
+  p.double_row_speedup = 2;
   return p;
 }
 
@@ -123,6 +123,15 @@ inline Matmul matmul_op(DType dtype, std::uint32_t n_stationary, std::uint32_t n
   m.moving = tile(dtype, n_moving, MemSpace::sbuf, 1, k);
   m.dst = tile(DType::fp32, n_moving, MemSpace::psum, 1, n_stationary);
   return m;
+}
+
+// perf_mode double_row: stationary [k, 2, m], moving [k, 2, n] (2m and 2n free elements),
+// dst [m, n].
+inline Matmul double_row_op(DType dtype, std::uint32_t m, std::uint32_t n, std::uint32_t k = 128) {
+  Matmul mm = matmul_op(dtype, 2 * m, 2 * n, k);
+  mm.dst = tile(DType::fp32, n, MemSpace::psum, 1, m);
+  mm.perf_mode = MatmulPerfMode::double_row;
+  return mm;
 }
 
 }  // namespace cost_test

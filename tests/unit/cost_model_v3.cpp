@@ -102,18 +102,28 @@ TEST_CASE("cost: tensor_scalar on Scalar streams at the Scalar width", "[cost]")
   CHECK(busy_cycles(ts_op(DType::fp32, 16, AluOp::add, 1.0f), Engine::scalar, p, true) == 164);
 }
 
-TEST_CASE("cost: v3 fp8 matmul runs fp8_matmul_speedup times faster", "[cost]") {
+TEST_CASE("cost: v3 fp8 matmul runs double_row_speedup times faster in double_row only", "[cost]") {
   const params::CostParams p = v3_params();
-  // fp8 x fp8, N_moving = 512: max(64, 512) / 2 = 256
-  CHECK(busy_cycles(matmul_op(DType::fp8_e4m3, 128, 512), Engine::tensor, p) == 256);
-  // e4m3 stationary with e5m2 moving is still fp8: 256
-  Matmul mixed = matmul_op(DType::fp8_e4m3, 128, 512);
-  mixed.moving.dtype = DType::fp8_e5m2;
-  CHECK(busy_cycles(mixed, Engine::tensor, p) == 256);
-  // bf16: 512; fp8 with bf16: 512
+  // fp8 x fp8 without the mode, N_moving = 512: max(64, 512) = 512, the bf16 rate (the mode
+  // is asked for: nki.isa.matmul_perf_mode).
+  CHECK(busy_cycles(matmul_op(DType::fp8_e4m3, 128, 512), Engine::tensor, p) == 512);
   CHECK(busy_cycles(matmul_op(DType::bf16, 128, 512), Engine::tensor, p) == 512);
-  mixed.moving.dtype = DType::bf16;
+  // double_row [128, 2, 128] x [128, 2, 512]: the moving stream of 1024 elements at 2x,
+  // max(min(64, M = 128), 1024 / 2) = 512: the time of the bf16 [128,128]x[128,512], with
+  // twice the contraction (Trainium2 guide: the same time as a 128-deep BF16 LS/MM).
+  CHECK(busy_cycles(double_row_op(DType::fp8_e4m3, 128, 512), Engine::tensor, p) == 512);
+  // e4m3 stationary with e5m2 moving (the guide allows the mix): 512
+  Matmul mixed = double_row_op(DType::fp8_e4m3, 128, 512);
+  mixed.moving.dtype = DType::fp8_e5m2;
   CHECK(busy_cycles(mixed, Engine::tensor, p) == 512);
-  // LoadStationary fp8, M = 128: ceil(128 / (4 * 2)) = 16
-  CHECK(load_stationary_cycles(matmul_op(DType::fp8_e4m3, 128, 512), p) == 16);
+  // Small N = 16 per row: stream 32 / 2 = 16 against the fill min(64, 128) = 64: 64
+  CHECK(busy_cycles(double_row_op(DType::fp8_e4m3, 128, 16), Engine::tensor, p) == 64);
+  // LoadStationary, M = 128: plain fp8 ceil(128 / 4) = 32; double_row 256 elements at
+  // 4 x 2: ceil(256 / 8) = 32, the bf16 load's time.
+  CHECK(load_stationary_cycles(matmul_op(DType::fp8_e4m3, 128, 512), p) == 32);
+  CHECK(load_stationary_cycles(double_row_op(DType::fp8_e4m3, 128, 512), p) == 32);
+  // Flops count the 2K contraction: 2 * 256 * 128 * 512.
+  Instruction instr;
+  instr.op = double_row_op(DType::fp8_e4m3, 128, 512);
+  CHECK(flops(instr) == 2ull * 256 * 128 * 512);
 }

@@ -117,6 +117,8 @@ TEST_CASE("opcodes: ALU op, activation function and accumulate flag numbers are 
                          kActFuncCount, act_func_name, parse_act_func);
   check_numbers<AccumulateFlag>({{"single", 0}, {"first", 1}, {"middle", 2}, {"last", 3}},
                                 kAccumulateFlagCount, accumulate_flag_name, parse_accumulate_flag);
+  check_numbers<MatmulPerfMode>({{"none", 0}, {"double_row", 1}}, kMatmulPerfModeCount,
+                                matmul_perf_mode_name, parse_matmul_perf_mode);
 }
 
 TEST_CASE("opcodes: every field dependency names an optional field of the same opcode", "[isa]") {

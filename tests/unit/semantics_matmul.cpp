@@ -142,6 +142,41 @@ TEST_CASE("semantics: matmul with strided multi-dim stationary and moving patter
     }
 }
 
+TEST_CASE("semantics: matmul perf_mode double_row contracts over two rows per partition",
+          "[semantics]") {
+  // Trainium2 guide, Double FP8 Matmul: stationary [K, 2, M], moving [K, 2, N], dst[m][n] =
+  // sum over k and r of st[k][r][m] * mv[k][r][n] (a 2K contraction).
+  for (DType t : {DType::fp8_e4m3, DType::fp8_e5m2}) {
+    INFO("inputs " << dtype_name(t));
+    const std::uint32_t k = 32, m = 8, n = 24;
+    Bench b;
+    const auto st_a = b.alloc(MemSpace::sbuf, t, k, 2 * m);
+    const auto mv_a = b.alloc(MemSpace::sbuf, t, k, 2 * n, 0, 1024);
+    const auto ps_a = b.alloc(MemSpace::psum, DType::fp32, m, n);
+    Matmul mm;
+    mm.stationary =
+        b.pattern(MemSpace::sbuf, st_a, t, k, {{static_cast<std::int32_t>(m), 2}, {1, m}});
+    mm.moving = b.pattern(MemSpace::sbuf, mv_a, t, k, {{static_cast<std::int32_t>(n), 2}, {1, n}});
+    mm.dst = b.tile(ps_a, m, n);
+    mm.perf_mode = MatmulPerfMode::double_row;
+    const auto a = b.fill_random(mm.stationary, 51);
+    const auto x = b.fill_random(mm.moving, 52);
+    b.run(mm);
+    for (std::uint32_t i = 0; i < m; ++i)
+      for (std::uint32_t j = 0; j < n; ++j) {
+        double s = 0, mag = 0;
+        for (std::uint32_t kk = 0; kk < k; ++kk)
+          for (std::uint32_t r = 0; r < 2; ++r) {
+            const double prod = a[kk * 2 * m + r * m + i] * x[kk * 2 * n + r * n + j];
+            s += prod;
+            mag += std::fabs(prod);
+          }
+        INFO("m " << i << " n " << j);
+        REQUIRE(std::fabs(b.get(mm.dst, i, j) - s) <= 2 * k * std::ldexp(mag, -23));
+      }
+  }
+}
+
 TEST_CASE("semantics: transpose copies values exactly, including in place", "[semantics]") {
   SECTION("tensor engine, SBUF bf16 to PSUM fp32") {
     Bench b;

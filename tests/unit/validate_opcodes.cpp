@@ -16,6 +16,48 @@ AccessPattern vec(std::uint32_t partitions = 128) {
 }
 }  // namespace
 
+// A double_row matmul: stationary [128, 2, 64], moving [128, 2, 256] fp8, dst [64, 256].
+Matmul double_row_matmul() {
+  Matmul mm{psum(kPs, 64, 256), sbuf(kW, 128, 128, DType::fp8_e4m3),
+            sbuf(kW, 128, 512, DType::fp8_e4m3)};
+  mm.perf_mode = MatmulPerfMode::double_row;
+  return mm;
+}
+params::TargetLimits with_double_row() {
+  params::TargetLimits l = trn1_limits();
+  l.matmul_double_row_speedup = 2;  // trn2's
+  return l;
+}
+
+TEST_CASE("validate: matmul perf_mode double_row", "[validate]") {
+  // trn1 has no performance mode (NKI nc_matmul: not supported on NeuronCore-v2).
+  expect_one(with(Engine::tensor, double_row_matmul()),
+             "perf_mode double_row is not available on this target");
+  expect_none(with(Engine::tensor, double_row_matmul()), with_double_row());
+  // e4m3 with e5m2 is allowed (Trainium2 guide); bf16 is not the FP8 mode.
+  auto mm = double_row_matmul();
+  mm.moving.dtype = DType::fp8_e5m2;
+  expect_none(with(Engine::tensor, mm), with_double_row());
+  mm = double_row_matmul();
+  mm.stationary.dtype = DType::bf16;
+  expect_one(with(Engine::tensor, mm), "stationary is bf16; perf_mode double_row is the FP8",
+             with_double_row());
+  // An odd free size cannot be [2, F/2].
+  mm = double_row_matmul();
+  mm.moving.dims[0].size = 511;
+  mm.dst.dims[0].size = 255;
+  expect_one(with(Engine::tensor, mm), "has an odd free size", with_double_row());
+  // M and N are per row: [128, 2, 64] has M = 64, over a matmul_max_m of 32.
+  params::TargetLimits small_m = with_double_row();
+  small_m.matmul_max_m = 32;
+  expect_one(with(Engine::tensor, double_row_matmul()),
+             "M = stationary free size / 2 64 exceeds matmul_max_m 32", small_m);
+  // dst is [M, N] per row: [64, 512] is not [64, 256].
+  mm = double_row_matmul();
+  mm.dst = psum(kPs, 64, 512);
+  expect_one(with(Engine::tensor, mm), "is not [M,N] = [64,256]", with_double_row());
+}
+
 TEST_CASE("validate: matmul accepted input dtypes", "[validate]") {
   expect_none(with(Engine::tensor, valid_matmul()));
   auto mm = valid_matmul();

@@ -19,18 +19,28 @@ using isa::Ix;
 // `count` matmuls [M x K=128] x [128 x N] into PSUM; with `alternate` the stationary
 // alternates between two tiles (the arch guide's ideal LS, MM, LS, MM... sequence, each
 // load in the background of the previous multiply), else one stationary is reused.
+// With perf_mode double_row the inputs are [128, 2, M] and [128, 2, N] (a 256 contraction).
 isa::Kernel matmul_stream(const Spec& s, DType dt, std::uint32_t m, std::uint32_t n,
-                          std::uint32_t count, bool alternate) {
+                          std::uint32_t count, bool alternate,
+                          isa::MatmulPerfMode mode = isa::MatmulPerfMode::none) {
   isa::Builder b("v_" + s.id, s.target);
-  const auto st0 = b.sbuf("st0", dt, {128, m}), st1 = b.sbuf("st1", dt, {128, m});
-  const auto mov = b.sbuf("mov", dt, {128, n});
+  const std::uint32_t rows = isa::Matmul::rows_per_partition(mode);
+  const auto st0 = b.sbuf("st0", dt, {128, rows * m}), st1 = b.sbuf("st1", dt, {128, rows * m});
+  const auto mov = b.sbuf("mov", dt, {128, rows * n});
   // Two banks, alternating, so consecutive results never share one.
   const auto ps = b.psum("ps", DType::fp32, {m, 2, 512});
   for (std::uint32_t i = 0; i < count; ++i) {
     const auto& st = alternate && i % 2 ? st1 : st0;
-    b.tensor().matmul(ps.slice(Ix(), i % 2, Ix(0, n)), st, mov);
+    b.tensor().matmul(ps.slice(Ix(), i % 2, Ix(0, n)), st, mov, isa::AccumulateFlag::single, mode);
   }
   return b.build();
+}
+
+isa::MatmulPerfMode arg_perf_mode(const Spec& s) {
+  const std::string name = arg_str(s, "perf_mode", "none");
+  const auto mode = isa::parse_matmul_perf_mode(name);
+  if (!mode) throw std::runtime_error(s.id + ": perf_mode '" + name + "' unknown");
+  return *mode;
 }
 
 // Mean time between the ends of instructions `first` and `last` of the Tensor stream.
@@ -40,13 +50,15 @@ double interval_ns(const Run& run, std::uint32_t first, std::uint32_t last) {
   return neuronsim::traces::ps_to_ns(z.end_ps - a.end_ps) / (last - first);
 }
 
-// Peak TFLOPS: 2*K*M*N flops per 128x128x512 matmul over the steady interval (the first
-// matmul's unhidden load excluded). With chip, the sum over every core of the chip.
+// Peak TFLOPS: 2*K*M*N flops per 128x128x512 matmul (K = 256 in double_row) over the
+// steady interval (the first matmul's unhidden load excluded). With chip, the sum over every core
+// of the chip.
 const Registrar matmul_tflops("matmul_tflops", [](Bench& bench, const Spec& s) -> Reader {
   const DType dt = arg_dtype(s, "dtype", DType::bf16);
   const std::uint32_t count = arg_u32(s, "count", 16);
-  const isa::Kernel k = matmul_stream(s, dt, 128, 512, count, true);
-  const double flops = 2.0 * 128 * 128 * 512;
+  const isa::MatmulPerfMode mode = arg_perf_mode(s);
+  const isa::Kernel k = matmul_stream(s, dt, 128, 512, count, true, mode);
+  const double flops = 2.0 * 128 * isa::Matmul::rows_per_partition(mode) * 128 * 512;
   std::vector<RunPtr> runs;
   if (arg_bool(s, "chip", false))
     runs = bench.run_chip(s.target, k);

@@ -84,7 +84,7 @@ def assign_matmul_groups(instrs):
     for ins in instrs:
         if ins.opcode == "matmul":
             if ins.acc_flag != "single":
-                ins.options = [("acc", ins.acc_flag)]
+                ins.options = [("acc", ins.acc_flag)] + [o for o in ins.options if o[0] != "acc"]
             if ins.acc_flag in ("middle", "last"):
                 ins.reads.append(ins.writes[0])
 

@@ -40,6 +40,20 @@ tensor_engine, vector_engine, scalar_engine, gpsimd_engine, sync_engine, unknown
     "tensor", "vector", "scalar", "gpsimd", "sync", None)
 
 
+class matmul_perf_mode:
+    """NKI's nki.isa.matmul_perf_mode: none, or double_row, the FP8 double performance mode
+    of NeuronCore-v3/v4 (2x matmul throughput, two FP8 element pairs per PE)."""
+
+    none = "none"
+    double_row = "double_row"
+
+
+# nc_matmul's perf_mode spellings: the page's enum values and strings, and neuronxcc-era
+# 'double_row_gen3' (nki-samples' double_row_matmul, written for trn2: the same v3 mode).
+_PERF_MODES = {None: "none", "none": "none", "double_row": "double_row",
+               "double_row_gen3": "double_row"}
+
+
 class reduce_cmd:
     idle = "idle"
     reset = "reset"
@@ -229,16 +243,36 @@ def nc_matmul(*args, **kwargs):
     a = _bind(args, kwargs, names, location, "nc_matmul")
     st = _matmul_operand(a.get("stationary"), "stationary", location)
     mv = _matmul_operand(a.get("moving"), "moving", location)
-    for unsupported in ("tile_position", "tile_size", "perf_mode"):
+    for unsupported in ("tile_position", "tile_size"):
         if a.get(unsupported) not in (None, False, (), 0, "none"):
             fail(f"nc_matmul: {unsupported} is not supported by neuronsim", location)
+    mode = a.get("perf_mode")
+    if mode not in _PERF_MODES:
+        fail(f"nc_matmul: perf_mode {mode!r} is not a matmul_perf_mode (none, double_row)",
+             location)
+    mode = _PERF_MODES[mode]
     check_mask(a.get("mask"), location)
     if a.get("is_transpose"):
+        if mode != "none":
+            fail("nc_matmul: perf_mode double_row cannot be combined with is_transpose "
+                 "(Trainium2 architecture guide, Double FP8 Matmul Performance)", location)
         return _transpose_mode(a, st, mv, location)
-    dst = _out(a.get("dst"), (st.free_size(), mv.free_size()), FLOAT32, location, "psum")
+    rows = 1
+    if mode == "double_row":
+        # Trainium2 architecture guide, "Double FP8 Matmul Performance": stationary
+        # [K, 2, M], moving [K, 2, N], "the second dimension (the most major free
+        # dimension) of both input tensors must be two"; dst [M, N].
+        for role, t in (("stationary", st), ("moving", mv)):
+            if len(t.shape) != 3 or t.shape[1] != 2:
+                fail(f"nc_matmul: perf_mode double_row needs {role} shaped [K, 2, F] (its most "
+                     f"major free dimension two), not {list(t.shape)}", location)
+        rows = 2
+    dst = _out(a.get("dst"), (st.free_size() // rows, mv.free_size() // rows), FLOAT32,
+               location, "psum")
     if dst.space != "psum":
         fail("nc_matmul writes PSUM: dst must be an nl.psum tile", location)
-    instr = emit("tensor", "matmul", dst, [st, mv], [], location)
+    options = [("perf_mode", "double_row")] if mode == "double_row" else []
+    instr = emit("tensor", "matmul", dst, [st, mv], options, location)
     acc = a.get("accumulate")
     instr.acc = "auto" if acc is None else bool(acc)
     return dst
