@@ -7,4 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/sanitize.sh
+echo "hardening: sanitizer build and subset took $SECONDS s"
 FUZZ_SECONDS=${FUZZ_SECONDS:-20} scripts/fuzz.sh
