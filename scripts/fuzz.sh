@@ -3,7 +3,7 @@
 # for a bounded time on corpora seeded from the examples (fuzz/README.md).
 #   FUZZ_SECONDS  per target (default 20)        FUZZ_BUILD  the tree (default build-fuzz)
 #   NEURONSIM     a built neuronsim that makes the seeds (default build/neuronsim)
-#   FUZZ_TARGETS  which targets (default: all)
+#   FUZZ_TARGETS  which targets (default: all)   FUZZ_PARALLEL  targets at a time (default nproc)
 # Exit status: 0 no finding; 1 a finding (the input is saved under $FUZZ_BUILD/findings/,
 # to be added as a regression test), or a build failure.
 set -euo pipefail
@@ -53,24 +53,51 @@ declare -A corpus=([fuzz_neff]=neff [fuzz_neff_payload]=neff [fuzz_asm]=asm [fuz
   [fuzz_npy]=npy [fuzz_descriptor]=descriptor)
 targets=${FUZZ_TARGETS:-"fuzz_neff fuzz_neff_payload fuzz_asm fuzz_ntff fuzz_host_json fuzz_config fuzz_graph fuzz_launch fuzz_npy fuzz_descriptor"}
 mkdir -p "$build/findings"
-status=0
-for t in $targets; do
-  work="$build/corpus/$t"
+# One target per core at a time (FUZZ_PARALLEL, default nproc): each libFuzzer run is one
+# process on one core, so on CI's 2 cores running them two at a time halves the wall time
+# without shortening any target's FUZZ_SECONDS. Results are printed in the targets' order.
+fuzz_one() {
+  local t=$1 work="$build/corpus/$1" asan=detect_leaks=1
   mkdir -p "$work"
-  # libFuzzer: -max_total_time bounds the run, -timeout one input, -rss_limit_mb memory.
-  asan=detect_leaks=1
   # fuzz_descriptor runs SystemC, which switches thread stacks: the SystemC suppressions of
   # the sanitizer build (tests/sanitizer/asan.supp), and no LeakSanitizer, which cannot see
   # main's stack across the switches and reports libFuzzer's own corpus as leaked.
   [[ $t == fuzz_descriptor ]] && asan="detect_leaks=0:suppressions=$root/tests/sanitizer/asan.supp"
+  # libFuzzer: -max_total_time bounds the run, -timeout one input, -rss_limit_mb memory.
   if ASAN_OPTIONS=$asan UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/fuzz/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=0 -artifact_prefix="$build/findings/$t-" \
     "$work" "$seeds/${corpus[$t]}" >"$build/findings/$t.log" 2>&1; then
-    echo "fuzz: $t: $(grep -Eo '#[0-9]+' "$build/findings/$t.log" | tail -1 | tr -d '#') runs, no finding"
+    echo "fuzz: $t: $(grep -Eo '#[0-9]+' "$build/findings/$t.log" | tail -1 | tr -d '#') runs, no finding" \
+      >"$build/findings/$t.result"
   else
-    echo "fuzz: $t: FINDING (see $build/findings/$t.log)"
-    grep -E 'ERROR|SUMMARY|fuzz:|Test unit written' "$build/findings/$t.log" | head -5
+    {
+      echo "fuzz: $t: FINDING (see $build/findings/$t.log)"
+      grep -E 'ERROR|SUMMARY|fuzz:|Test unit written' "$build/findings/$t.log" | head -5
+    } >"$build/findings/$t.result"
+    return 1
+  fi
+}
+parallel=${FUZZ_PARALLEL:-$(nproc)}
+running=0
+for t in $targets; do
+  rm -f "$build/findings/$t.result"
+  if ((running >= parallel)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait || true
+# The status comes from each target's result file, not from wait: wait -n has reaped some.
+status=0
+for t in $targets; do
+  if [[ -f $build/findings/$t.result ]]; then
+    cat "$build/findings/$t.result"
+    if grep -q FINDING "$build/findings/$t.result"; then status=1; fi
+  else
+    echo "fuzz: $t: no result (see $build/findings/$t.log)"
     status=1
   fi
 done
