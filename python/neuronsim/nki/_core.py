@@ -379,9 +379,15 @@ class _ActiveTrace(type):
         if trace is not None and cls._active is None:
             _ActiveTrace._collecting = gc.isenabled()
             gc.disable()
-        elif trace is None and cls._active is not None and _ActiveTrace._collecting:
-            gc.enable()
-        _ActiveTrace._active = trace
+            _ActiveTrace._active = trace
+        elif trace is None and cls._active is not None:
+            # Dropped first: a trace nothing else holds is freed while the collector is
+            # still paused (its objects hold no cycles), not walked by its next collection.
+            _ActiveTrace._active = None
+            if _ActiveTrace._collecting:
+                gc.enable()
+        else:
+            _ActiveTrace._active = trace
 
 
 class Trace(metaclass=_ActiveTrace):
