@@ -514,4 +514,5 @@ PYBIND11_MODULE(_core, m) {
   bind_host_scheduler(m);
   bind_example_kernels(m);
   bind_nki_lowering(m);
+  bind_nki_text(m);
 }

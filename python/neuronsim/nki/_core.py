@@ -194,18 +194,8 @@ class View:
         return n
 
     def asm(self):
-        dims = self.dims
-        if len(dims) == 1 and dims[0][1] != 1:  # the common case: nothing to normalise
-            s, n = dims[0]
-            ap = f"[{s}, {n}]"
-        else:
-            ap = ", ".join([f"[{s}, {n}]" for s, n in normalise_dims(dims, merge=not self.exact)])
-        if self.space == "hbm":
-            return f"{self.buffer}{{ap=[[{self.pstride}, {self.partitions}], {ap}], offset={self.offset}}}"
-        dt = self.dtype.asm
-        view = "" if dt == "uint8" else "." + dt
-        return (f"{self.buffer}{view}{{ap=[[0, {self.partitions}], {ap}], start={self.pstart}, "
-                f"offset={self.offset}}}")
+        """The operand's assembly text (defined in python/core/nki_text.cpp)."""
+        return _cxx.nki_view_text(self)
 
     def region(self):
         """(memory key, partition range, byte range): a bounding box of what it touches.
@@ -277,20 +267,6 @@ def regions_overlap(a, b):
     return rows_meet(ra[0], ra[1], getattr(ra, "step", 1), rb[0], rb[1], getattr(rb, "step", 1))
 
 
-def normalise_dims(dims, merge=True):
-    """Drop size-1 dims and merge contiguous neighbours (at most 4 free dims reach the
-    instruction, reference section 2); at least one dim remains."""
-    out = []
-    for stride, size in dims:
-        if size == 1:
-            continue
-        if merge and out and out[-1][0] == stride * size:
-            out[-1] = (stride, out[-1][1] * size)
-        else:
-            out.append((stride, size))
-    return out or [(1, 1)]
-
-
 # --- on-chip allocation -------------------------------------------------------------------
 
 
@@ -301,7 +277,18 @@ class Allocation:
 
     def __init__(self, space, offset, size, what, location, name=None):
         self.space, self.offset, self.size = space, offset, size
-        self.what, self.location, self.name = what, location, name
+        self._what, self.location, self.name = what, location, name
+
+    @property
+    def what(self):
+        """What the tile is, for messages: the text given, or for (shape, dtype) given by a
+        tile (_tensor.new_tile) `tile NAME[shape] dtype`, made only when a message needs it
+        (a loop makes a tile per iteration)."""
+        w = self._what
+        if isinstance(w, str):
+            return w
+        shape, dtype = w
+        return f"tile {self.name or ''}{list(shape)} {dtype.nki_name}"
 
 
 class Allocator:
@@ -317,10 +304,10 @@ class Allocator:
         self._next = 0
 
     def allocate(self, size, what, location, name=None):
-        if size > self.capacity:
-            fail(f"{what} needs {size} bytes per partition of {self.space.upper()}, more than "
-                 f"the {self.capacity} it has; use smaller tiles", location)
         alloc = Allocation(self.space, self._next, size, what, location, name)
+        if size > self.capacity:
+            fail(f"{alloc.what} needs {size} bytes per partition of {self.space.upper()}, "
+                 f"more than the {self.capacity} it has; use smaller tiles", location)
         self._next += (size + ALIGN - 1) // ALIGN * ALIGN
         self.blocks.append(alloc)
         return alloc
@@ -350,15 +337,9 @@ class Instr:
         self.acc_flag = None  # matmul: single/first/middle/last, set by lowering
 
     def asm(self):
-        parts = [v.asm() for v in self.operands]
-        for key, value in self.options:
-            parts.append(f"{key}={value.asm()}" if isinstance(value, View) else f"{key}={value}")
-        text = self.opcode + " " + ", ".join(parts) if parts else self.opcode
-        if self.waits:
-            text += "  wait " + ", ".join(f"{s}>={v}" for s, v in self.waits)
-        if self.signals:
-            text += "  signal " + ", ".join(self.signals)
-        return text
+        """The instruction's assembly text: opcode, operands, key=value options, waits and
+        signals (defined in python/core/nki_text.cpp)."""
+        return _cxx.nki_instr_text(self, View)
 
 
 class _ActiveTrace(type):
@@ -379,9 +360,15 @@ class _ActiveTrace(type):
         if trace is not None and cls._active is None:
             _ActiveTrace._collecting = gc.isenabled()
             gc.disable()
-        elif trace is None and cls._active is not None and _ActiveTrace._collecting:
-            gc.enable()
-        _ActiveTrace._active = trace
+            _ActiveTrace._active = trace
+        elif trace is None and cls._active is not None:
+            # Dropped first: a trace nothing else holds is freed while the collector is
+            # still paused (its objects hold no cycles), not walked by its next collection.
+            _ActiveTrace._active = None
+            if _ActiveTrace._collecting:
+                gc.enable()
+        else:
+            _ActiveTrace._active = trace
 
 
 class Trace(metaclass=_ActiveTrace):

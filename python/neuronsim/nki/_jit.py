@@ -287,6 +287,9 @@ class JitKernel:
             del call, result, results, r, replace, copies
             text, line_map = lower(tr, self.name, inputs, outputs, self.schedule)
         finally:
+            # The trace is freed before the collector resumes: resumed with the trace
+            # alive, its first collection would walk every object tracing made.
+            tr = None  # noqa: F841
             Trace.active = None
         traced = TracedKernel(self.name, text, line_map, inputs, outputs, target,
                               [h.name for h in mutable])

@@ -26,7 +26,7 @@ import re
 
 from .. import _core as _cxx
 from ._alloc import place_tiles
-from ._core import NkiError
+from ._core import NkiError, View
 from ._sources import SourceTable
 
 ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")  # Sync last (_core.nki_plan)
@@ -182,9 +182,8 @@ def _lower(tr, name, inputs, outputs, schedule):
         if not streams[eng]:
             continue
         lines += ["", f"{eng}:"]
-        for ins in streams[eng]:
-            lines.append(f"    {ins.asm()}  {sources.at(ins.location)}")
-            line_map[len(lines)] = ins.location
+        # One line per instruction: its text (Instr.asm), then its source suffix.
+        _cxx.nki_instr_lines(streams[eng], View, sources.at, lines, line_map)
     # The Python files, declared after the kernel line (before the first use).
     declared = sources.declarations()
     lines[3:3] = declared + ([""] if declared else [])

@@ -706,15 +706,16 @@ def new_tile(shape, dtype, space, location, name=None):
                 "tiles of P partitions)" if pdim == 0 and len(shape) > 1 else "")
         fail(f"partition dimension {shape[pdim]} of {list(shape)} must be 1..{_core.PARTITIONS}"
              + hint, location)
-    if any(s < 1 for s in shape):
+    if min(shape) < 1:
         fail(f"tile shape {list(shape)} has an empty dimension", location)
     per_partition = shape[:pdim] + shape[pdim + 1:]
-    nbytes = max(_prod(per_partition) * dtype.size, 1)
+    row_elems = _prod(per_partition)
+    nbytes = max(row_elems * dtype.size, 1)
     size = (nbytes + _core.ALIGN - 1) // _core.ALIGN * _core.ALIGN
     allocator = tr.sbuf if space == "sbuf" else tr.psum
-    what = f"tile {name or ''}{list(shape)} {dtype.nki_name}"
-    alloc = allocator.allocate(size, what, location, name)
-    alloc.row_elems = _prod(per_partition)
+    # What the tile is (`tile NAME[shape] dtype` in messages), formatted only if needed.
+    alloc = allocator.allocate(size, (shape, dtype), location, name)
+    alloc.row_elems = row_elems
     alloc.first_instr = len(tr.instrs)  # where a search for its writes may stop
     rm = _row_major(per_partition)
     strides = rm[:pdim] + (0,) + rm[pdim:]
