@@ -21,31 +21,12 @@
 #include <vector>
 
 #include "python/core/bindings.hpp"
+#include "python/core/py_objects.hpp"
 
 namespace py = pybind11;
 
 namespace neuronsim::python {
 namespace {
-
-// A new reference from the C API, or the Python error raised.
-py::object owned(PyObject* o) {
-  if (o == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(o);
-}
-
-py::object attr(PyObject* o, const char* name) {
-  // Interned once per name: attribute lookups by an interned string skip hashing it.
-  static std::unordered_map<const char*, PyObject*> names;
-  PyObject*& key = names[name];
-  if (key == nullptr) key = PyUnicode_InternFromString(name);
-  return owned(PyObject_GetAttr(o, key));
-}
-
-std::int64_t as_int(PyObject* o) {
-  const long long v = PyLong_AsLongLong(o);
-  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-  return v;
-}
 
 // Python's floor division (a box's bucket of a negative offset).
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
