@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 
+from .. import _shapes
 from . import _core
 from ._core import View, fail, user_location
+
+_row_major = _shapes.row_major_strides  # the name the front end's modules import
 
 HBM_BUFFERS = ("hbm", "private_hbm", "shared_hbm")
 
@@ -16,14 +19,6 @@ class HbmTensor:
 
     def __init__(self, name, shape, dtype, role):
         self.name, self.shape, self.dtype, self.role = name, tuple(shape), dtype, role
-
-
-def _row_major(shape):
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= n
-    return tuple(reversed(strides))
 
 
 class ParDim(int):

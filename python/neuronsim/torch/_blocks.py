@@ -27,6 +27,7 @@ import math
 import numpy as np
 import torch
 
+from .._shapes import row_major_strides
 from ._lowering import Unsupported, Value, _last_dim
 
 
@@ -62,19 +63,11 @@ class _Out:
         self.shape, self.dtype = tuple(shape), dtype
 
 
-def _contiguous_stride(shape):
-    stride, s = [], 1
-    for d in reversed(shape):
-        stride.append(s)
-        s *= d
-    return tuple(reversed(stride))
-
-
 def _view_of(x):
     """x as a View of itself (row-major)."""
     if isinstance(x, View):
         return x
-    return View(x, x.shape, _contiguous_stride(x.shape), 0, None)
+    return View(x, x.shape, row_major_strides(x.shape), 0, None)
 
 
 # --- regions of a source: the graph's layout ops, made once per graph ---
@@ -242,7 +235,7 @@ def view_op(g, op, func, x, rest, kwargs, out):
     res = View(v.src, r.shape, r.stride(), r.storage_offset(), v.origin or origin)
     src = v.src
     if (isinstance(src, Value) and res.offset == 0 and tuple(res.shape) and
-            res.stride == _contiguous_stride(res.shape) and math.prod(res.shape) == numel and
+            res.stride == row_major_strides(res.shape) and math.prod(res.shape) == numel and
             len(src.shape) and res.shape[-1] == src.shape[-1]):
         return Value(src.name, res.shape, src.dtype)  # the same rows
     return res
