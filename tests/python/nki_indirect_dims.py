@@ -238,5 +238,117 @@ class ApVectorOffset(unittest.TestCase):
                 self.assertIn(HERE, str(cm.exception))
 
 
+@nki.jit
+def gather_skip(data, idx, fill):
+    # oob_mode.skip (the dma_copy page): rows with an out-of-range index keep dst's values.
+    out = nl.ndarray((idx.shape[0], data.shape[1]), dtype=data.dtype, buffer=nl.shared_hbm)
+    idx_tile = nl.load(idx)
+    rows = nl.load(fill)
+    nisa.dma_copy(dst=rows, src=data[idx_tile, :], oob_mode=nisa.oob_mode.skip)
+    nl.store(out, rows)
+    return out
+
+
+@nki.jit
+def gather_skip_load_mode(data, idx, fill):
+    # The earlier dma_copy page's mode= keyword, on a gather through .ap(vector_offset=).
+    out = nl.ndarray((idx.shape[0], data.shape[1]), dtype=data.dtype, buffer=nl.shared_hbm)
+    idx_tile = nl.load(idx)
+    rows = nl.load(fill)
+    nisa.dma_copy(dst=rows, src=data.ap(pattern=[[data.shape[1], idx.shape[0]],
+                                                 [1, data.shape[1]]],
+                                        vector_offset=idx_tile, indirect_dim=0),
+                  mode=nisa.oob_mode.skip)
+    nl.store(out, rows)
+    return out
+
+
+@nki.jit
+def scatter_skip(base, idx, rows):
+    # Padding rows (index -1 or past the end) of a scatter are dropped (vLLM's KV-cache
+    # update with oob_mode.skip).
+    out = nl.ndarray(base.shape, dtype=base.dtype, buffer=nl.shared_hbm)
+    nl.store(out, nl.load(base))
+    idx_tile = nl.load(idx)
+    nl.store(out[idx_tile, :], value=nl.load(rows), oob_mode=nisa.oob_mode.skip)
+    return out
+
+
+class OobMode(unittest.TestCase):
+    def test_skip_leaves_out_of_range_rows_of_a_gather(self):
+        rng = np.random.default_rng(7)
+        data = rng.standard_normal((200, 32)).astype(np.float32)
+        fill = np.full((64, 32), -7.0, np.float32)
+        idx = rng.integers(0, 200, (64, 1)).astype(np.int32)
+        idx[[3, 10, 63], 0] = [200, -1, 5000]
+        want = data[np.clip(idx[:, 0], 0, 199)]
+        want[[3, 10, 63]] = -7.0
+        for kernel in (gather_skip, gather_skip_load_mode):
+            for target in TARGETS:
+                with self.subTest(kernel=kernel.fn.__name__, target=target):
+                    np.testing.assert_array_equal(
+                        nki.simulate(kernel, data, idx, fill, target=target), want)
+
+    def test_skip_drops_out_of_range_rows_of_a_scatter(self):
+        rng = np.random.default_rng(8)
+        base = rng.standard_normal((100, 16)).astype(np.float32)
+        rows = rng.standard_normal((32, 16)).astype(np.float32)
+        idx = rng.permutation(100)[:32].astype(np.int32)[:, None]
+        idx[[0, 31], 0] = [-1, 100]
+        want = base.copy()
+        keep = (idx[:, 0] >= 0) & (idx[:, 0] < 100)
+        want[idx[keep, 0]] = rows[keep]
+        for target in TARGETS:
+            np.testing.assert_array_equal(
+                nki.simulate(scatter_skip, base, idx, rows, target=target), want)
+
+    def test_the_default_stays_an_error(self):
+        data = np.ones((200, 32), np.float32)
+        idx = np.zeros((64, 1), np.int32)
+        idx[3, 0] = 200
+
+        @nki.jit
+        def default(data, idx, fill):
+            out = nl.ndarray((idx.shape[0], data.shape[1]), dtype=data.dtype,
+                             buffer=nl.shared_hbm)
+            rows = nl.load(fill)
+            nisa.dma_copy(dst=rows, src=data[nl.load(idx), :], oob_mode=nisa.oob_mode.error)
+            nl.store(out, rows)
+            return out
+        with self.assertRaises(neuronsim.Error) as cm:
+            nki.simulate(default, data, idx, np.zeros((64, 32), np.float32))
+        self.assertIn("partition 3 holds row index 200", str(cm.exception))
+
+    def test_one_instruction_marked_oob_skip(self):
+        asm = gather_skip.trace(np.zeros((200, 32), np.float32), np.zeros((64, 1), np.int32),
+                                np.zeros((64, 32), np.float32)).asm()
+        gathers = [l for l in asm.splitlines() if "src_index=" in l]
+        self.assertEqual(len(gathers), 1)
+        self.assertIn("oob_skip=true", gathers[0])
+
+    def test_skip_with_dst_rmw_op_and_unknown_modes_are_refused_at_their_line(self):
+        @nki.jit
+        def rmw_skip(data, idx):
+            out = nl.ndarray(data.shape, dtype=data.dtype, buffer=nl.shared_hbm)
+            t = nl.load(idx)
+            nisa.dma_copy(dst=out[t, :], src=nl.load(data[0:4]), dst_rmw_op=nl.add,
+                          oob_mode=nisa.oob_mode.skip)
+            return out
+
+        @nki.jit
+        def bad_mode(data, idx):
+            out = nl.ndarray((4, 16), dtype=data.dtype, buffer=nl.shared_hbm)
+            nl.store(out, nl.load(data[nl.load(idx), :], oob_mode="wrap"))
+            return out
+        for kernel, text, words in ((rmw_skip, "oob_mode=nisa.oob_mode.skip)",
+                                     "only oob_mode=nisa.oob_mode.error"),
+                                    (bad_mode, 'oob_mode="wrap"', "is not nisa.oob_mode")):
+            with self.subTest(kernel=kernel.fn.__name__):
+                with self.assertRaises(nki.NkiError) as cm:
+                    kernel.trace(np.ones((16, 16), np.float32), np.zeros((4, 1), np.int32))
+                self.assertIn(words, str(cm.exception))
+                self.assertIn(HERE, str(cm.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
