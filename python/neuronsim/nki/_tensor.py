@@ -467,10 +467,23 @@ class Tensor:
                      "(an indirect DMA)", location)
             return IndirectRows.from_ap(self, pattern, offset, vector_offset, indirect_dim,
                                         location)
+        if any(n < 1 for _, n in pattern):
+            fail(f".ap(): every entry [step, num] needs num >= 1 (pattern "
+                 f"{[list(e) for e in pattern]})", location)
         shape = [n for _, n in pattern]
         strides = [s for s, _ in pattern]
         if self.space == "hbm":
-            return self._derive(shape, strides, self.offset + offset)
+            # Page "NKI Access Patterns": the pattern addresses the tensor's elements from
+            # offset; every element it reaches must lie in the tensor.
+            total = _prod(self.hbm.shape) if self.hbm.shape else 1
+            base = self.offset + offset
+            lo = base + sum(min(0, (n - 1) * st) for st, n in pattern)
+            hi = base + sum(max(0, (n - 1) * st) for st, n in pattern)
+            if lo < 0 or hi >= total:
+                fail(f".ap(): offset {offset} and pattern {[list(e) for e in pattern]} reach "
+                     f"elements {lo}..{hi} of {self.hbm.name} (it has {total}: 0..{total - 1})",
+                     location)
+            return self._derive(shape, strides, base)
         if self.pdim != 0:
             fail(".ap() on a tensor with block dimensions: index one block first (t[b])", location)
         row = self.alloc_row()
@@ -478,7 +491,17 @@ class Tensor:
         if parts > 1 and pstep != row:
             fail(f".ap(): on an on-chip tile the partition step is one partition's row "
                  f"({row} elements), not {pstep}", location)
+        if offset < 0:
+            fail(f".ap(): offset {offset} is negative", location)
         p0, f0 = divmod(offset, row)
+        # Within a partition the free entries must stay in the tile's row (the elements one
+        # partition of its allocation holds), as the page's SBUF/PSUM layout has it.
+        lo = f0 + sum(min(0, (n - 1) * st) for st, n in pattern[1:])
+        hi = f0 + sum(max(0, (n - 1) * st) for st, n in pattern[1:])
+        if lo < 0 or hi >= row:
+            fail(f".ap(): offset {offset} and pattern {[list(e) for e in pattern]} reach "
+                 f"elements {lo}..{hi} of a partition row of {row} elements (0..{row - 1})",
+                 location)
         if self.pstart + p0 + parts > _core.PARTITIONS:
             fail(f".ap(): partitions {self.pstart + p0}..{self.pstart + p0 + parts - 1} are "
                  f"beyond {_core.PARTITIONS}", location)
