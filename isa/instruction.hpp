@@ -303,13 +303,15 @@ struct BnAggr {
 // [P,1] integer column in SBUF, read when the transfer runs. With src_index, row p of dst
 // is row src_index[p] of src, whose partitions are the rows the indices may name; with
 // dst_index, row p of src lands on row dst_index[p] of dst. An index outside those rows
-// fails the launch.
+// fails the launch, unless oob_skip: then that row is skipped (a gather leaves dst's row as
+// it was, a scatter writes nothing for it), NKI/dma_copy's oob_mode.skip.
 struct DmaCopy {
   AccessPattern dst, src;
   QueueRef queue = 0;
   bool accumulate = false;
   bool transpose = false;
   std::optional<AccessPattern> src_index, dst_index;
+  bool oob_skip = false;
 
   static bool read_add_write(const DmaCopy& d) { return d.accumulate; }
   static constexpr auto fields() {
@@ -319,7 +321,8 @@ struct DmaCopy {
                            field::setting("accumulate", &DmaCopy::accumulate),
                            field::setting("transpose", &DmaCopy::transpose),
                            field::column("src_index", &DmaCopy::src_index),
-                           field::column("dst_index", &DmaCopy::dst_index));
+                           field::column("dst_index", &DmaCopy::dst_index),
+                           field::setting("oob_skip", &DmaCopy::oob_skip));
   }
   // The side an index picks rows of (null: a direct transfer), and that index (its
   // partitions are the rows the transfer moves).

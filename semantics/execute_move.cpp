@@ -4,6 +4,7 @@
 // otherwise through fp32 with the destination's rounding.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "semantics/alu.hpp"
@@ -140,8 +141,9 @@ void dma_transpose(const Site& s, const Operand& dst, const Operand& src) {
 
 // A gather (src_index) or scatter (dst_index), row by row in partition order: the index
 // column is read now, when the transfer runs, and every index is checked against the
-// indexed side's rows before anything moves (so a bad index moves nothing). Repeated
-// scatter indices: the later partition's row lands last (accumulate adds each).
+// indexed side's rows before anything moves (so a bad index moves nothing), or, with
+// oob_skip, marks its row skipped (nothing moves for it). Repeated scatter indices: the
+// later partition's row lands last (accumulate adds each).
 void dma_indirect(const Site& s, const DmaCopy& dma) {
   const bool gather = dma.src_index.has_value();
   const std::string_view idx_field = gather ? "src_index" : "dst_index";
@@ -155,10 +157,17 @@ void dma_indirect(const Site& s, const DmaCopy& dma) {
   if (table.free_elems() != tile.free())
     s.fail(table_field, "rows have " + std::to_string(table.free_elems()) + " elements but " +
                             std::string(tile.field()) + "'s have " + std::to_string(tile.free()));
+  // A skipped row (oob_skip, NKI/dma_copy oob_mode.skip: "silently skip") is kSkip.
+  constexpr std::uint32_t kSkip = std::numeric_limits<std::uint32_t>::max();
   std::vector<std::uint32_t> rows(tile.partitions());
   for (std::uint32_t p = 0; p < tile.partitions(); ++p) {
     const std::int64_t i = idx.first_int(p);
-    if (i < 0 || i >= std::int64_t{table.partitions})
+    const bool outside = i < 0 || i >= std::int64_t{table.partitions};
+    if (outside && dma.oob_skip) {
+      rows[p] = kSkip;
+      continue;
+    }
+    if (outside)
       s.fail(idx_field, "partition " + std::to_string(p) + " holds row index " + std::to_string(i) +
                             ", outside " + std::string(table_field) + "'s " +
                             std::to_string(table.partitions) + " rows (0 to " +
@@ -169,6 +178,7 @@ void dma_indirect(const Site& s, const DmaCopy& dma) {
     using T = decltype(tag);
     std::vector<T> v, old;
     for (std::uint32_t p = 0; p < tile.partitions(); ++p) {
+      if (rows[p] == kSkip) continue;
       AccessPattern one = table;  // row rows[p] of the indexed side
       one.start_partition = table.start_partition + rows[p];
       one.partitions = 1;
@@ -201,6 +211,7 @@ void run(const Site& s, const DmaCopy& dma) {
     dma_indirect(s, dma);
     return;
   }
+  if (dma.oob_skip) s.fail("oob_skip", "only an indirect dma_copy skips out-of-range rows");
   const Operand dst(s, dma.dst, "dst"), src(s, dma.src, "src");
   if (dma.transpose) {
     if (dma.accumulate) s.fail("accumulate", "a DMA transpose does not accumulate");

@@ -278,6 +278,17 @@ class OpcodeChecker {
     // NKI/dma_copy: any dtypes, also with dst_rmw_op (the add runs in fp32 and the result
     // is cast to dst's dtype), so accumulate takes an integer dst too.
     if (d.transpose) dma_transpose(d);
+    // NKI/dma_copy, oob_mode: "how to handle out-of-bounds (oob) array indices during
+    // indirect access operations"; "If dst_rmw_op is specified, only oob_mode=oob_mode.error
+    // is allowed".
+    if (d.oob_skip && !d.indexed())
+      problem(
+          "oob_skip: only an indirect dma_copy (src_index or dst_index) checks its rows "
+          "when it runs; a direct transfer's pattern is checked here");
+    if (d.oob_skip && d.accumulate)
+      problem(
+          "oob_skip: an accumulating dma_copy (dst_rmw_op) allows only the error mode "
+          "(NKI dma_copy)");
   }
 
   // A gather (src_index) or scatter (dst_index): NKI/dma_copy, "When sw_dge is selected,

@@ -92,7 +92,7 @@ Kernel pipeline_kernel(int iterations) {
     if (i >= 2) reuse.push_back({stored, n - 1});
     sync.push_back(
         make(DmaCopy{tile(xt + b, DType::bf16, kCols), hbm_rows(0, DType::bf16, row, kCols), 0,
-                     false, false, std::nullopt, std::nullopt},
+                     false, false, std::nullopt, std::nullopt, false},
              reuse, {inc(loaded)}));
     tensor.push_back(
         make(Matmul{tile(acc + b, DType::fp32, kCols, MemSpace::psum), tile(wt, DType::bf16, 128),
@@ -127,7 +127,7 @@ Kernel pipeline_kernel(int iterations) {
              {{vec, n + 1}}, {}));
     sync.push_back(
         make(DmaCopy{hbm_rows(1, DType::fp32, row, kCols), tile(zt + b, DType::fp32, kCols), 1,
-                     false, false, std::nullopt, std::nullopt},
+                     false, false, std::nullopt, std::nullopt, false},
              {{vec, n + 1}}, {inc(stored)}));
   }
   return k;
@@ -175,11 +175,11 @@ Kernel dma_kernel(std::uint32_t transfers) {
     const std::uint32_t row = (i / 2 % kTiles) * 128;
     if (i % 2 == 0)
       sync.push_back(make(DmaCopy{tile(0, DType::bf16, kCols), hbm_rows(0, DType::bf16, row, kCols),
-                                  0, false, false, std::nullopt, std::nullopt},
+                                  0, false, false, std::nullopt, std::nullopt, false},
                           {}, {}));
     else
       sync.push_back(make(DmaCopy{hbm_rows(1, DType::bf16, row, kCols), tile(1, DType::bf16, kCols),
-                                  1, false, false, std::nullopt, std::nullopt},
+                                  1, false, false, std::nullopt, std::nullopt, false},
                           {}, {}));
   }
   return k;

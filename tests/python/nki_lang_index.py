@@ -125,9 +125,11 @@ def bad_axis_name(a):
 
 @nki.jit
 def bad_tensor_index(a, idx):
-    # A runtime index picks rows (the first dimension, an indirect DMA), not columns.
+    # A runtime index picks parts of an HBM tensor (an indirect DMA), not of an on-chip tile
+    # (NeuronCore-v4's tensor indirection).
     i = nl.load(idx)
-    return nl.load(a[0:8, i])
+    t = nl.load(a[0:8, 0:8])
+    return nl.copy(t[0:8, i])
 
 
 @nki.jit

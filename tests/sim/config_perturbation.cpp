@@ -169,20 +169,20 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
     const auto q = queue(k, "q", 0, 1);
     k.stream(Engine::sync)
         .push_back(op(isa::DmaCopy{tile(k, s_long), rows_of(k, longest), q, false, false,
-                                   std::nullopt, std::nullopt}));
+                                   std::nullopt, std::nullopt, false}));
     auto strided = rows_of(k, wide);
     strided.dims[0] = {static_cast<std::int32_t>(l.ap_max_stride), 2};
     k.stream(Engine::sync)
-        .push_back(
-            op(isa::DmaCopy{tile(k, s_two), strided, q, false, false, std::nullopt, std::nullopt}));
+        .push_back(op(isa::DmaCopy{tile(k, s_two), strided, q, false, false, std::nullopt,
+                                   std::nullopt, false}));
     // A DMA pattern with dma.max_pattern_dims free dims ...
     auto dims = rows_of(k, wide);
     dims.ndims = static_cast<std::uint8_t>(l.dma_max_free_dims);
     for (std::uint32_t i = 0; i < l.dma_max_free_dims; ++i)
       dims.dims[i] = {1, i + 1 == l.dma_max_free_dims ? 2u : 1u};
     k.stream(Engine::sync)
-        .push_back(
-            op(isa::DmaCopy{tile(k, s_two), dims, q, false, false, std::nullopt, std::nullopt}));
+        .push_back(op(isa::DmaCopy{tile(k, s_two), dims, q, false, false, std::nullopt,
+                                   std::nullopt, false}));
     // ... and an engine's with limits.ap_max_free_dims.
     auto engine_dims = tile(k, s_two);
     engine_dims.ndims = static_cast<std::uint8_t>(l.ap_max_free_dims);
@@ -227,8 +227,8 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
     const auto a = alloc(k, "a", MemSpace::sbuf, DType::bf16, 128, 64, 0);
     const auto q = queue(k, "q", 0, 16);
     k.stream(Engine::sync)
-        .push_back(op(
-            isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, true, std::nullopt, std::nullopt}));
+        .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, true, std::nullopt,
+                                   std::nullopt, false}));
     probes.push_back({"dma_transpose_allowed", k});
   }
   return probes;
@@ -350,8 +350,8 @@ std::vector<SimProbe> sim_probes() {
     const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 2048, 0);
     const auto q = queue(k, "q", 0, 16);
     k.stream(Engine::sync)
-        .push_back(op(
-            isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt}));
+        .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt,
+                                   std::nullopt, false}));
     probes.push_back({"dma_bandwidth", k});
   }
   {  // Rows of 1 KiB (half the efficient length) and of 32 bytes (below the floor).
@@ -363,10 +363,10 @@ std::vector<SimProbe> sim_probes() {
     const auto q0 = queue(k, "q0", 0, 8), q1 = queue(k, "q1", 8, 8);
     k.stream(Engine::sync)
         .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, mid), q0, false, false, std::nullopt,
-                                   std::nullopt}));
+                                   std::nullopt, false}));
     k.stream(Engine::sync)
         .push_back(op(isa::DmaCopy{tile(k, b), rows_of(k, tiny), q1, false, false, std::nullopt,
-                                   std::nullopt}));
+                                   std::nullopt, false}));
     probes.push_back({"dma_rows", k});
   }
   {  // 24 transfers issued at once on one queue: more than a queue of 16 holds.
@@ -377,7 +377,7 @@ std::vector<SimProbe> sim_probes() {
     for (int i = 0; i < 24; ++i)
       k.stream(Engine::sync)
           .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt,
-                                     std::nullopt}));
+                                     std::nullopt, false}));
     probes.push_back({"dma_depth", k});
   }
   {  // A transfer GpSimd issues: it makes the descriptors itself (software DGE).
@@ -386,8 +386,8 @@ std::vector<SimProbe> sim_probes() {
     const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 512, 0);
     const auto q = queue(k, "q", 0, 16);
     k.stream(Engine::gpsimd)
-        .push_back(op(
-            isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt}));
+        .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt,
+                                   std::nullopt, false}));
     probes.push_back({"dma_swdge", k});
   }
   {  // Two queues on one DMA engine, four transfers each issued alternately: round-robin
@@ -400,7 +400,7 @@ std::vector<SimProbe> sim_probes() {
       for (auto q : {q0, q1})
         k.stream(Engine::sync)
             .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt,
-                                       std::nullopt}));
+                                       std::nullopt, false}));
     probes.push_back({"dma_priority", k});
   }
   {  // DMA transposes of [128, 128] bf16, HBM to SBUF and SBUF to SBUF, on two queues.
@@ -411,11 +411,11 @@ std::vector<SimProbe> sim_probes() {
     const auto c = alloc(k, "c", MemSpace::sbuf, DType::bf16, 128, 128, 512);
     const auto q0 = queue(k, "q0", 0, 16), q1 = queue(k, "q1", 0, 16);
     k.stream(Engine::sync)
-        .push_back(op(
-            isa::DmaCopy{tile(k, a), rows_of(k, t), q0, false, true, std::nullopt, std::nullopt}));
+        .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q0, false, true, std::nullopt,
+                                   std::nullopt, false}));
     k.stream(Engine::sync)
-        .push_back(
-            op(isa::DmaCopy{tile(k, c), tile(k, b), q1, false, true, std::nullopt, std::nullopt}));
+        .push_back(op(isa::DmaCopy{tile(k, c), tile(k, b), q1, false, true, std::nullopt,
+                                   std::nullopt, false}));
     probes.push_back({"dma_transpose", k});
   }
   return probes;

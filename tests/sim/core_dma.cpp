@@ -18,7 +18,8 @@ namespace {
 
 // in[128, 512] fp32 (2 KiB per row) loaded into SBUF tile `name` by Sync on `queue`.
 isa::Instruction load(isa::Kernel& k, std::uint32_t t, std::uint32_t a, std::uint16_t q) {
-  return op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt});
+  return op(
+      isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt, false});
 }
 
 }  // namespace
@@ -156,13 +157,13 @@ TEST_CASE("core: a DMA round trip moves the data and signals on completion", "[c
   const auto q = queue(k, "q0", 0, 4);
   const auto loaded = semaphore(k, "loaded");
   k.stream(Engine::sync)
-      .push_back(
-          op(isa::DmaCopy{tile(k, a), rows_of(k, in), q, false, false, std::nullopt, std::nullopt},
-             {}, {inc(loaded)}));
+      .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, in), q, false, false, std::nullopt,
+                                 std::nullopt, false},
+                    {}, {inc(loaded)}));
   k.stream(Engine::sync)
-      .push_back(
-          op(isa::DmaCopy{rows_of(k, out), tile(k, a), q, false, false, std::nullopt, std::nullopt},
-             {{loaded, 1}}));
+      .push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, a), q, false, false, std::nullopt,
+                                 std::nullopt, false},
+                    {{loaded, 1}}));
   std::vector<std::uint8_t> bytes(128 * 4 * 4);
   for (std::size_t i = 0; i < bytes.size() / 4; ++i) {
     const float v = static_cast<float>(i) * 0.5f;
@@ -193,9 +194,9 @@ TEST_CASE("core: never-written memory reads as NaN with the uninitialised fill",
       .push_back(
           op(isa::TensorTensor{tile(k, c), tile(k, a), tile(k, a), AluOp::add}, {}, {inc(done)}));
   k.stream(Engine::sync)
-      .push_back(
-          op(isa::DmaCopy{rows_of(k, out), tile(k, c), q, false, false, std::nullopt, std::nullopt},
-             {{done, 1}}));
+      .push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, c), q, false, false, std::nullopt,
+                                 std::nullopt, false},
+                    {{done, 1}}));
   RunOptions opt;
   opt.fill_uninitialised = true;
   const auto r = run_kernel(k, target("trn1"), {}, opt);
@@ -223,10 +224,10 @@ TEST_CASE("core: never-written integer memory reads the target's uninitialised_i
   const auto q = queue(k, "q0", 0, 16);
   k.stream(Engine::sync)
       .push_back(op(isa::DmaCopy{rows_of(k, out32), tile(k, u), q, false, false, std::nullopt,
-                                 std::nullopt}));
+                                 std::nullopt, false}));
   k.stream(Engine::sync)
-      .push_back(op(
-          isa::DmaCopy{rows_of(k, out8), tile(k, v), q, false, false, std::nullopt, std::nullopt}));
+      .push_back(op(isa::DmaCopy{rows_of(k, out8), tile(k, v), q, false, false, std::nullopt,
+                                 std::nullopt, false}));
   auto cfg = target("trn1");
   cfg.uninitialised_int_fill = 7;
   RunOptions opt;

@@ -27,8 +27,8 @@ isa::Kernel loads(std::uint32_t count, std::uint32_t rows, Engine issuer,
     const auto a =
         alloc(k, "a" + std::to_string(i), MemSpace::sbuf, DType::fp32, rows, 512, 2048 * i);
     k.allocations[a].start_partition = first_partitions.at(i);
-    k.stream(issuer).push_back(
-        op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt}));
+    k.stream(issuer).push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false,
+                                               std::nullopt, std::nullopt, false}));
   }
   return k;
 }

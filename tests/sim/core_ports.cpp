@@ -101,9 +101,9 @@ TEST_CASE("core: a timing-only run has exactly the timing of the full run", "[co
     const auto q = queue(k, "q0", 0, 16);
     const auto s_in = semaphore(k, "in"), s_v = semaphore(k, "v"), s_s = semaphore(k, "s");
     k.stream(Engine::sync)
-        .push_back(op(
-            isa::DmaCopy{tile(k, a), rows_of(k, in), q, false, false, std::nullopt, std::nullopt},
-            {}, {inc(s_in)}));
+        .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, in), q, false, false, std::nullopt,
+                                   std::nullopt, false},
+                      {}, {inc(s_in)}));
     k.stream(Engine::vector)
         .push_back(op(isa::TensorTensor{tile(k, b), tile(k, a), tile(k, a), AluOp::multiply},
                       {{s_in, 1}}, {inc(s_v)}));
@@ -116,9 +116,9 @@ TEST_CASE("core: a timing-only run has exactly the timing of the full run", "[co
     act.func = isa::ActFunc::sqrt;
     k.stream(Engine::scalar).push_back(op(act, {{s_v, 1}}, {inc(s_s)}));
     k.stream(Engine::sync)
-        .push_back(op(
-            isa::DmaCopy{rows_of(k, out), tile(k, c), q, false, false, std::nullopt, std::nullopt},
-            {{s_s, 1}}));
+        .push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, c), q, false, false, std::nullopt,
+                                   std::nullopt, false},
+                      {{s_s, 1}}));
     return k;
   };
   // Both on one core, one after the other: the timing-only launch first.

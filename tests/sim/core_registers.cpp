@@ -32,20 +32,20 @@ isa::Kernel add_kernel() {
   const auto q = queue(k, "q0", 0, 16);
   const auto in = semaphore(k, "in"), done = semaphore(k, "done");
   k.stream(Engine::sync)
-      .push_back(
-          op(isa::DmaCopy{tile(k, xa), rows_of(k, a), q, false, false, std::nullopt, std::nullopt},
-             {}, {inc(in)}));
+      .push_back(op(isa::DmaCopy{tile(k, xa), rows_of(k, a), q, false, false, std::nullopt,
+                                 std::nullopt, false},
+                    {}, {inc(in)}));
   k.stream(Engine::sync)
-      .push_back(
-          op(isa::DmaCopy{tile(k, xb), rows_of(k, b), q, false, false, std::nullopt, std::nullopt},
-             {}, {inc(in)}));
+      .push_back(op(isa::DmaCopy{tile(k, xb), rows_of(k, b), q, false, false, std::nullopt,
+                                 std::nullopt, false},
+                    {}, {inc(in)}));
   k.stream(Engine::vector)
       .push_back(op(isa::TensorTensor{tile(k, xo), tile(k, xa), tile(k, xb), AluOp::add}, {{in, 2}},
                     {inc(done)}));
   k.stream(Engine::sync)
-      .push_back(op(
-          isa::DmaCopy{rows_of(k, out), tile(k, xo), q, false, false, std::nullopt, std::nullopt},
-          {{done, 1}}));
+      .push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, xo), q, false, false, std::nullopt,
+                                 std::nullopt, false},
+                    {{done, 1}}));
   return k;
 }
 

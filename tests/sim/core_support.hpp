@@ -131,16 +131,16 @@ inline isa::Kernel square_kernel() {
   const auto q = queue(k, "q0", 0, 16);
   const auto loaded = semaphore(k, "loaded"), squared = semaphore(k, "squared");
   k.stream(isa::Engine::sync)
-      .push_back(
-          op(isa::DmaCopy{tile(k, a), rows_of(k, in), q, false, false, std::nullopt, std::nullopt},
-             {}, {inc(loaded)}));
+      .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, in), q, false, false, std::nullopt,
+                                 std::nullopt, false},
+                    {}, {inc(loaded)}));
   k.stream(isa::Engine::vector)
       .push_back(op(isa::TensorTensor{tile(k, b), tile(k, a), tile(k, a), isa::AluOp::multiply},
                     {{loaded, 1}}, {inc(squared)}));
   k.stream(isa::Engine::sync)
-      .push_back(
-          op(isa::DmaCopy{rows_of(k, out), tile(k, b), q, false, false, std::nullopt, std::nullopt},
-             {{squared, 1}}));
+      .push_back(op(isa::DmaCopy{rows_of(k, out), tile(k, b), q, false, false, std::nullopt,
+                                 std::nullopt, false},
+                    {{squared, 1}}));
   return k;
 }
 

@@ -19,8 +19,8 @@ isa::Kernel load_kernel() {
   const auto a = alloc(k, "a", MemSpace::sbuf, DType::fp32, 128, 512, 0);
   const auto q = queue(k, "q0", 0, 16);
   k.stream(Engine::sync)
-      .push_back(
-          op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt, std::nullopt}));
+      .push_back(op(isa::DmaCopy{tile(k, a), rows_of(k, t), q, false, false, std::nullopt,
+                                 std::nullopt, false}));
   return k;
 }
 

@@ -311,7 +311,8 @@ class Generator {
         const bool transpose = coin();
         std::optional<AccessPattern> src_index, dst_index;
         if (coin()) (coin() ? src_index : dst_index) = pattern();
-        auto r = s.dma_copy(dst, src, queue, accumulate, transpose, src_index, dst_index);
+        const bool oob_skip = coin();
+        auto r = s.dma_copy(dst, src, queue, accumulate, transpose, src_index, dst_index, oob_skip);
         return sync(r);
       }
       case Opcode::nop: {

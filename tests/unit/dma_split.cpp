@@ -43,7 +43,7 @@ Load load(std::uint32_t first, std::uint32_t rows, std::uint32_t cols, isa::DTyp
   isa::AccessPattern sbuf = hbm;
   sbuf.space = isa::MemSpace::sbuf;
   sbuf.partition_stride = 0;
-  l.copy = isa::DmaCopy{sbuf, hbm, 0, false, false, std::nullopt, std::nullopt};
+  l.copy = isa::DmaCopy{sbuf, hbm, 0, false, false, std::nullopt, std::nullopt, false};
   return l;
 }
 
@@ -88,7 +88,7 @@ TEST_CASE("dma split: the SBUF partitions pick the engines, wherever the tile st
   CHECK(parts[1].first_row == 4);
   CHECK(parts[1].bytes == 8 * 1024);
   // A store (SBUF source) splits by the source's partitions the same way.
-  isa::DmaCopy store{l.copy.src, l.copy.dst, 0, false, false, std::nullopt, std::nullopt};
+  isa::DmaCopy store{l.copy.src, l.copy.dst, 0, false, false, std::nullopt, std::nullopt, false};
   const auto back = engines::split_transfer(l.kernel, store, trn2());
   REQUIRE(back.size() == 2);
   CHECK(back[0].dma_engine == 4);
@@ -217,7 +217,7 @@ TEST_CASE("dma split: a gather or scatter moves one table row per index", "[dma]
   CHECK(engines::split_transfer(l.kernel, l.copy, trn2()).size() == 12);
   CHECK(engines::dma_efficiency(l.copy, trn2()) == Approx(256.0 / 2048));
   // The scatter back: src the 96 rows, dst the table, 96 rows by dst_index.
-  isa::DmaCopy scatter{l.copy.src, l.copy.dst, 0, false, false, std::nullopt, std::nullopt};
+  isa::DmaCopy scatter{l.copy.src, l.copy.dst, 0, false, false, std::nullopt, std::nullopt, false};
   scatter.dst_index = idx;
   CHECK(engines::dma_transfer_bytes(scatter) == 96 * 256);
   CHECK(engines::dma_transfer_rows(scatter) == 96);

@@ -97,7 +97,7 @@ TEST_CASE("instruction stream: extreme and invalid values survive bit for bit", 
         break;
       default:
         ins.op = DmaCopy{extreme_pattern(rng), extreme_pattern(rng), 65535, true, false,
-                         std::nullopt,         std::nullopt};
+                         std::nullopt,         std::nullopt,         false};
     }
     for (int w = 0; w < n % 5; ++w)  // more than the two kept inline, too
       ins.waits.push_back(

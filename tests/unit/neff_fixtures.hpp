@@ -82,12 +82,12 @@ inline Kernel every_opcode_kernel() {
       pattern(MemSpace::sbuf, 0, DType::bf16, 64, {{32, 2}, {16, 2}, {4, 4}, {1, 4}});
 
   auto& sync = k.stream(Engine::sync);
-  sync.push_back(instr(DmaCopy{xt, hbm_x, 0, false, false, std::nullopt, std::nullopt}, {},
+  sync.push_back(instr(DmaCopy{xt, hbm_x, 0, false, false, std::nullopt, std::nullopt, false}, {},
                        {{0, SemUpdate::increment, 1}}));
-  sync.push_back(instr(DmaCopy{wt, hbm_w, 1, false, false, std::nullopt, std::nullopt}, {},
+  sync.push_back(instr(DmaCopy{wt, hbm_w, 1, false, false, std::nullopt, std::nullopt, false}, {},
                        {{0, SemUpdate::increment, 1}}));
   sync.push_back(
-      instr(DmaCopy{hbm_y, xt, 1, true, false, std::nullopt, std::nullopt}, {{1, 5}}, {}));
+      instr(DmaCopy{hbm_y, xt, 1, true, false, std::nullopt, std::nullopt, false}, {{1, 5}}, {}));
   sync.push_back(instr(Nop{}, {{0, 2}, {1, 4}}, {{1, SemUpdate::set, 0}}));
 
   auto& tensor = k.stream(Engine::tensor);

@@ -346,4 +346,32 @@ TEST_CASE("semantics: an indirect dma_copy gathers and scatters rows by a runtim
   CHECK(b.get(table, 2, 0) == before);
   b.set_int(b.tile(idx, 3, 1), 1, 0, -1);
   CHECK_THROWS_WITH(b.run(gather), Catch::Contains("src_index: partition 1 holds row index -1"));
+
+  // oob_skip (NKI dma_copy oob_mode.skip): the out-of-range rows move nothing; the others
+  // move as before. Indices 4, -1, 10: the gather writes dst row 0 only, the scatter
+  // writes table row 4 only.
+  const std::int64_t mixed[3] = {4, -1, 10};
+  for (std::uint32_t p = 0; p < 3; ++p)
+    b.set_int(b.tile(idx, 3, 1), p, 0, mixed[p]);
+  std::vector<float> kept;
+  for (std::uint32_t p = 0; p < 3; ++p)
+    for (std::uint32_t f = 0; f < 4; ++f)
+      kept.push_back(b.get(gather.dst, p, f));
+  gather.oob_skip = true;
+  b.run(gather);
+  for (std::uint32_t f = 0; f < 4; ++f) {
+    CHECK(b.get(gather.dst, 0, f) == b.get(table, 4, f));
+    CHECK(b.get(gather.dst, 1, f) == kept[4 + f]);
+    CHECK(b.get(gather.dst, 2, f) == kept[8 + f]);
+  }
+  std::vector<float> table_before;
+  for (std::uint32_t r = 0; r < 10; ++r)
+    for (std::uint32_t f = 0; f < 4; ++f)
+      table_before.push_back(b.get(table, r, f));
+  scatter.oob_skip = true;
+  b.run(scatter);
+  for (std::uint32_t r = 0; r < 10; ++r)
+    for (std::uint32_t f = 0; f < 4; ++f)
+      CHECK(b.get(table, r, f) ==
+            (r == 4 ? b.get(gather.dst, 0, f) : table_before[std::size_t{r} * 4 + f]));
 }

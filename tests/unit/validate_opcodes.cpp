@@ -330,10 +330,11 @@ TEST_CASE("validate: gpsimd never touches psum", "[validate]") {
 }
 
 TEST_CASE("validate: dma_copy rules", "[validate]") {
-  DmaCopy d{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt, std::nullopt};
+  DmaCopy d{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0,    false, false,
+            std::nullopt,       std::nullopt,       false};
   expect_none(with(Engine::sync, d));
-  DmaCopy reshape{sbuf(kX, 128, 256), hbm(kIn, 64, 512), 0, false, false,
-                  std::nullopt,       std::nullopt};  // 32768 either way
+  DmaCopy reshape{sbuf(kX, 128, 256), hbm(kIn, 64, 512), 0,    false, false,
+                  std::nullopt,       std::nullopt,      false};  // 32768 either way
   expect_none(with(Engine::sync, reshape));
   auto bad = d;
   bad.dst = sbuf(kX, 128, 256);
@@ -368,7 +369,8 @@ TEST_CASE("validate: dma_copy transpose rules", "[validate]") {
             false,
             false,
             std::nullopt,
-            std::nullopt};
+            std::nullopt,
+            false};
   t.transpose = true;
   expect_none(kernel(t), v3);
   expect_one(kernel(t), "this target's DMA engines do not transpose");  // trn1
@@ -382,8 +384,8 @@ TEST_CASE("validate: dma_copy transpose rules", "[validate]") {
   bad = t;
   bad.accumulate = true;
   expect_one(kernel(bad), "does not accumulate", v3);
-  DmaCopy wide{sbuf(kX, 128, 128), hbm(kIn, 128, 128), 0, false, false,
-               std::nullopt,       std::nullopt};  // fp32
+  DmaCopy wide{sbuf(kX, 128, 128), hbm(kIn, 128, 128), 0,    false, false,
+               std::nullopt,       std::nullopt,       false};  // fp32
   wide.transpose = true;
   expect_one(kernel(wide), "transposes 2-byte dtypes", v3);
   bad = t;
@@ -395,7 +397,8 @@ TEST_CASE("validate: dma_copy transpose rules", "[validate]") {
                 false,
                 false,
                 std::nullopt,
-                std::nullopt};
+                std::nullopt,
+                false};
   store.transpose = true;
   expect_one(kernel(store), "dst is in hbm; a DMA transpose writes sbuf", v3);
 }
@@ -488,11 +491,13 @@ TEST_CASE("validate: max8, nc_find_index8 and nc_match_replace8 operands", "[val
 TEST_CASE("validate: indirect dma_copy rules", "[validate]") {
   // NKI dma_copy: software DGE (GpSimd) gathers or scatters "using a list of dynamic
   // indices from SBUF": a [P,1] int32/uint32 column, rows of an HBM tensor.
-  DmaCopy g{sbuf(kX, 64, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt, std::nullopt};
+  DmaCopy g{sbuf(kX, 64, 512), hbm(kIn, 128, 512), 0,    false, false,
+            std::nullopt,      std::nullopt,       false};
   g.src_index = sbuf(kInt, 64, 1, DType::int32);
   expect_none(with(Engine::gpsimd, g));
   expect_one(with(Engine::sync, g), "an indirect dma_copy is issued by gpsimd");
-  DmaCopy s{hbm(kOut, 128, 512), sbuf(kX, 64, 512), 0, false, false, std::nullopt, std::nullopt};
+  DmaCopy s{hbm(kOut, 128, 512), sbuf(kX, 64, 512), 0,    false, false,
+            std::nullopt,        std::nullopt,      false};
   s.dst_index = sbuf(kInt, 64, 1, DType::int32);
   s.accumulate = true;
   expect_none(with(Engine::gpsimd, s));
@@ -512,4 +517,14 @@ TEST_CASE("validate: indirect dma_copy rules", "[validate]") {
   bad = g;
   bad.dst_index = s.dst_index;
   expect_one(with(Engine::gpsimd, bad), "src_index and dst_index are both given");
+  // NKI dma_copy, oob_mode.skip: indirect access only, and not with dst_rmw_op.
+  auto skip = g;
+  skip.oob_skip = true;
+  expect_none(with(Engine::gpsimd, skip));
+  skip = s;
+  skip.oob_skip = true;
+  expect_one(with(Engine::gpsimd, skip), "oob_skip: an accumulating dma_copy");
+  DmaCopy direct{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0,   false, false,
+                 std::nullopt,       std::nullopt,       true};
+  expect_one(with(Engine::sync, direct), "oob_skip: only an indirect dma_copy");
 }

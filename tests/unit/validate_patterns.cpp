@@ -41,7 +41,8 @@ TEST_CASE("validate: allocation index out of range", "[validate]") {
 }
 
 TEST_CASE("validate: tensor index out of range", "[validate]") {
-  DmaCopy dma{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt, std::nullopt};
+  DmaCopy dma{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0,    false, false,
+              std::nullopt,       std::nullopt,       false};
   expect_none(with(Engine::sync, dma));
   dma.src.buffer = 3;
   expect_one(with(Engine::sync, dma), "src: tensor index 3 is out of range");
@@ -54,8 +55,14 @@ TEST_CASE("validate: pattern space must match its allocation's", "[validate]") {
 }
 
 TEST_CASE("validate: hbm pattern dtype must match its tensor", "[validate]") {
-  DmaCopy dma{sbuf(kX, 128, 512), hbm(kIn, 128, 512, DType::int32), 0, false, false, std::nullopt,
-              std::nullopt};
+  DmaCopy dma{sbuf(kX, 128, 512),
+              hbm(kIn, 128, 512, DType::int32),
+              0,
+              false,
+              false,
+              std::nullopt,
+              std::nullopt,
+              false};
   expect_one(with(Engine::sync, dma), "src: dtype int32 differs from tensor x's fp32");
 }
 
@@ -233,7 +240,8 @@ TEST_CASE("validate: multi-dim extents count every dim", "[validate]") {
 }
 
 TEST_CASE("validate: hbm pattern outside its tensor", "[validate]") {
-  DmaCopy dma{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt, std::nullopt};
+  DmaCopy dma{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0,    false, false,
+              std::nullopt,       std::nullopt,       false};
   dma.src.start_partition = 1;  // rows 1..128 of a 128-row tensor
   expect_one(with(Engine::sync, dma),
              "src: bytes [2048, 264192) fall outside tensor x (262144 bytes)");

@@ -11,9 +11,9 @@ namespace {
 // One instruction of every opcode, on engines that run it, synchronised by semaphores.
 Kernel every_opcode_kernel() {
   Kernel k = base_kernel();
-  auto load = instr(
-      DmaCopy{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt, std::nullopt},
-      1);
+  auto load = instr(DmaCopy{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0, false, false, std::nullopt,
+                            std::nullopt, false},
+                    1);
   load.signals.push_back({0, SemUpdate::increment, 16});
   k.stream(Engine::sync).push_back(load);
 
@@ -54,7 +54,7 @@ Kernel every_opcode_kernel() {
   g.push_back(instr(AffineSelect{sbuf(kY, 128, 128), sbuf(kX, 128, 128)}));
 
   auto store = instr(DmaCopy{hbm(kOut, 128, 512), sbuf(kY, 128, 512), 0, false, false, std::nullopt,
-                             std::nullopt});
+                             std::nullopt, false});
   store.waits.push_back({1, 1});
   k.stream(Engine::sync).push_back(store);
   return k;

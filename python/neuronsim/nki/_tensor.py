@@ -145,8 +145,8 @@ class Tensor:
         location = user_location()
         if not isinstance(key, tuple):
             key = (key,)
-        if key and isinstance(key[0], Tensor) and self.space == "hbm":
-            return IndirectRows(self, key, location)
+        if self.space == "hbm" and any(isinstance(k, Tensor) for k in key):
+            return IndirectRows.from_key(self, key, location)
         plain = True  # only slices and ints (the common case: no Ellipsis, no expressions)
         for k in key:
             if type(k) is not slice and type(k) is not int:
@@ -437,28 +437,66 @@ class Tensor:
         partitions' rows side by side (row = the elements one partition holds), so the
         partition step must be one row and the offset counts whole rows plus elements."""
         location = user_location()
+        vector_offset = kwargs.pop("vector_offset", None)
+        indirect_dim = kwargs.pop("indirect_dim", 0)
         for k, v in kwargs.items():
+            if k == "scalar_offset" and v is not None:
+                fail(".ap(): scalar_offset= (a runtime start read from a register) is not "
+                     "supported by neuronsim.nki, which builds every access pattern at trace "
+                     "time; use an int offset, or a [1, 1] index tile as vector_offset", location)
             if v not in (None, 0):
-                fail(f".ap(): {k}= (a runtime offset) is not supported by neuronsim.nki", location)
+                fail(f".ap(): unknown argument {k}= (NKI's .ap takes pattern, offset, "
+                     "scalar_offset, vector_offset, indirect_dim)", location)
         try:
             pattern = [(int(s), int(n)) for s, n in pattern]
+            offset = int(offset)
+            indirect_dim = int(indirect_dim)
         except (TypeError, ValueError):
-            fail(".ap() takes pattern=[[step, num], ...] of ints", location)
+            fail(".ap() takes pattern=[[step, num], ...] and offset of ints", location)
         if not pattern:
             fail(".ap() needs at least the partition entry [step, num]", location)
+        if vector_offset is not None:
+            if self.space != "hbm":
+                fail(".ap(): vector_offset on an on-chip tensor is NeuronCore-v4's tensor "
+                     "indirection, which neuronsim does not model; index an HBM tensor "
+                     "(an indirect DMA)", location)
+            return IndirectRows.from_ap(self, pattern, offset, vector_offset, indirect_dim,
+                                        location)
+        if any(n < 1 for _, n in pattern):
+            fail(f".ap(): every entry [step, num] needs num >= 1 (pattern "
+                 f"{[list(e) for e in pattern]})", location)
         shape = [n for _, n in pattern]
         strides = [s for s, _ in pattern]
         if self.space == "hbm":
-            return self._derive(shape, strides, self.offset + int(offset))
+            # Page "NKI Access Patterns": the pattern addresses the tensor's elements from
+            # offset; every element it reaches must lie in the tensor.
+            total = _prod(self.hbm.shape) if self.hbm.shape else 1
+            base = self.offset + offset
+            lo = base + sum(min(0, (n - 1) * st) for st, n in pattern)
+            hi = base + sum(max(0, (n - 1) * st) for st, n in pattern)
+            if lo < 0 or hi >= total:
+                fail(f".ap(): offset {offset} and pattern {[list(e) for e in pattern]} reach "
+                     f"elements {lo}..{hi} of {self.hbm.name} (it has {total}: 0..{total - 1})",
+                     location)
+            return self._derive(shape, strides, base)
         if self.pdim != 0:
             fail(".ap() on a tensor with block dimensions: index one block first (t[b])", location)
         row = self.alloc_row()
         pstep, parts = pattern[0]
-        offset = int(offset)
         if parts > 1 and pstep != row:
             fail(f".ap(): on an on-chip tile the partition step is one partition's row "
                  f"({row} elements), not {pstep}", location)
+        if offset < 0:
+            fail(f".ap(): offset {offset} is negative", location)
         p0, f0 = divmod(offset, row)
+        # Within a partition the free entries must stay in the tile's row (the elements one
+        # partition of its allocation holds), as the page's SBUF/PSUM layout has it.
+        lo = f0 + sum(min(0, (n - 1) * st) for st, n in pattern[1:])
+        hi = f0 + sum(max(0, (n - 1) * st) for st, n in pattern[1:])
+        if lo < 0 or hi >= row:
+            fail(f".ap(): offset {offset} and pattern {[list(e) for e in pattern]} reach "
+                 f"elements {lo}..{hi} of a partition row of {row} elements (0..{row - 1})",
+                 location)
         if self.pstart + p0 + parts > _core.PARTITIONS:
             fail(f".ap(): partitions {self.pstart + p0}..{self.pstart + p0 + parts - 1} are "
                  f"beyond {_core.PARTITIONS}", location)
@@ -555,34 +593,109 @@ class Tensor:
 
 
 class IndirectRows:
-    """Rows of an HBM tensor picked at run time by an SBUF index tile: `t[idx, ...]` (the
-    indirect forms of NKI's nl.load / nl.store pages, `data_tensor[idx_tile, i_f]` or
-    `data_tensor[idx_tile[i_p, 0], i_f]`). Not a view: nl.load, nl.store and
+    """Rows of an HBM tensor picked at run time by an SBUF index tile: `t[..., idx, ...]`
+    (the indirect forms of NKI's nl.load / nl.store pages, `data_tensor[idx_tile, i_f]` or
+    `data_tensor[idx_tile[i_p, 0], i_f]`, the index in any one dimension) or
+    `t.ap(pattern, offset, vector_offset=idx, indirect_dim=0)` (page "NKI Access
+    Patterns"; nki-samples' MoE token gathers). Not a view: nl.load, nl.store and
     nisa.dma_copy take it as a gather's source or a scatter's destination, one indirect
-    dma_copy (docs/python.md). `table` is the tensor's view over all its rows (the rows an
-    index may name, bounds-checked when the transfer runs); row p of the transfer is
-    table row index[p]."""
+    dma_copy (docs/python.md). `table` is a view whose partition axis is the indexed
+    dimension over all of it (the rows an index may name, bounds-checked when the transfer
+    runs) and whose free dims are one row's elements; row p of the transfer is table row
+    index[p]."""
 
-    def __init__(self, tensor, key, location):
-        index = key[0]
-        if index.space != "sbuf":
-            fail(f"a runtime row index must be an SBUF tile (it is in {index.space.upper()}): "
-                 "load the indices with nl.load first", location)
+    def __init__(self, index, table, location):
+        if not isinstance(index, Tensor) or index.space != "sbuf":
+            where = index.space.upper() if isinstance(index, Tensor) else type(index).__name__
+            fail(f"a runtime row index must be an SBUF tile (it is {where}): load the indices "
+                 "with nl.load first", location)
         if index.dtype.asm not in ("int32", "uint32"):
             fail(f"a runtime row index must be int32 or uint32, not {index.dtype!r}", location)
         if index.free_size() != 1:
             fail(f"a runtime row index is one index per partition ([P, 1]); this one is "
                  f"{list(index.shape)}", location)
+        self.index = index
+        self.table = table
+        self.shape = (index.partitions(),) + tuple(table.shape[1:])
+        self.dtype = table.dtype
+        self.space = "hbm"
+
+    @classmethod
+    def from_key(cls, tensor, key, location):
+        """t[k0, ..., idx, ...]: the index tile in one dimension d, ints, slices or index
+        expressions in the others. The transfer's row p is t with dimension d at idx[p]
+        and the other dimensions as the key gives them, in order (numpy's t[..., idx, ...]
+        with the index's axis moved first: a gather over a middle or the last dimension
+        lands each picked slice as one partition row)."""
+        if any(k is Ellipsis for k in key):
+            i = [k is Ellipsis for k in key].index(True)
+            key = key[:i] + (slice(None),) * (tensor.ndim - (len(key) - 1)) + key[i + 1:]
+        where = [i for i, k in enumerate(key) if isinstance(k, Tensor)]
+        if len(where) != 1:
+            fail("an indirect DMA takes one runtime index tile (in one dimension); "
+                 f"this index has {len(where)}", location)
+        d = where[0]
+        index = key[d]
         if tensor.ndim < 2:
             fail("indirect indexing needs a tensor of rows (2-D or more)", location)
-        self.index = index
-        self.table = tensor[(slice(None),) + tuple(key[1:])]
-        if self.table.ndim < 1 or self.table.shape[0] != tensor.shape[0]:
-            fail("indirect indexing picks rows: the index goes in the first dimension and "
-                 "the others keep one row's elements", location)
-        self.shape = (index.partitions(),) + tuple(self.table.shape[1:])
-        self.dtype = tensor.dtype
-        self.space = "hbm"
+        if len(key) > tensor.ndim:
+            fail(f"too many indices ({len(key)}) for a tensor of shape {list(tensor.shape)}",
+                 location)
+        for i, k in enumerate(key):
+            if i != d and isinstance(k, IndexExpr) and k.live_terms().get(0):
+                # A per-partition index in another dimension (data[i_p, idx_tile[i_p, 0]]:
+                # each partition its own element of its own row) is NKI's, not this model's.
+                fail(f"indirect DMA: dimension {i} is indexed by the partition axis (i_p) "
+                     f"beside the runtime index in dimension {d}, so each partition would pick "
+                     "its own element (a per-partition gather), which neuronsim's indirect DMA "
+                     "does not model: it picks whole slices of one table. Compute the flat "
+                     "index (idx + i_p * row_length, with nisa.iota and nl.add) and gather rows "
+                     "of t.reshape((-1, 1)) instead", location)
+        full = tuple(slice(None) if i == d else k for i, k in enumerate(key))
+        view = tensor[full]
+        # The view keeps one dimension per non-int index, in order (a plain or simple key).
+        pos = sum(1 for k in full[:d] if not isinstance(k, int))
+        if (pos >= view.ndim or view.shape[pos] != tensor.shape[d]
+                or view.strides[pos] != tensor.strides[d]):
+            fail(f"indirect DMA: the index expressions beside the runtime index reorder the "
+                 f"view of {list(tensor.shape)}; index the other dimensions with ints, slices "
+                 "or one nl.arange axis each, in order", location)
+        order = [pos] + [i for i in range(view.ndim) if i != pos]
+        table = view._derive([view.shape[i] for i in order], [view.strides[i] for i in order],
+                             view.offset)
+        return cls(index, table, location)
+
+    @classmethod
+    def from_ap(cls, tensor, pattern, offset, index, indirect_dim, location):
+        """t.ap(pattern, offset, vector_offset=index, indirect_dim=0): the pattern's first
+        entry [step, num] is the indexed one (num rows, one per index; row p starts at
+        offset + index[p] * step), the rest one row's elements. The rows an index may name
+        are those that fit in the tensor from offset (NKI/dma_copy: DGE checks addresses
+        against the tensor when the transfer runs)."""
+        if indirect_dim != 0:
+            fail(f".ap(): indirect_dim={indirect_dim} is not modelled (neuronsim's indirect "
+                 "DMA indexes the pattern's first entry, the rows); permute the pattern so the "
+                 "indexed entry comes first and use indirect_dim=0", location)
+        step, num = pattern[0]
+        if step <= 0:
+            fail(f".ap(): the indexed entry's step is {step}; an indirect row step must be "
+                 "positive", location)
+        rest = sum((n - 1) * s for s, n in pattern[1:] if n > 0)
+        if any(s < 0 for s, _ in pattern[1:]):
+            fail(".ap(): negative steps are not supported beside vector_offset", location)
+        total = _prod(tensor.hbm.shape) if tensor.hbm.shape else 1
+        base = tensor.offset + offset
+        if base < 0 or base + rest >= total:
+            fail(f".ap(): offset {offset} and pattern {[list(e) for e in pattern]} reach element "
+                 f"{base + rest}, outside the tensor's {total}", location)
+        rows = (total - 1 - base - rest) // step + 1
+        table = tensor._derive([rows] + [n for _, n in pattern[1:]],
+                               [step] + [s for s, _ in pattern[1:]], base)
+        indirect = cls(index, table, location)
+        if indirect.partitions() != num:
+            fail(f".ap(): the indexed entry [{step}, {num}] has {num} rows but vector_offset "
+                 f"{list(index.shape)} holds {indirect.partitions()} indices", location)
+        return indirect
 
     @property
     def ndim(self):
@@ -622,8 +735,8 @@ def _plain(k, location):
     if isinstance(k, slice):
         return k
     if isinstance(k, Tensor):
-        fail("a runtime index (a tensor) may only pick rows of an HBM tensor, in its first "
-             "dimension (t[idx_tile, i_f], an indirect DMA); elsewhere neuronsim.nki builds "
+        fail("a runtime index (a tensor) may only index an HBM tensor, in one of its "
+             "dimensions (t[idx_tile, i_f], an indirect DMA); elsewhere neuronsim.nki builds "
              "every access pattern at trace time", location)
     if isinstance(k, bool) or k is None:
         fail(f"unsupported index {k!r} (use ints, slices, nl.ds, nl.arange or nl.mgrid)", location)

@@ -54,6 +54,24 @@ _PERF_MODES = {None: "none", "none": "none", "double_row": "double_row",
                "double_row_gen3": "double_row"}
 
 
+class oob_mode:
+    """NKI's nki.isa.oob_mode: what an indirect DMA does with an index outside its tensor
+    (error: a runtime error, the default; skip: "Silently skip the runtime out-of-bounds
+    access"). https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.oob_mode.html"""
+
+    error = "error"
+    skip = "skip"
+
+
+def _oob_skip(mode, location, what):
+    """Whether oob_mode (or the earlier pages' mode=) asks to skip out-of-range rows."""
+    if mode is None or mode == oob_mode.error:
+        return False
+    if mode == oob_mode.skip:
+        return True
+    fail(f"{what}: oob_mode {mode!r} is not nisa.oob_mode.error or nisa.oob_mode.skip", location)
+
+
 class reduce_cmd:
     idle = "idle"
     reset = "reset"
@@ -1072,9 +1090,14 @@ def dma_copy(*args, **kwargs):
     location = user_location()
     a = _bind(args, kwargs, ["dst", "src", "dst_rmw_op"], location, "dma_copy")
     dst, src = a.get("dst"), a.get("src")
+    if "oob_mode" in a and "mode" in a:
+        fail("dma_copy: oob_mode given twice (oob_mode= and the earlier page's mode=)", location)
+    # NKI/dma_copy: out-of-bound checking applies to the dynamic (DGE) modes; a direct
+    # transfer's pattern is checked here, at trace time, so its oob_mode changes nothing.
+    skip = _oob_skip(a.get("oob_mode", a.get("mode")), location, "dma_copy")
     if isinstance(dst, IndirectRows) or isinstance(src, IndirectRows):
         check_mask(a.get("mask"), location)
-        return indirect_dma(dst, src, location, a.get("dst_rmw_op"))
+        return indirect_dma(dst, src, location, a.get("dst_rmw_op"), skip)
     for role, t in (("dst", dst), ("src", src)):
         if not isinstance(t, Tensor):
             fail(f"dma_copy: {role} must be a tensor", location)
@@ -1102,13 +1125,14 @@ def _dma(dst, src, location, rmw=None):
     return dst
 
 
-def indirect_dma(dst, src, location, rmw=None):
+def indirect_dma(dst, src, location, rmw=None, skip=False):
     """A gather (src an IndirectRows, t[idx, ...]) or scatter (dst one) as one dma_copy
     with src_index / dst_index, issued by GpSimd: NKI/dma_copy, "When sw_dge is selected,
     nisa.dma_copy can also perform a gather or scatter operation, using a list of dynamic
     indices from SBUF" (software DGE runs on GpSimd). The indices are read when the
     transfer runs, so the DMA waits for the instruction that wrote them (it is one of the
-    transfer's reads); an index outside the tensor's rows fails the launch."""
+    transfer's reads); an index outside the tensor's rows fails the launch, or with skip
+    (oob_mode.skip) moves nothing for its row."""
     gather = isinstance(src, IndirectRows)
     if gather and isinstance(dst, IndirectRows):
         fail("dma_copy: dst and src are both indexed by a runtime index; index one side",
@@ -1126,6 +1150,13 @@ def indirect_dma(dst, src, location, rmw=None):
             fail("dma_copy: dst_rmw_op must be nl.add (neuronsim's DMA accumulates by adding)",
                  location)
         options.append(("accumulate", "true"))
+    if skip:
+        if rmw is not None:
+            # NKI/dma_copy: "If dst_rmw_op is specified, only oob_mode=oob_mode.error is
+            # allowed."
+            fail("dma_copy: with dst_rmw_op only oob_mode=nisa.oob_mode.error is allowed "
+                 "(the dma_copy page)", location)
+        options.append(("oob_skip", "true"))
     options.append(("src_index" if gather else "dst_index", rows.index.operand()))
     if gather:
         instr = emit("gpsimd", "dma_copy", tile, [rows.table], options, location,

@@ -292,6 +292,12 @@ def shared_constant(constant, dtype=None, **kwargs):
 # --- movement -----------------------------------------------------------------------------
 
 
+def _indirect_skip(kwargs, location):
+    """oob_mode= (or mode=, as nki-samples' kernels pass it to nl.load) of an indirect
+    nl.load / nl.store: nisa.oob_mode.skip skips the rows whose index is out of range."""
+    return _isa._oob_skip(kwargs.get("oob_mode", kwargs.get("mode")), location, "indirect DMA")
+
+
 def load(src, mask=None, dtype=None, **kwargs):
     """A new SBUF tile holding src (an HBM view), by one DMA."""
     location = user_location()
@@ -299,7 +305,7 @@ def load(src, mask=None, dtype=None, **kwargs):
     if isinstance(src, IndirectRows):  # nl.load(data[idx_tile, i_f]): a gather
         dt = to_dtype(dtype, location) if dtype is not None else src.dtype
         tile = new_tile(src.shape, dt, "sbuf", location, _core.assigned_name(location))
-        return _isa.indirect_dma(tile, src, location)
+        return _isa.indirect_dma(tile, src, location, skip=_indirect_skip(kwargs, location))
     if not isinstance(src, Tensor) or src.space != "hbm":
         fail("nl.load takes an HBM tensor (a kernel argument or a view of one)", location)
     dt = to_dtype(dtype, location) if dtype is not None else src.dtype
@@ -316,7 +322,7 @@ def store(dst, value, mask=None, **kwargs):
     if isinstance(dst, IndirectRows):  # nl.store(data[idx_tile, i_f], value): a scatter
         if isinstance(value, Tensor) and value.space == "psum":
             value = _isa.tensor_copy(value)
-        _isa.indirect_dma(dst, value, location)
+        _isa.indirect_dma(dst, value, location, skip=_indirect_skip(kwargs, location))
         return
     if not isinstance(dst, Tensor) or dst.space != "hbm":
         fail("nl.store writes an HBM tensor (dst)", location)
