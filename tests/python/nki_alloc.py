@@ -7,7 +7,6 @@ make room the error lists the tiles live at the failing line.
 The kernels are written here in NKI's documented API (nki.language pages: nl.load,
 nl.store, nl.ndarray, nl.add, nl.multiply, nl.sum, nl.affine_range; nki.isa pages:
 nisa.nc_matmul, nisa.tensor_copy) and checked against numpy on trn1 and trn2."""
-import inspect
 import os
 import unittest
 
@@ -16,17 +15,10 @@ import numpy as np
 from neuronsim import nki
 import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
+from support import line_of
 
 HERE = os.path.abspath(__file__)
 TARGETS = ("trn1", "trn2")
-
-
-def line_of(fn, text):
-    lines, start = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return start + i
-    raise AssertionError(text)
 
 
 @nki.jit

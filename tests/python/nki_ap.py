@@ -2,7 +2,6 @@
 SBUF tiles (page "NKI Access Patterns"), lowered to the DMA / engine access patterns, against
 numpy on trn1 and trn2; a pattern that leaves its tensor (or a tile's partition row) is an
 NkiError at the kernel's line."""
-import inspect
 import os
 import unittest
 
@@ -11,14 +10,10 @@ import numpy as np
 from neuronsim import nki
 import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
+from support import line_of
 
 HERE = os.path.abspath(__file__)
 TARGETS = ("trn1", "trn2")
-
-
-def line_of(fn, text):
-    lines, first = inspect.getsourcelines(fn)
-    return first + next(i for i, l in enumerate(lines) if text in l)
 
 
 @nki.jit

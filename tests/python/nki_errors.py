@@ -1,7 +1,6 @@
 """neuronsim.nki errors name the Python file:line of the offending kernel line: tracing
 errors, the assembler's and validator's errors (through the line map), and SBUF / PSUM
 capacity errors."""
-import inspect
 import os
 import unittest
 
@@ -10,17 +9,9 @@ import numpy as np
 from neuronsim import nki
 import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
+from support import line_of
 
 HERE = os.path.abspath(__file__)
-
-
-def line_of(fn, text):
-    """The file line of the first line of fn's source containing text."""
-    lines, start = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return start + i
-    raise AssertionError(text)
 
 
 @nki.jit

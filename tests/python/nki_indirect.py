@@ -12,6 +12,7 @@ import neuronsim
 from neuronsim import nki
 import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
+from support import line_of
 
 HERE = os.path.abspath(__file__)
 TARGETS = ("trn1", "trn2")
@@ -69,12 +70,6 @@ def gather_computed_index(data, idx):
     shifted = nl.add(nl.load(idx), 1, dtype=nl.int32)
     nl.store(out, nl.load(data[shifted, :]))
     return out
-
-
-def line_of(fn, text):
-    import inspect
-    lines, first = inspect.getsourcelines(fn)
-    return first + next(i for i, l in enumerate(lines) if text in l)
 
 
 class Gather(unittest.TestCase):

@@ -4,7 +4,6 @@ in a middle or the last dimension of an HBM tensor (`data[b, idx_tile, :]`,
 indirect_dim=0)` (page "NKI Access Patterns", as nki-samples' MoE kernels gather tokens).
 Each against numpy on trn1 and trn2; what the model does not cover is an NkiError at the
 kernel's line."""
-import inspect
 import os
 import unittest
 
@@ -14,14 +13,10 @@ import neuronsim
 from neuronsim import nki
 import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
+from support import line_of
 
 HERE = os.path.abspath(__file__)
 TARGETS = ("trn1", "trn2")
-
-
-def line_of(fn, text):
-    lines, first = inspect.getsourcelines(fn)
-    return first + next(i for i, l in enumerate(lines) if text in l)
 
 
 @nki.jit

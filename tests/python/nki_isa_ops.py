@@ -2,7 +2,6 @@
 max8, nc_find_index8 and nc_match_replace8 (NKI's nki.isa pages of the same names), each kernel written here in the documented API
 (both NKI's current dst-first form and its earlier returning form), checked against numpy
 and benchmarked on trn1 and trn2."""
-import inspect
 import os
 import unittest
 
@@ -12,6 +11,7 @@ import neuronsim
 from neuronsim import nki
 import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
+from support import line_of
 
 HERE = os.path.abspath(__file__)
 TARGETS = ("trn1", "trn2")
@@ -169,14 +169,6 @@ def uniform01(seed, partitions, free):
         for j in range(free):
             out[p, j] = np.float32(_mix((row + 0x9E3779B97F4A7C15 * (j + 1)) & M64) >> 40) / 16777216
     return out
-
-
-def line_of(fn, text):
-    lines, start = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return start + i
-    raise AssertionError(text)
 
 
 # --- tests ----------------------------------------------------------------------------------

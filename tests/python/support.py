@@ -1,6 +1,7 @@
 """What the Python module's tests share: the neuronsim program ($NEURONSIM), the source
 tree ($SOURCE_DIR), a scratch directory, small kernels, and running the CLI."""
 import atexit
+import inspect
 import json
 import os
 import shutil
@@ -129,3 +130,13 @@ sync:
     dma_copy out[0:64, :], xa, queue=q  wait loaded>=1  signal stored
     nop  wait stored>=1
 """
+
+
+def line_of(fn, text):
+    """The file line of the first line of fn's source containing text (a kernel's line that
+    an NkiError must name)."""
+    lines, start = inspect.getsourcelines(fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return start + i
+    raise AssertionError(text)
