@@ -11,6 +11,7 @@
 
 #include "base/address_range.hpp"
 #include "base/error.hpp"
+#include "memory/address_reservation.hpp"
 #include "memory/bandwidth_share.hpp"
 #include "memory/lazy_bytes.hpp"
 #include "params/dma_params.hpp"
@@ -45,7 +46,10 @@ class HbmState {
   // Chunk c (c * kChunkBytes < size), mapped if it was not.
   std::uint8_t* chunk(std::uint64_t c) {
     if (std::uint8_t* p = mapped(c)) return p;
-    return (chunks[c] = memory::LazyBytes(chunk_size(c))).data();
+    std::uint8_t* at = reservation.base() ? reservation.base() + c * kChunkBytes : nullptr;
+    return (chunks[c] = at ? memory::LazyBytes(chunk_size(c), at)
+                           : memory::LazyBytes(chunk_size(c)))
+        .data();
   }
   std::uint8_t* mapped(std::uint64_t c) {
     auto it = chunks.find(c);
@@ -87,6 +91,10 @@ class HbmState {
   std::string target, generation;
   double port_bytes_per_ns, chip_bytes_per_ns;
   std::vector<bool> foreign_port_told;  // by port: warned of a core of another generation
+  // The whole capacity's address space, so that chunk c is mapped at base + c * kChunkBytes
+  // and chunks next to each other serve one DMI range (memory/address_reservation.hpp);
+  // declared before the chunks, which give their ranges back to it when destroyed.
+  memory::AddressReservation reservation{static_cast<std::size_t>(size)};
   // The chunks touched so far, by number (a map: a capacity of up to 2^64 bytes costs
   // nothing for the chunks never touched).
   std::unordered_map<std::uint64_t, memory::LazyBytes> chunks;

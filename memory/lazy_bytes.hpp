@@ -12,6 +12,9 @@ class LazyBytes {
  public:
   LazyBytes() = default;
   explicit LazyBytes(std::size_t bytes);
+  // Mapped at `at`, a page-aligned range of an AddressReservation; when destroyed the
+  // range goes back to the reservation (PROT_NONE again) rather than out of it.
+  LazyBytes(std::size_t bytes, std::uint8_t* at);
   ~LazyBytes();
   LazyBytes(LazyBytes&& o) noexcept;
   LazyBytes& operator=(LazyBytes&& o) noexcept;
@@ -26,8 +29,11 @@ class LazyBytes {
   std::size_t size() const { return size_; }
 
  private:
+  void release();  // unmaps (or gives back to the reservation); data_ null after
+
   std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
+  bool in_reservation_ = false;
   bool zero_ = true;  // nothing has been handed out for writing since the pages were fresh
 };
 

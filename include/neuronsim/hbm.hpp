@@ -43,8 +43,11 @@ class Hbm : public sc_core::sc_module {
   tlm_utils::multi_passthrough_target_socket<Hbm> socket;
 
   // Storage is mapped in chunks of this many bytes when first touched, and a DMI grant is one
-  // chunk: a tensor inside one chunk is served by one DMI pointer, one across two is staged
-  // by the core. A simulator's storage choice, not a hardware number: large enough that
+  // chunk. The chunks lie side by side in the host's memory when the whole capacity's
+  // address space could be reserved (no memory is taken for it), so a core serves a tensor
+  // across chunks with one pointer; under an address-space limit (ulimit -v) that refuses
+  // the reservation, each chunk is mapped on its own and a tensor across two is staged by
+  // the core. A simulator's storage choice, not a hardware number: large enough that
   // a kernel's tensors rarely cross a chunk, small enough that the eight windows of a trn2
   // Device touch 8 x 64 MiB (a run under ulimit -v 4194304).
   static constexpr std::uint64_t kChunkBytes = std::uint64_t{64} << 20;
