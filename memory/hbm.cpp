@@ -47,8 +47,8 @@ class HbmState {
   std::uint8_t* chunk(std::uint64_t c) {
     if (std::uint8_t* p = mapped(c)) return p;
     std::uint8_t* at = reservation.base() ? reservation.base() + c * kChunkBytes : nullptr;
-    return (chunks[c] = at ? memory::LazyBytes(chunk_size(c), at)
-                           : memory::LazyBytes(chunk_size(c)))
+    return (chunks[c] =
+                at ? memory::LazyBytes(chunk_size(c), at) : memory::LazyBytes(chunk_size(c)))
         .data();
   }
   std::uint8_t* mapped(std::uint64_t c) {

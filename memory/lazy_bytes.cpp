@@ -21,7 +21,8 @@ LazyBytes::LazyBytes(std::size_t bytes) : size_(bytes) {
 
 LazyBytes::LazyBytes(std::size_t bytes, std::uint8_t* at) : size_(bytes), in_reservation_(true) {
   if (bytes == 0) return;
-  void* p = ::mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  void* p =
+      ::mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   if (p == MAP_FAILED)
     throw Error("memory: cannot map " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
   data_ = static_cast<std::uint8_t*>(p);

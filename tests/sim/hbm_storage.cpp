@@ -61,7 +61,8 @@ TEST_CASE("hbm: bytes written across a chunk boundary read back, untouched bytes
   Hbm hbm("hbm", target("trn1"));
   const std::uint64_t at = 3 * Hbm::kChunkBytes - 1000;  // 1000 bytes in chunk 2, 3000 in 3
   std::vector<std::uint8_t> bytes(4000);
-  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<std::uint8_t>(i * 7 + 1);
   hbm.write(at, bytes.data(), bytes.size());
   std::vector<std::uint8_t> back(bytes.size());
   hbm.read(at, back.data(), back.size());
