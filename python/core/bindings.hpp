@@ -13,6 +13,9 @@ void bind_example_kernels(pybind11::module_& m);
 // _core.nki_dependencies, nki_plan and nki_rows_meet (nki_lowering.cpp): the lowering
 // passes of neuronsim.nki (python/neuronsim/nki/_lower.py) over a placed trace.
 void bind_nki_lowering(pybind11::module_& m);
+// _core.nki_place_tiles (nki_placement.cpp): neuronsim.nki's tile placement by live range
+// (python/neuronsim/nki/_alloc.py).
+void bind_nki_placement(pybind11::module_& m);
 // _core.nki_view_text, nki_instr_text and nki_instr_lines (nki_text.cpp): the assembly
 // text of neuronsim.nki's traced instructions.
 void bind_nki_text(pybind11::module_& m);

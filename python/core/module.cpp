@@ -514,5 +514,6 @@ PYBIND11_MODULE(_core, m) {
   bind_host_scheduler(m);
   bind_example_kernels(m);
   bind_nki_lowering(m);
+  bind_nki_placement(m);
   bind_nki_text(m);
 }
