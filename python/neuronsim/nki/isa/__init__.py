@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import enum
 
-from .. import _core as _cxx
-from . import _core
-from . import _mask  # masks and out-of-range views (H2's module): every emit goes through it
-from ._core import FLOAT32, Instr, fail, to_dtype, user_location
-from ._tensor import IndexExpr, IndirectRows, Tensor, _row_major, check_mask, new_tile
+from ... import _core as _cxx
+from .. import _core
+from .. import _mask  # masks and out-of-range views (H2's module): every emit goes through it
+from .._core import FLOAT32, Instr, fail, to_dtype, user_location
+from .._tensor import IndexExpr, IndirectRows, Tensor, _row_major, check_mask, new_tile
 
 # Module names that are the implementation's, not NKI's: dir(nisa) leaves them out (the
 # helpers nki.language builds on among them).
@@ -1232,7 +1232,7 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
         # An SBUF pattern steps partitions in its outer dim only (and a slice of a few
         # partitions must start on a 32-partition boundary, reference section 2), so the
         # SBUF tile goes out to an HBM scratch tensor first and transposes on the way back.
-        from . import language  # language imports this module
+        from .. import language  # language imports this module
         scratch = language.ndarray(src.shape, dtype=src.dtype, buffer=language.private_hbm,
                                    name="dma_transpose_scratch")
         _dma(scratch, src, location)
