@@ -16,6 +16,9 @@ from .. import _core
 from .. import _mask  # masks and out-of-range views (H2's module): every emit goes through it
 from .._core import FLOAT32, Instr, fail, to_dtype, user_location
 from .._tensor import IndexExpr, IndirectRows, Tensor, _row_major, check_mask, new_tile
+# nki.isa.constants' enums (engine, oob_mode, dge_mode) are defined there, once.
+from . import constants  # noqa: F401 - nki.isa.constants, an NKI module of its own
+from .constants import dge_mode, engine, oob_mode  # noqa: F401
 
 # Module names that are the implementation's, not NKI's: dir(nisa) leaves them out (the
 # helpers nki.language builds on among them).
@@ -23,17 +26,6 @@ _INTERNAL = ("annotations", "enum", "FLOAT32", "Instr", "fail", "to_dtype", "use
              "IndexExpr", "Tensor", "check_mask", "new_tile", "EXACT_DIMS", "act_func",
              "alu_op", "emit", "constant_tile", "partition_broadcast", "dma_transpose_tile",
              "dropout_tile")
-
-
-class engine:
-    """NKI's nki.isa.engine values."""
-
-    tensor = "tensor"
-    vector = "vector"
-    scalar = "scalar"
-    gpsimd = "gpsimd"
-    sync = "sync"
-    unknown = None
 
 
 tensor_engine, vector_engine, scalar_engine, gpsimd_engine, sync_engine, unknown_engine = (
@@ -52,15 +44,6 @@ class matmul_perf_mode:
 # 'double_row_gen3' (nki-samples' double_row_matmul, written for trn2: the same v3 mode).
 _PERF_MODES = {None: "none", "none": "none", "double_row": "double_row",
                "double_row_gen3": "double_row"}
-
-
-class oob_mode:
-    """NKI's nki.isa.oob_mode: what an indirect DMA does with an index outside its tensor
-    (error: a runtime error, the default; skip: "Silently skip the runtime out-of-bounds
-    access"). https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.oob_mode.html"""
-
-    error = "error"
-    skip = "skip"
 
 
 def _oob_skip(mode, location, what):
