@@ -19,7 +19,7 @@ import types
 
 from ._core import NkiError
 
-_SUBMODULES = ("language", "isa", "typing", "compiler")
+_SUBMODULES = ("language", "isa", "isa.constants", "typing", "compiler")
 
 # Alias name -> neuronsim module. `neuronxcc` itself is an empty namespace shell.
 ALIASES = {"neuronxcc.nki": "neuronsim.nki", "nki": "neuronsim.nki"}
@@ -106,7 +106,7 @@ def _foreign(name):
 
 
 def install_import_hook():
-    """Makes `neuronxcc.nki[.language|.isa|.typing|.compiler]`, `nki[...]` and
+    """Makes `neuronxcc.nki[.language|.isa|.isa.constants|.typing|.compiler]`, `nki[...]` and
     `from neuronxcc import nki` import neuronsim.nki's modules. Idempotent."""
     if _finder in sys.meta_path:
         return

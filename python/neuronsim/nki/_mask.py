@@ -402,7 +402,7 @@ def _views_overlap(a, b):
     return np.intersect1d(_element_offsets(a), _element_offsets(b)).size > 0
 
 
-# isa.py's helpers whose tiles the trace keeps and reuses across calls (a constant bias,
+# nki.isa's helpers whose tiles the trace keeps and reuses across calls (a constant bias,
 # the ones row of a partition broadcast): never shrunk to one call's mask.
 _SHARED_HELPERS = ("constant_tile", "partition_broadcast")
 

@@ -833,5 +833,5 @@ def new_tile(shape, dtype, space, location, name=None):
 # The index expressions and masks live in their own modules; these names stay here for
 # the modules that import them from _tensor.
 from ._index import IndexExpr  # noqa: E402
-from ._mask import check_mask  # noqa: E402,F401 - isa.py imports it from here
+from ._mask import check_mask  # noqa: E402,F401 - nki.isa imports it from here
 from . import _mask  # noqa: E402

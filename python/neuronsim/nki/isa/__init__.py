@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import enum
 
-from .. import _core as _cxx
-from . import _core
-from . import _mask  # masks and out-of-range views (H2's module): every emit goes through it
-from ._core import FLOAT32, Instr, fail, to_dtype, user_location
-from ._tensor import IndexExpr, IndirectRows, Tensor, _row_major, check_mask, new_tile
+from ... import _core as _cxx
+from .. import _core
+from .. import _mask  # masks and out-of-range views (H2's module): every emit goes through it
+from .._core import FLOAT32, Instr, fail, to_dtype, user_location
+from .._tensor import IndexExpr, IndirectRows, Tensor, _row_major, check_mask, new_tile
+# nki.isa.constants' enums (engine, oob_mode, dge_mode) are defined there, once.
+from . import constants  # noqa: F401 - nki.isa.constants, an NKI module of its own
+from .constants import dge_mode, engine, oob_mode  # noqa: F401
 
 # Module names that are the implementation's, not NKI's: dir(nisa) leaves them out (the
 # helpers nki.language builds on among them).
@@ -23,17 +26,6 @@ _INTERNAL = ("annotations", "enum", "FLOAT32", "Instr", "fail", "to_dtype", "use
              "IndexExpr", "Tensor", "check_mask", "new_tile", "EXACT_DIMS", "act_func",
              "alu_op", "emit", "constant_tile", "partition_broadcast", "dma_transpose_tile",
              "dropout_tile")
-
-
-class engine:
-    """NKI's nki.isa.engine values."""
-
-    tensor = "tensor"
-    vector = "vector"
-    scalar = "scalar"
-    gpsimd = "gpsimd"
-    sync = "sync"
-    unknown = None
 
 
 tensor_engine, vector_engine, scalar_engine, gpsimd_engine, sync_engine, unknown_engine = (
@@ -52,15 +44,6 @@ class matmul_perf_mode:
 # 'double_row_gen3' (nki-samples' double_row_matmul, written for trn2: the same v3 mode).
 _PERF_MODES = {None: "none", "none": "none", "double_row": "double_row",
                "double_row_gen3": "double_row"}
-
-
-class oob_mode:
-    """NKI's nki.isa.oob_mode: what an indirect DMA does with an index outside its tensor
-    (error: a runtime error, the default; skip: "Silently skip the runtime out-of-bounds
-    access"). https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.oob_mode.html"""
-
-    error = "error"
-    skip = "skip"
 
 
 def _oob_skip(mode, location, what):
@@ -1084,9 +1067,50 @@ def get_nc_version():
 # --- DMA ----------------------------------------------------------------------------------
 
 
+# NKI's DGE pages: https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dge_mode.html
+# and the DGE reference https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/deep-dives/nki-dge.html
+_DGE_NAMES = ", ".join(f"nisa.dge_mode.{m.name}" for m in dge_mode)
+
+
+def _dge_mode(mode, allowed, location, what, why):
+    """The dge_mode a DMA call was given (None: unknown, the pages' default), checked: a
+    nisa.dge_mode member, one of `allowed` for this call (`why` says which page rule), and
+    hwdge only on NeuronCore-v3 or newer ("Hardware based DGE is only supported for
+    NeuronCore-v3 or newer", the dma_copy and dma_transpose pages)."""
+    if mode is None:
+        return dge_mode.unknown
+    if not isinstance(mode, dge_mode):
+        fail(f"{what}: dge_mode {mode!r} is not a nisa.dge_mode (one of {_DGE_NAMES})", location)
+    if mode not in allowed:
+        fail(f"{what}: dge_mode {mode!r} is not allowed here ({why}): use "
+             f"{' or '.join(repr(m) for m in allowed)}", location)
+    if mode is dge_mode.hwdge:
+        target = _core.trace().target
+        version = _NC_VERSION_OF_TARGET.get(target)
+        if version is None or version < nc_version.gen3:
+            fail(f"{what}: dge_mode nisa.dge_mode.hwdge needs NeuronCore-v3 or newer (trn2, "
+                 f"trn3: \"Hardware based DGE is only supported for NeuronCore-v3 or newer\"); "
+                 f"target {target} has no hardware DGE: leave dge_mode unknown", location)
+    return mode
+
+
+# Who issues a DMA here: the Sync engine, whatever the dge_mode, and the GpSimd engine for
+# an indirect copy (indirect_dma). The dma_copy page has swdge copies issued by GpSimd and
+# hwdge ones by Sync or Scalar (engine=), but the lowering (_core.nki_plan) treats only the
+# Sync engine's DMAs as asynchronous (any other engine's instructions as finishing in
+# stream order), so a direct DMA on another engine would lose its waits: docs/python.md,
+# "Differences from NKI".
+
+
 def dma_copy(*args, **kwargs):
     """dst = src by DMA (HBM <-> SBUF, SBUF <-> SBUF), issued by the Sync engine;
-    dst_rmw_op=nl.add adds src into dst."""
+    dst_rmw_op=nl.add adds src into dst. dge_mode= (nisa.dge_mode) is checked against the
+    pages' rules: hwdge only on NeuronCore-v3+, engine= (nisa.engine.sync or .scalar) only
+    with hwdge, an indirect copy (a gather or scatter, issued by GpSimd: software DGE) only
+    with unknown or swdge, priority= not with none. A direct copy is issued by Sync in
+    every mode (the comment above says why).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dma_copy.html
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/deep-dives/nki-dge.html"""
     location = user_location()
     a = _bind(args, kwargs, ["dst", "src", "dst_rmw_op"], location, "dma_copy")
     dst, src = a.get("dst"), a.get("src")
@@ -1095,7 +1119,19 @@ def dma_copy(*args, **kwargs):
     # NKI/dma_copy: out-of-bound checking applies to the dynamic (DGE) modes; a direct
     # transfer's pattern is checked here, at trace time, so its oob_mode changes nothing.
     skip = _oob_skip(a.get("oob_mode", a.get("mode")), location, "dma_copy")
-    if isinstance(dst, IndirectRows) or isinstance(src, IndirectRows):
+    indirect = isinstance(dst, IndirectRows) or isinstance(src, IndirectRows)
+    if indirect:
+        # The DGE reference: swdge "is the only mode that supports indirect (gather/scatter)
+        # operations"; hwdge "does not support indirect"; none "cannot handle dynamic
+        # (runtime-computed) addresses or indices"; .ap() with vector_offset: unknown or swdge.
+        mode = _dge_mode(a.get("dge_mode"), (dge_mode.unknown, dge_mode.swdge), location,
+                         "dma_copy", "an indirect gather or scatter is software DGE only, the "
+                         "DGE reference")
+    else:
+        mode = _dge_mode(a.get("dge_mode"), tuple(dge_mode), location, "dma_copy", "")
+    _dma_copy_engine(a.get("engine"), mode, location)
+    _dma_priority(a.get("priority"), mode, location)
+    if indirect:
         check_mask(a.get("mask"), location)
         return indirect_dma(dst, src, location, a.get("dst_rmw_op"), skip)
     for role, t in (("dst", dst), ("src", src)):
@@ -1108,6 +1144,42 @@ def dma_copy(*args, **kwargs):
     if dst.free_size() * dst.partitions() != src.free_size() * src.partitions():
         fail(f"dma_copy: dst {list(dst.shape)} and src {list(src.shape)} differ in size", location)
     return _dma(dst, src, location, a.get("dst_rmw_op"))
+
+
+def _dma_copy_engine(eng, mode, location):
+    """dma_copy's engine=: "the engine to use for HWDGE descriptor generation:
+    nki.isa.engine.sync or nki.isa.engine.scalar. Only valid when
+    dge_mode=nisa.dge_mode.hwdge" (the dma_copy page). Checked; the DMA is issued by Sync
+    either way (see above)."""
+    if eng is None:
+        return
+    if mode is not dge_mode.hwdge:
+        fail(f"dma_copy: engine={eng!r} is only valid with dge_mode=nisa.dge_mode.hwdge (it picks "
+             f"the sequencer that triggers the hardware DGE; the dma_copy page); dge_mode is "
+             f"{mode!r}: drop engine= or pass dge_mode=nisa.dge_mode.hwdge", location)
+    if eng not in (engine.sync, engine.scalar):
+        fail(f"dma_copy: with dge_mode=nisa.dge_mode.hwdge, engine= is nisa.engine.sync or "
+             f"nisa.engine.scalar (the sequencers that trigger the hardware DGE), not {eng!r}",
+             location)
+
+
+def _dma_priority(priority, mode, location):
+    """dma_copy's priority=: "DMA quality-of-service priority level 0-3 where lower is
+    higher priority (NeuronCore-v4+ only). Currently not supported when DGE is turned off
+    (dge_mode=nki.isa.dge_mode.none)" (the dma_copy page). Checked; neuronsim's DMA queues
+    have no QoS levels, so a valid priority changes nothing."""
+    if priority is None:
+        return
+    if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 3:
+        fail(f"dma_copy: priority {priority!r} is not a level 0-3", location)
+    if mode is dge_mode.none:
+        fail("dma_copy: priority= is not supported with dge_mode=nisa.dge_mode.none (the dma_copy "
+             "page); drop one of them", location)
+    target = _core.trace().target
+    version = _NC_VERSION_OF_TARGET.get(target)
+    if version is None or version < nc_version.gen4:
+        fail(f"dma_copy: priority= needs NeuronCore-v4 or newer (trn3; the dma_copy page); "
+             f"target {target} has none", location)
 
 
 def _dma(dst, src, location, rmw=None):
@@ -1178,8 +1250,10 @@ def dma_transpose(*args, **kwargs):
     """dst = src transposed (axes (1, 0), (2, 1, 0) or (3, 1, 2, 0)) by DMA, issued by the
     Sync engine. NKI's current form dma_transpose(dst, src, axes=None, dge_mode=...) or the
     earlier dma_transpose(src, axes=None, dtype=None, mask=None), which returns a new SBUF
-    tile. A 2-D transpose of a 2-byte dtype without a cast, on a target whose DMA engines
-    transpose (trn2, trn3), is one dma_copy with transpose=true: the hardware's DMA
+    tile. dge_mode is nisa.dge_mode.unknown (the default) or hwdge, whose rules are
+    enforced (_hwdge_transpose_rules); both lower the same way here. A 2-D transpose of a
+    2-byte dtype without a cast, on a target whose DMA engines transpose (trn2, trn3), is
+    one dma_copy with transpose=true: the hardware's DMA
     transpose (from HBM or SBUF into SBUF). Anything else lowers to plain dma_copy: from
     HBM one DMA whose source pattern walks src in the transposed order (element-sized
     runs, so the DMA model's small-row efficiency prices it); from SBUF (2-D) a store to an
@@ -1190,8 +1264,39 @@ def dma_transpose(*args, **kwargs):
     names = ["dst", "src", "axes", "dge_mode"] if new else ["src", "axes"]
     a = _bind(args, kwargs, names, location, "dma_transpose")
     check_mask(a.get("mask"), location)
-    return dma_transpose_tile(a.get("src"), location, dst=a.get("dst"), axes=a.get("axes"),
+    src = a.get("src")
+    if isinstance(src, IndirectRows):
+        fail("dma_transpose: an indirect transpose (src indexed by a runtime index: "
+             "dma_gather_transpose, software DGE) is not supported by neuronsim; gather the rows "
+             "with nisa.dma_copy, then transpose them", location)
+    _oob_skip(a.get("oob_mode"), location, "dma_transpose")  # a direct transfer: no effect
+    # "DMA Direct Transpose Constraints: The only valid dge_modes are unknown and hwdge."
+    mode = _dge_mode(a.get("dge_mode"), (dge_mode.unknown, dge_mode.hwdge), location,
+                     "dma_transpose", "a direct transpose takes unknown or hwdge, the "
+                     "dma_transpose page; swdge is its indirect form")
+    if mode is dge_mode.hwdge:
+        _hwdge_transpose_rules(src, location)
+    return dma_transpose_tile(src, location, dst=a.get("dst"), axes=a.get("axes"),
                               dtype=a.get("dtype"))
+
+
+def _hwdge_transpose_rules(src, location):
+    """The dma_transpose page: "If hwdge, this instruction will be lowered to a Hardware DGE
+    transpose. This has additional restrictions: 1. src.shape[0] == 16 2. src.shape[-1] % 128
+    == 0 3. src.dtype is 2 bytes" (the DGE reference repeats them)."""
+    if not isinstance(src, Tensor):
+        return  # dma_transpose_tile says what src must be
+    what = "dma_transpose: dge_mode=nisa.dge_mode.hwdge (a hardware DGE transpose)"
+    shape = list(src.shape)
+    if src.shape[0] != 16:
+        fail(f"{what} needs src.shape[0] == 16; src is {shape}: transpose it 16 rows at a time "
+             f"(src[16 * i:16 * (i + 1), ...]) or leave dge_mode unknown", location)
+    if src.shape[-1] % 128 != 0:
+        fail(f"{what} needs src.shape[-1] % 128 == 0; src is {shape}: pad or split its last "
+             f"dimension into multiples of 128, or leave dge_mode unknown", location)
+    if src.dtype.size != 2:
+        fail(f"{what} needs a 2-byte src dtype (e.g. bfloat16, float16); src is {src.dtype!r}: load "
+             f"it as nl.bfloat16 or nl.float16 first, or leave dge_mode unknown", location)
 
 
 def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
@@ -1232,7 +1337,7 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
         # An SBUF pattern steps partitions in its outer dim only (and a slice of a few
         # partitions must start on a 32-partition boundary, reference section 2), so the
         # SBUF tile goes out to an HBM scratch tensor first and transposes on the way back.
-        from . import language  # language imports this module
+        from .. import language  # language imports this module
         scratch = language.ndarray(src.shape, dtype=src.dtype, buffer=language.private_hbm,
                                    name="dma_transpose_scratch")
         _dma(scratch, src, location)
