@@ -471,7 +471,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("from_bits", &from_bits, guard, py::arg("bits"), py::arg("dtype"));
   m.def(
       "target_names", [] { return config::target_names(); }, guard);
-  // The ISA's tables for the Python front end (python/neuronsim/nki/isa.py), so that it
+  // The ISA's tables for the Python front end (python/neuronsim/nki/isa/__init__.py), so that it
   // holds no copy of them: opcode -> the engines that may run it, and the ALU op names.
   m.def("opcode_engines", [] {
     py::dict d;

@@ -431,7 +431,8 @@ void bind_nki_lowering(py::module_& m) {
   m.def(
       "nki_plan",
       [](const py::list& instrs, const py::list& engine_order, const py::list& ghz,
-         double dma_fixed_ns, double dma_bytes_per_ns, int dma_pool, bool list_schedule) {
+         double dma_fixed_ns, double dma_bytes_per_ns, int dma_pool, int engine_dma_pool,
+         bool list_schedule) {
         // Engine positions: the compute engines first, the Sync engine (DMA issue) last.
         py::dict engine_index;
         for (std::size_t e = 0; e < engine_order.size(); ++e)
@@ -447,11 +448,19 @@ void bind_nki_lowering(py::module_& m) {
 
         // Semaphores (_lower.assign_semaphores): one counting semaphore per compute engine
         // (ids 0..sync-1), DMA pool slots after them.
+        // A DMA (an instruction with a queue) finishes when its transfer does, after the
+        // instructions its engine runs next: whichever engine issues it (the Sync engine,
+        // or GpSimd for an indirect one, software DGE), its dependants wait for its own
+        // semaphore, even on its engine.
+        std::vector<bool> is_dma(n, false);
+        for (std::size_t i = 0; i < n; ++i)
+          is_dma[i] = !attr(instrs[i].ptr(), "queue").is_none();
         std::vector<bool> needs_signal(n, false);
         for (std::size_t i = 0; i < n; ++i)
           for (int j : deps[i]) {
             const int ej = t.engine[static_cast<std::size_t>(j)];
-            if (ej == sync || ej != t.engine[i]) needs_signal[static_cast<std::size_t>(j)] = true;
+            if (ej == sync || is_dma[static_cast<std::size_t>(j)] || ej != t.engine[i])
+              needs_signal[static_cast<std::size_t>(j)] = true;
           }
         std::vector<std::pair<int, std::int64_t>> sem_of(n, {-1, 0});
         std::vector<std::string> names;
@@ -460,7 +469,7 @@ void bind_nki_lowering(py::module_& m) {
           names.push_back("_done_" + engine_order[static_cast<std::size_t>(e)].cast<std::string>());
           std::int64_t count = 0;
           for (int i : streams[static_cast<std::size_t>(e)])
-            if (needs_signal[static_cast<std::size_t>(i)])
+            if (needs_signal[static_cast<std::size_t>(i)] && !is_dma[static_cast<std::size_t>(i)])
               sem_of[static_cast<std::size_t>(i)] = {e, ++count};
           if (count) declared.push_back(e);
         }
@@ -481,6 +490,32 @@ void bind_nki_lowering(py::module_& m) {
         }
         for (int s = 0; s < dma_pool; ++s)
           if (pool_last[static_cast<std::size_t>(s)]) declared.push_back(sync + s);
+        // The DMAs a compute engine issues: a pool of engine_dma_pool semaphores of that
+        // engine's own (`_<engine>_dma<k>`), reused in its stream order as the Sync pool
+        // is in Sync's, so that a reuse waits only for an earlier DMA of the same stream.
+        for (int e = 0; e < sync; ++e) {
+          const int base = static_cast<int>(names.size());
+          std::vector<std::int64_t> last(static_cast<std::size_t>(engine_dma_pool), 0);
+          std::size_t used = 0;
+          for (int i : streams[static_cast<std::size_t>(e)]) {
+            const std::size_t u = static_cast<std::size_t>(i);
+            if (!is_dma[u] || !needs_signal[u]) continue;
+            if (engine_dma_pool <= 0)
+              throw py::value_error("internal: a DMA on a compute engine and no pool for it");
+            const std::size_t slot = used++ % static_cast<std::size_t>(engine_dma_pool);
+            const int id = base + static_cast<int>(slot);
+            const std::int64_t prev = last[slot];
+            if (prev) guard[u] = {id, prev};
+            last[slot] = prev + 1;
+            sem_of[u] = {id, prev + 1};
+          }
+          if (!used) continue;
+          const std::string engine = engine_order[static_cast<std::size_t>(e)].cast<std::string>();
+          for (int s = 0; s < engine_dma_pool; ++s)
+            names.push_back("_" + engine + "_dma" + std::to_string(s));
+          for (int s = 0; s < engine_dma_pool; ++s)
+            if (last[static_cast<std::size_t>(s)]) declared.push_back(base + s);
+        }
         // An instruction waits on its semaphores engines first, then the DMA pool, each
         // group by name.
         std::vector<int> rank(names.size(), 0);
@@ -512,7 +547,7 @@ void bind_nki_lowering(py::module_& m) {
             };
             for (int j : deps[u]) {
               const std::size_t x = static_cast<std::size_t>(j);
-              if (t.engine[x] == e && e != sync) continue;
+              if (t.engine[x] == e && e != sync && !is_dma[x]) continue;
               ask(sem_of[x].first, sem_of[x].second);
             }
             if (guard[u].first >= 0) ask(guard[u].first, guard[u].second);
@@ -553,7 +588,8 @@ void bind_nki_lowering(py::module_& m) {
         return py::make_tuple(out_streams, sems);
       },
       py::arg("instrs"), py::arg("engine_order"), py::arg("ghz"), py::arg("dma_fixed_ns"),
-      py::arg("dma_bytes_per_ns"), py::arg("dma_pool"), py::arg("list_schedule"),
+      py::arg("dma_bytes_per_ns"), py::arg("dma_pool"), py::arg("engine_dma_pool"),
+      py::arg("list_schedule"),
       "Streams and semaphores of a placed trace (_lower.py): returns ({engine: [Instr] in "
       "stream order}, [semaphore names in declaration order]) and sets each instruction's "
       "waits and signals.");

@@ -72,6 +72,20 @@ def gather_computed_index(data, idx):
     return out
 
 
+@nki.jit
+def gather_read_on_gpsimd(data, idx):
+    # The gather is issued by GpSimd (software DGE) and the next GpSimd instruction reads
+    # its rows: it must wait for the transfer, not only follow it in the stream.
+    out = nl.ndarray((idx.shape[0], data.shape[1]), dtype=data.dtype, buffer=nl.shared_hbm)
+    idx_tile = nl.load(idx)
+    rows = nl.ndarray((idx.shape[0], data.shape[1]), dtype=data.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=rows, src=data[idx_tile, :])
+    twice = nl.ndarray(rows.shape, dtype=data.dtype, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=twice, data1=rows, data2=rows, op=nl.add, engine=nisa.gpsimd_engine)
+    nl.store(out, twice)
+    return out
+
+
 class Gather(unittest.TestCase):
     def test_page_and_tile_forms_match_numpy(self):
         rng = np.random.default_rng(1)
@@ -97,6 +111,21 @@ class Gather(unittest.TestCase):
                   if l.rstrip().endswith(":") and l.strip()[:-1] in
                   ("tensor", "vector", "scalar", "gpsimd", "sync")]
         self.assertEqual(labels[-1].strip(), "gpsimd:")
+
+    def test_gpsimd_waits_for_its_own_gather(self):
+        # Before: the tensor_tensor followed the gather in GpSimd's stream with no wait and
+        # read the rows before they arrived (wrong on trn1 and trn2).
+        rng = np.random.default_rng(3)
+        data = rng.standard_normal((300, 64)).astype(np.float32)
+        idx = rng.integers(0, 300, (96, 1)).astype(np.int32)
+        for target in TARGETS:
+            with self.subTest(target=target):
+                np.testing.assert_array_equal(
+                    nki.simulate(gather_read_on_gpsimd, data, idx, target=target),
+                    2 * data[idx[:, 0]])
+        text = gather_read_on_gpsimd.trace(data, idx, target="trn2").asm()
+        self.assertIn("signal _gpsimd_dma0", text)
+        self.assertIn("wait _gpsimd_dma0>=1", text)
 
     def test_index_computed_by_an_engine_is_read_after_it(self):
         rng = np.random.default_rng(2)

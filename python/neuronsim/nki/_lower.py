@@ -14,7 +14,10 @@
    engine says "the first n signalling instructions are done". DMAs of one queue can
    finish out of order (they split over DMA engines by partition), so each DMA that is
    waited on signals one semaphore of a pool, and reusing a pool semaphore first waits
-   for its previous DMA (which has long finished in practice).
+   for its previous DMA (which has long finished in practice). A DMA a compute engine
+   issues (GpSimd's gathers and scatters) finishes after the instructions that engine
+   runs next, so it is not counted by the engine's semaphore: it signals a pool of its
+   engine's own, and its dependants wait for it even on its engine.
 5. Text: one SBUF and one PSUM allocation (`_sbuf`, `_psum`, uint8) that every tile
    views by offset; each instruction line ends with a comment naming its Python line,
    and a line map turns assembler/validator errors into Python file:line errors.
@@ -31,6 +34,9 @@ from ._sources import SourceTable
 
 ENGINE_ORDER = ("tensor", "vector", "scalar", "gpsimd", "sync")  # Sync last (_core.nki_plan)
 DMA_SEM_POOL = 48  # of the target's 64 semaphores (config sync.semaphores), 4 are per-engine
+# The DMAs a compute engine issues (GpSimd's indirect ones: software DGE) signal a pool of
+# that engine's own: 4 + 48 + 8 = 60 of the 64 with GpSimd's.
+ENGINE_DMA_SEM_POOL = 8
 ENGINE_GHZ = {"tensor": 2.4, "vector": 0.96, "scalar": 1.2, "gpsimd": 1.2}  # estimate only
 
 
@@ -120,14 +126,16 @@ def plan(instrs, schedule="list"):
     engines in program order, the Sync stream by estimated ready time; either way an
     instruction follows everything it depends on in its stream, so the semaphores cannot
     deadlock); and the semaphores: one counting semaphore `_done_<engine>` per compute
-    engine, DMA_SEM_POOL `_dma<k>` for the DMAs that are waited on, reused in turn after
-    waiting for their previous DMA. Sets every instruction's waits (engine semaphores
+    engine, DMA_SEM_POOL `_dma<k>` for the Sync engine's DMAs that are waited on and
+    ENGINE_DMA_SEM_POOL `_<engine>_dma<k>` for a compute engine's, each reused in turn in
+    its stream after waiting for its previous DMA. Sets every instruction's waits (engine semaphores
     first, then the pool, each by name) and signals; returns ({engine: stream}, the
     semaphores in declaration order)."""
     try:
         return _cxx.nki_plan(instrs, list(ENGINE_ORDER),
                              [ENGINE_GHZ.get(e, 1.0) for e in ENGINE_ORDER], DMA_FIXED_NS,
-                             DMA_BYTES_PER_NS, DMA_SEM_POOL, schedule == "list")
+                             DMA_BYTES_PER_NS, DMA_SEM_POOL, ENGINE_DMA_SEM_POOL,
+                             schedule == "list")
     except ValueError as e:  # the passes' internal consistency checks
         raise NkiError(str(e)) from None
 
