@@ -106,10 +106,12 @@ def _fmt(x):
     return "%.4g" % x if isinstance(x, float) else str(x)
 
 
-def fit(measurements, target, output, report=None, report_format=None):
+def fit(measurements, target, output, report=None, report_format=None, parameters=None):
     """Fits the parameters to the measurements CSV, writes the override (a target file
     {"base": target, ...}) to `output` and the report (.md, .csv or .json by its extension,
-    or `report_format`) to `report`. Returns the report as a dict."""
+    or `report_format`) to `report`. Returns the report as a dict. `parameters` (names of
+    parameters.py) limits the fit to those, for a CSV of a few cases that cannot
+    determine the others."""
     check_preset(target, "calibrate fit")
     measured = read_measurements(measurements, target)
     if report is not None and report_format is None:
@@ -118,7 +120,7 @@ def fit(measurements, target, output, report=None, report_format=None):
             raise Error(f"{report}: the report is .md, .csv or .json")
         report_format = ext[1:]
     cases = [c for c in CASES if c.key in measured]
-    f = Fit(Simulator(target, cases), cases, measured, preset_values(target))
+    f = Fit(Simulator(target, cases), cases, measured, preset_values(target), parameters)
     before = f.times(f.start)
     values = f.run()
     after = f.times(values)

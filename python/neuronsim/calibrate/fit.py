@@ -37,12 +37,14 @@ def objective(times, measured):
 
 
 class Fit:
-    def __init__(self, simulator, cases, measured, preset):
+    def __init__(self, simulator, cases, measured, preset, only=None):
         """cases: the measured Case objects; measured: {case.key: ns}; preset: the
         resolved config dict (`config --dump`)."""
         self.sim, self.cases, self.measured = simulator, cases, measured
         self.params, self.start, self.integer = [], {}, {}
         for p in PARAMETERS:
+            if only is not None and p.name not in only:
+                continue
             entry = preset.get(p.section, {}).get(p.key)
             if entry is None or isinstance(entry["value"], bool) or entry["value"] <= 0:
                 continue  # the target has no such parameter, or it is switched off
