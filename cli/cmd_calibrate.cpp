@@ -14,7 +14,7 @@ namespace neuronsim::cli {
 namespace {
 
 struct CalibrateOptions {
-  std::string output, target = "trn2", suite, config, measurements, report;
+  std::string output, target = "trn2", suite, config, measurements, report, parameters;
   bool json = false;
 };
 
@@ -76,11 +76,15 @@ void add_calibrate_command(CLI::App& app) {
   fit->add_option("--report", o->report,
                   "Error report per case and parameters before/after: .md, .csv or .json");
   fit->add_flag("--json", o->json, "Print the report as JSON on stdout");
+  fit->add_option("--parameters", o->parameters,
+                  "Fit only these (comma-separated section.key; default: every calibrated "
+                  "parameter the cases depend on)");
   fit->callback([o] {
     std::vector<std::string> args = {"fit",     o->measurements, "--target",
                                      o->target, "--output",      o->output};
     if (!o->report.empty()) args.insert(args.end(), {"--report", o->report});
     if (o->json) args.push_back("--json");
+    if (!o->parameters.empty()) args.insert(args.end(), {"--parameters", o->parameters});
     exec_python_module("calibrate", "neuronsim.calibrate", args);
   });
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # neuronsim calibrate end to end (docs/calibration.md): kernels -> the driver under
 # neuronsim.nki -> measure under a perturbed config -> fit (twice: the same bytes) -> run
-# with the override as a target file and as --override. A few cases keep the fit short.
+# with the override as a target file and as --override. A few cases and the two perturbed
+# parameters (--parameters) keep the fit short.
 set -euo pipefail
 : "${NEURONSIM:?}"
 T=$(mktemp -d)
@@ -36,14 +37,17 @@ JSON
 { head -1 "$T/all.csv"; grep -E '^(dma_lone|matmul,128x512,bfloat16|matmul,128x128,bfloat16),' "$T/all.csv"; } >"$T/m.csv"
 [ "$(wc -l <"$T/m.csv")" = 4 ] || { echo "FAIL: subset"; cat "$T/m.csv"; exit 1; }
 
-"$NEURONSIM" calibrate fit "$T/m.csv" -t trn2 -o "$T/fit1.json" --report "$T/r1.md" >/dev/null
-"$NEURONSIM" calibrate fit "$T/m.csv" -t trn2 -o "$T/fit3.json" --report "$T/r3.md" >/dev/null
+FITTED=dma.fixed_latency_ns,clocks.tensor_ghz
+"$NEURONSIM" calibrate fit "$T/m.csv" -t trn2 -o "$T/fit1.json" --report "$T/r1.md" \
+  --parameters "$FITTED" >/dev/null
+"$NEURONSIM" calibrate fit "$T/m.csv" -t trn2 -o "$T/fit3.json" --report "$T/r3.md" \
+  --parameters "$FITTED" >/dev/null
 cmp "$T/fit1.json" "$T/fit3.json" && cmp "$T/r1.md" "$T/r3.md" || { echo "FAIL: not deterministic"; exit 1; }
 grep -q '"base": "trn2"' "$T/fit1.json" || { echo "FAIL: no base"; exit 1; }
 grep -q '^| matmul | 128x512 | bfloat16 |' "$T/r1.md" || { echo "FAIL: report rows"; exit 1; }
 
 # The override runs, as a target file and as --override, and gives the fit's time (the
-# report's "after"; three cases do not determine every parameter, so not the measured one).
+# report's "after") and the perturbed values.
 neff="$T/suite/neffs/matmul_128x512_bfloat16.neff"
 want=$(grep '^| matmul | 128x512 | bfloat16 |' "$T/r1.md" | cut -d'|' -f7)
 for how in "-t $T/fit1.json" "-t trn2 --override $T/fit1.json"; do
@@ -53,4 +57,6 @@ for how in "-t $T/fit1.json" "-t trn2 --override $T/fit1.json"; do
   /usr/bin/python3 -c "import sys; g, w = float('$got'), float('$want'); sys.exit(abs(g / w - 1) > 0.001)" ||
     { echo "FAIL: run $how gave $got ns, the fit $want"; exit 1; }
 done
+grep -q '"fixed_latency_ns": 840' "$T/fit1.json" && grep -q '"tensor_ghz": 2.0' "$T/fit1.json" ||
+  { echo "FAIL: not recovered"; cat "$T/fit1.json"; exit 1; }
 echo "calibrate: ok"

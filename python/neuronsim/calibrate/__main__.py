@@ -26,6 +26,7 @@ def main(argv):
     f.add_argument("-o", "--output", required=True)
     f.add_argument("--report")
     f.add_argument("--json", action="store_true")
+    f.add_argument("--parameters")
     a = ap.parse_args(argv)
     from . import fit, measure, render, write_suite
     if a.command == "kernels":
@@ -37,7 +38,15 @@ def main(argv):
         if a.output != "-":
             print(f"wrote {a.output}: {len(rows)} cases on {a.target}")
     else:
-        r = fit(a.measurements, a.target, a.output, a.report)
+        names = None
+        if a.parameters is not None:
+            from .parameters import BY_NAME
+            names = [n.strip() for n in a.parameters.split(",") if n.strip()]
+            unknown = [n for n in names if n not in BY_NAME]
+            if unknown or not names:
+                raise Error(f"calibrate fit: --parameters: {unknown[0] if unknown else '(none)'} is "
+                            f"not a calibrated parameter ({', '.join(BY_NAME)})")
+        r = fit(a.measurements, a.target, a.output, a.report, parameters=names)
         if a.json:
             sys.stdout.write(render(r, "json"))
         else:
