@@ -5,24 +5,14 @@
 // module built beside this program or installed with it, with NEURONSIM_PROGRAM naming
 // this program, so the points run exactly it.
 //
-// Which module: a program in its build tree (its directory is the one CMake built it in)
-// uses <build>/python; an installed one <its dir>/<the bin -> Python install dir path>.
-// A program built without the Python module, a missing interpreter or a missing module is
-// one error naming what to install or build; missing Dask or matplotlib is the Python
+// The handover is cli/python_module.hpp's; missing Dask or matplotlib is the Python
 // side's error (python/neuronsim/sweep/cluster.py, plot.py).
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "base/error.hpp"
 #include "cli/commands.hpp"
+#include "cli/python_module.hpp"
 
 namespace neuronsim::cli {
 namespace {
@@ -33,38 +23,8 @@ struct SweepOptions {
   bool json = false, no_cache = false, progress = false, quiet = false;
 };
 
-#ifdef NEURONSIM_SWEEP_PYTHON
-std::filesystem::path module_dir(const std::filesystem::path& program) {
-  const std::filesystem::path dir = program.parent_path();
-  std::error_code ec;
-  if (std::filesystem::equivalent(dir, NEURONSIM_SWEEP_BUILD_DIR, ec))
-    return NEURONSIM_SWEEP_BUILD_PYTHON_DIR;
-  return (dir / NEURONSIM_SWEEP_INSTALLED_PYTHON_DIR).lexically_normal();
-}
-#endif
-
 [[noreturn]] void run_sweep(const SweepOptions& o) {
-#ifndef NEURONSIM_SWEEP_PYTHON
-  (void)o;
-  throw Error(
-      "sweep: this neuronsim was built without its Python module (pybind11, python3-dev and "
-      "python3-numpy were not found, or NEURONSIM_PYTHON=OFF), which runs sweeps: install "
-      "them (scripts/setup.sh) and rebuild");
-#else
-  std::error_code ec;
-  const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("sweep: cannot find this program's path: " + ec.message());
-  const std::filesystem::path python = NEURONSIM_SWEEP_PYTHON;
-  if (access(python.c_str(), X_OK) != 0)
-    throw Error("sweep: it runs on " + python.string() +
-                ", the Python the module was built for, which is missing (apt-get install "
-                "python3)");
-  const std::filesystem::path modules = module_dir(program);
-  if (!std::filesystem::exists(modules / "neuronsim" / "sweep" / "__main__.py"))
-    throw Error("sweep: the neuronsim Python package is not at " + modules.string() +
-                " (build the neuronsim_python target, or install it with cmake --install)");
-
-  std::vector<std::string> args = {python.string(), "-m", "neuronsim.sweep", o.spec};
+  std::vector<std::string> args = {o.spec};
   auto add = [&args](const char* flag, const std::string& value) {
     if (!value.empty()) args.insert(args.end(), {flag, value});
   };
@@ -79,21 +39,7 @@ std::filesystem::path module_dir(const std::filesystem::path& program) {
   if (o.no_cache) args.push_back("--no-cache");
   if (o.progress) args.push_back("--progress");
   if (o.quiet) args.push_back("--quiet");
-
-  const char* old_path = std::getenv("PYTHONPATH");
-  const std::string path =
-      modules.string() + (old_path && *old_path ? ":" + std::string(old_path) : "");
-  if (setenv("PYTHONPATH", path.c_str(), 1) != 0 ||
-      setenv("NEURONSIM_PROGRAM", program.c_str(), 1) != 0)
-    throw Error("sweep: cannot set the Python environment");
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  execv(python.c_str(), argv.data());
-  throw Error("sweep: cannot run " + python.string() + ": " + std::strerror(errno));
-#endif
+  exec_python_module("sweep", "neuronsim.sweep", args);
 }
 
 }  // namespace

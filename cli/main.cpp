@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   neuronsim::cli::add_compile_command(app);
   neuronsim::cli::add_whatif_command(app);
   neuronsim::cli::add_sweep_command(app);
+  neuronsim::cli::add_calibrate_command(app);
   neuronsim::cli::add_help_page_options(app);
   try {
     // CLI11 reports a mistyped command as "A subcommand is required"; name it instead.
