@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from .. import Error
+from .._entry import run_main
 
 
 def main(argv):
@@ -56,16 +57,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        main(sys.argv[1:])
-    except Error as e:
-        sys.stderr.write(f"neuronsim: error: {e}\n")
-        sys.exit(1)
-    except KeyboardInterrupt:
-        sys.stderr.write("neuronsim: error: calibrate interrupted; nothing written\n")
-        sys.exit(1)
-    except Exception:  # a bug in neuronsim: the traceback, and status 2 (docs/cli.md)
-        import traceback
-        traceback.print_exc()
-        sys.stderr.write("neuronsim: internal error in calibrate; please report it\n")
-        sys.exit(2)
+    run_main(main, sys.argv[1:], "calibration",
+             interrupted="calibrate interrupted; nothing written")

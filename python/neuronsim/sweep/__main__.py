@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from .. import Error
+from .._entry import run_main
 from . import run
 
 
@@ -48,16 +49,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        main(sys.argv[1:])
-    except Error as e:
-        sys.stderr.write(f"neuronsim: error: {e}\n")
-        sys.exit(1)
-    except Exception:  # a bug in neuronsim: the traceback, and status 2 (docs/cli.md)
-        import traceback
-        traceback.print_exc()
-        sys.stderr.write("neuronsim: internal error in the sweep; please report it\n")
-        sys.exit(2)
-    except KeyboardInterrupt:
-        sys.stderr.write("neuronsim: error: sweep interrupted; finished points are cached\n")
-        sys.exit(1)
+    run_main(main, sys.argv[1:], "sweep")
