@@ -312,8 +312,8 @@ class Placement {
         const std::int64_t offset = as_int(get(v, n.offset).ptr());
         const auto k = std::upper_bound(mem.offsets.begin(), mem.offsets.end(), offset) -
                        mem.offsets.begin() - 1;
-        if (k < 0 || region_end(v, space.ptr()) > mem.offsets[static_cast<std::size_t>(k)] +
-                                                      mem.sizes[static_cast<std::size_t>(k)])
+        if (k < 0 || region_end(v) > mem.offsets[static_cast<std::size_t>(k)] +
+                                         mem.sizes[static_cast<std::size_t>(k)])
           cb_.outside(
               py::handle(v),
               k < 0 ? py::none() : py::reinterpret_borrow<py::object>(seq_item(mem.blocks, k)),
@@ -364,10 +364,9 @@ class Placement {
   }
 
   // The end of the bytes an on-chip view touches (View.region()[2][1]), at its offset.
-  std::int64_t region_end(PyObject* v, PyObject* space) {
+  std::int64_t region_end(PyObject* v) {
     const py::object r = get(v, names().region);
     if (!r.is_none()) return as_int(PyTuple_GET_ITEM(PyTuple_GET_ITEM(r.ptr(), 2), 1));
-    (void)space;
     const std::int64_t es = as_int(get(get(v, names().dtype).ptr(), names().size).ptr());
     return as_int(get(v, names().offset).ptr()) + element_span(v).second * es;
   }
