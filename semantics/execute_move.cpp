@@ -143,7 +143,10 @@ void dma_transpose(const Site& s, const Operand& dst, const Operand& src) {
 // column is read now, when the transfer runs, and every index is checked against the
 // indexed side's rows before anything moves (so a bad index moves nothing), or, with
 // oob_skip, marks its row skipped (nothing moves for it). Repeated scatter indices: the
-// later partition's row lands last (accumulate adds each).
+// later partition's row lands last (accumulate adds each). A gather with transpose is
+// NKI/dma_transpose's indirect form (dma_gather_transpose): the gathered rows [N, F] land
+// transposed, dst [F, N], dst[f][n] = row src_index[n] of src, element f (bits unchanged,
+// as the direct transpose); a skipped row leaves dst's column n as it was.
 void dma_indirect(const Site& s, const DmaCopy& dma) {
   const bool gather = dma.src_index.has_value();
   const std::string_view idx_field = gather ? "src_index" : "dst_index";
@@ -151,16 +154,24 @@ void dma_indirect(const Site& s, const DmaCopy& dma) {
   const AccessPattern& table = gather ? dma.src : dma.dst;
   const Operand tile(s, gather ? dma.dst : dma.src, gather ? "dst" : "src");
   const Operand idx(s, *dma.index(), idx_field);
-  require_column(s, idx, tile.partitions());
+  if (dma.transpose && !gather)
+    s.fail("transpose", "an indirect DMA transpose gathers (src_index)");
+  if (dma.transpose && dma.accumulate) s.fail("accumulate", "a DMA transpose does not accumulate");
+  // Rows moved (one per index) and elements per row: the tile's partitions and free size,
+  // or, transposed, its free size and partitions.
+  const auto count = static_cast<std::uint32_t>(dma.transpose ? tile.free() : tile.partitions());
+  const std::uint64_t row_elems = dma.transpose ? tile.partitions() : tile.free();
+  require_column(s, idx, count);
   if (!is_integer(idx.dtype()))
     s.fail(idx_field, "is " + std::string(dtype_name(idx.dtype())) + "; row indices are integers");
-  if (table.free_elems() != tile.free())
+  if (table.free_elems() != row_elems)
     s.fail(table_field, "rows have " + std::to_string(table.free_elems()) + " elements but " +
-                            std::string(tile.field()) + "'s have " + std::to_string(tile.free()));
+                            std::string(tile.field()) + (dma.transpose ? "'s columns" : "'s rows") +
+                            " have " + std::to_string(row_elems));
   // A skipped row (oob_skip, NKI/dma_copy oob_mode.skip: "silently skip") is kSkip.
   constexpr std::uint32_t kSkip = std::numeric_limits<std::uint32_t>::max();
-  std::vector<std::uint32_t> rows(tile.partitions());
-  for (std::uint32_t p = 0; p < tile.partitions(); ++p) {
+  std::vector<std::uint32_t> rows(count);
+  for (std::uint32_t p = 0; p < count; ++p) {
     const std::int64_t i = idx.first_int(p);
     const bool outside = i < 0 || i >= std::int64_t{table.partitions};
     if (outside && dma.oob_skip) {
@@ -174,14 +185,35 @@ void dma_indirect(const Site& s, const DmaCopy& dma) {
                             std::to_string(std::int64_t{table.partitions} - 1) + ")");
     rows[p] = static_cast<std::uint32_t>(i);
   }
+  auto table_row = [&](std::uint32_t r) {  // row r of the indexed side
+    AccessPattern one = table;
+    one.start_partition = table.start_partition + r;
+    one.partitions = 1;
+    return one;
+  };
+  if (dma.transpose) {
+    if (tile.dtype() != table.dtype)
+      s.fail("dst", "is " + std::string(dtype_name(tile.dtype())) + " but src is " +
+                        std::string(dtype_name(table.dtype)) + "; a DMA transpose does not cast");
+    const auto parts = static_cast<std::uint32_t>(row_elems);
+    std::vector<RawBits> out, v;
+    load_rows(tile, 0, parts, out);  // dst as it was: a skipped row's column keeps it
+    for (std::uint32_t n = 0; n < count; ++n) {
+      if (rows[n] == kSkip) continue;
+      const AccessPattern one = table_row(rows[n]);
+      load_rows(Operand(s, one, table_field), 0, 1, v);
+      for (std::uint32_t f = 0; f < parts; ++f)
+        out[std::size_t{f} * count + n] = v[f];
+    }
+    store_rows(tile, 0, parts, out);
+    return;
+  }
   auto move = [&](auto tag) {
     using T = decltype(tag);
     std::vector<T> v, old;
     for (std::uint32_t p = 0; p < tile.partitions(); ++p) {
       if (rows[p] == kSkip) continue;
-      AccessPattern one = table;  // row rows[p] of the indexed side
-      one.start_partition = table.start_partition + rows[p];
-      one.partitions = 1;
+      const AccessPattern one = table_row(rows[p]);  // Operand keeps a pointer to it
       const Operand row(s, one, table_field);
       const Operand& from = gather ? row : tile;
       const Operand& to = gather ? tile : row;
@@ -207,7 +239,6 @@ void dma_indirect(const Site& s, const DmaCopy& dma) {
 
 void run(const Site& s, const DmaCopy& dma) {
   if (dma.indexed()) {
-    if (dma.transpose) s.fail("transpose", "a DMA transpose is not indirect");
     dma_indirect(s, dma);
     return;
   }

@@ -307,23 +307,34 @@ class OpcodeChecker {
               ": an indirect dma_copy is issued by gpsimd (software DGE "
               "makes its descriptors, NKI dma_copy), not " +
               name(engine_));
-    if (d.transpose) problem(std::string(idx_name) + ": a DMA transpose is not indirect");
+    // NKI/dma_transpose, "DMA Indirect Transpose": a gather whose rows land transposed
+    // (dma_gather_transpose, software DGE); dma_transpose() checks the rest.
+    if (d.transpose && !gather)
+      problem("dst_index: an indirect DMA transpose gathers (src_index); it does not scatter");
     in_space(idx_name, idx, MemSpace::sbuf);
     if (idx.dtype != DType::int32 && idx.dtype != DType::uint32)
       problem(std::string(idx_name) + " is " + name(idx.dtype) +
               "; row indices are int32 or uint32");
-    if (idx.partitions != tile.partitions || idx.free_elems() != 1)
-      problem(std::string(idx_name) + " " + fmt_shape(idx) + " is not [" + num(tile.partitions) +
-              ",1] (one row index per partition of " + (gather ? "dst" : "src") + ")");
+    // One index per row moved: per partition of the tile, or, transposed, per column of dst.
+    const std::uint64_t count = d.transpose ? tile.free_elems() : tile.partitions;
+    if (idx.partitions != count || idx.free_elems() != 1)
+      problem(std::string(idx_name) + " " + fmt_shape(idx) + " is not [" + num(count) +
+              ",1] (one row index per " +
+              (d.transpose ? "column of dst"
+               : gather    ? "partition of dst"
+                           : "partition of src") +
+              ")");
     if (table.space != MemSpace::hbm)
       problem(std::string(gather ? "src" : "dst") + " is in " + name(table.space) +
               "; an indirect dma_copy indexes rows of an hbm tensor");
     if (tile.space != MemSpace::sbuf)
       problem(std::string(gather ? "dst" : "src") + " is in " + name(tile.space) +
               "; an indirect dma_copy moves rows to or from sbuf");
-    if (table.free_elems() != tile.free_elems())
+    const std::uint64_t row = d.transpose ? tile.partitions : tile.free_elems();
+    if (table.free_elems() != row)
       problem(std::string(gather ? "src" : "dst") + " rows of " + num(table.free_elems()) +
-              " elements differ from " + (gather ? "dst" : "src") + "'s " + num(tile.free_elems()) +
+              " elements differ from " + (gather ? "dst" : "src") + "'s " + num(row) +
+              (d.transpose ? " partitions (a row lands as a column)" : "") +
               "; an indirect dma_copy moves whole rows");
   }
 
@@ -347,6 +358,8 @@ class OpcodeChecker {
       problem("transpose: dst is in " + name(d.dst.space) +
               "; a DMA transpose writes sbuf (from hbm or sbuf)");
     if (d.accumulate) problem("transpose: a DMA transpose does not accumulate");
+    // The rows transposed: src's, or a gather's, one per index (dma_indirect checks those).
+    if (d.src_index) return;
     if (d.dst.partitions != d.src.free_elems() || d.dst.free_elems() != d.src.partitions)
       problem("transpose: dst " + fmt_shape(d.dst) + " is not src " + fmt_shape(d.src) +
               " transposed ([" + num(d.src.free_elems()) + "," + num(d.src.partitions) + "])");

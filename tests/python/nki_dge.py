@@ -315,8 +315,13 @@ class Rules(unittest.TestCase):
                    [hw + "a 2-byte src dtype", "nl.bfloat16 or nl.float16"])
 
     def test_indirect_transpose(self):
+        # swdge is the indirect form's mode; its own rules: tests/python/nki_indirect_transpose.py.
         self.check("nisa.dma_transpose(dst=t, src=f32[i, :], dge_mode=nisa.dge_mode.swdge)",
-                   ["dma_transpose: an indirect transpose", "not supported by neuronsim"])
+                   ["dma_transpose: an indirect transpose (dma_gather_transpose) needs a 2-byte "
+                    "src dtype", "rule 3"])
+        self.check("nisa.dma_transpose(dst=t, src=f32[i, :], dge_mode=nisa.dge_mode.hwdge)",
+                   ["dma_transpose: dge_mode nisa.dge_mode.hwdge is not allowed here",
+                    "use nisa.dge_mode.unknown or nisa.dge_mode.swdge"])
 
 
 if __name__ == "__main__":

@@ -297,6 +297,52 @@ TEST_CASE("semantics: a transposing dma_copy writes dst[f][p] = src[p][f], bits 
   CHECK_THROWS_WITH(b.run(again), Catch::Contains("dst: is [10,6] but a transpose of src [10,6]"));
 }
 
+TEST_CASE("semantics: a gathering transpose lands row src_index[n] as dst column n",
+          "[semantics]") {
+  // NKI dma_transpose, "DMA Indirect Transpose" (dma_gather_transpose): gathered =
+  // src[indices], dst = gathered.T. A [10, 4] bf16 table, indices 7, 0, 7: dst [4, 3].
+  Bench b;
+  const auto h = b.tensor(DType::bf16, {10, 4});
+  const auto t = b.alloc(MemSpace::sbuf, DType::bf16, 4, 3);
+  const auto idx = b.alloc(MemSpace::sbuf, DType::uint32, 3, 1, 0, 64);
+  const AccessPattern table = b.pattern(MemSpace::hbm, h, DType::bf16, 10, {{1, 4}}, 0, 0, 4);
+  b.fill(table, [](std::uint32_t p, std::uint64_t f) { return p * 10.0 + f; });
+  b.set_bits(table, 7, 2, 0x7F81u);  // a signalling NaN survives: the bits move
+  const std::int64_t picks[3] = {7, 0, 7};
+  for (std::uint32_t p = 0; p < 3; ++p)
+    b.set_int(b.tile(idx, 3, 1), p, 0, picks[p]);
+  DmaCopy g;
+  g.src = table;
+  g.dst = b.tile(t, 4, 3);
+  g.src_index = b.tile(idx, 3, 1);
+  g.transpose = true;
+  b.run(g);
+  for (std::uint32_t n = 0; n < 3; ++n)
+    for (std::uint32_t f = 0; f < 4; ++f)
+      REQUIRE(b.bits(g.dst, f, n) == b.bits(table, static_cast<std::uint32_t>(picks[n]), f));
+  CHECK(b.bits(g.dst, 2, 0) == 0x7F81u);
+
+  // oob_skip: index 10 is outside the 10 rows, so dst's column 1 keeps what it held.
+  b.set_int(b.tile(idx, 3, 1), 1, 0, 10);
+  CHECK_THROWS_WITH(b.run(g), Catch::Contains("src_index: partition 1 holds row index 10"));
+  g.oob_skip = true;
+  const std::uint32_t held = b.bits(g.dst, 3, 1);
+  b.set_int(b.tile(idx, 3, 1), 0, 0, 1);
+  b.run(g);
+  CHECK(b.bits(g.dst, 3, 1) == held);
+  CHECK(b.bits(g.dst, 3, 0) == b.bits(table, 1, 3));
+
+  // A scatter does not transpose; dst must be [row length, index count].
+  DmaCopy s;
+  s.src = g.dst;
+  s.dst = table;
+  s.dst_index = g.src_index;
+  s.transpose = true;
+  CHECK_THROWS_WITH(b.run(s), Catch::Contains("an indirect DMA transpose gathers"));
+  g.dst = b.tile(t, 3, 4);
+  CHECK_THROWS_WITH(b.run(g), Catch::Contains("src_index:"));
+}
+
 TEST_CASE("semantics: an indirect dma_copy gathers and scatters rows by a runtime index",
           "[semantics]") {
   // NKI dma_copy (software DGE gather/scatter): dst row p = src row src_index[p]; src row p

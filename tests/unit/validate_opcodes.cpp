@@ -403,6 +403,48 @@ TEST_CASE("validate: dma_copy transpose rules", "[validate]") {
   expect_one(kernel(store), "dst is in hbm; a DMA transpose writes sbuf", v3);
 }
 
+TEST_CASE("validate: gathering transpose rules", "[validate]") {
+  // NKI dma_transpose, "DMA Indirect Transpose" (software DGE): a gather (src_index, issued
+  // by GpSimd) whose rows land as dst's columns, under the transpose's rules (2-byte, no
+  // cast, into SBUF, NeuronCore-v3+).
+  params::TargetLimits v3 = trn1_limits();
+  v3.dma_transpose = true;
+  auto kernel = [](Operation op) {
+    Kernel k = with(Engine::gpsimd, std::move(op));
+    k.tensors.push_back({"b", DType::bf16, {300, 64}, TensorRole::input, {}});  // tensor 3
+    return k;
+  };
+  DmaCopy g{sbuf(kW, 64, 32, DType::bf16),
+            hbm(3, 300, 64, DType::bf16),
+            0,
+            false,
+            true,
+            sbuf(kInt, 32, 1, DType::uint32),
+            std::nullopt,
+            false};
+  expect_none(kernel(g), v3);
+  expect_one(kernel(g), "this target's DMA engines do not transpose");  // trn1
+  auto bad = g;
+  bad.src_index = sbuf(kInt, 64, 1, DType::uint32);  // one per dst partition: wrong
+  expect_one(kernel(bad), "src_index [64,1] is not [32,1] (one row index per column of dst)", v3);
+  bad = g;
+  bad.dst = sbuf(kW, 32, 32, DType::bf16);
+  expect_one(kernel(bad), "src rows of 64 elements differ from dst's 32 partitions", v3);
+  bad = g;
+  bad.dst = sbuf(kX, 64, 32);
+  expect_one(kernel(bad), "a DMA transpose does not cast", v3);
+  DmaCopy s{hbm(3, 300, 64, DType::bf16),
+            sbuf(kW, 32, 64, DType::bf16),
+            0,
+            false,
+            true,
+            std::nullopt,
+            sbuf(kInt, 32, 1, DType::uint32),
+            false};
+  // (Also wrong as a transpose: it writes hbm. Each rule says its own.)
+  CHECK_THAT(listing(check(kernel(s), v3)), Catch::Contains("it does not scatter"));
+}
+
 TEST_CASE("validate: tensor_tensor_scan operands", "[validate]") {
   // NKI tensor_tensor_scan: data0 and data1 of one shape, not both in PSUM; initial a
   // scalar or [P,1]; arithmetic operators only; Vector Engine only.

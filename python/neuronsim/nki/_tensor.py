@@ -459,7 +459,8 @@ class Tensor:
             if self.space != "hbm":
                 fail(".ap(): vector_offset on an on-chip tensor is NeuronCore-v4's tensor "
                      "indirection, which neuronsim does not model; index an HBM tensor "
-                     "(an indirect DMA)", location)
+                     "(an indirect DMA; nisa.dma_transpose's indirect form: \"src tensor must "
+                     "be on HBM\")", location)
             return IndirectRows.from_ap(self, pattern, offset, vector_offset, indirect_dim,
                                         location)
         if any(n < 1 for _, n in pattern):
@@ -604,19 +605,29 @@ class IndirectRows:
     runs) and whose free dims are one row's elements; row p of the transfer is table row
     index[p]."""
 
-    def __init__(self, index, table, location):
+    def __init__(self, index, table, location, rows=None, rows_error=None):
+        """rows (from .ap's pattern): the count of rows moved. nisa.dma_transpose's indirect
+        form takes rows up to the count of indices, from [P, K] indices too (its rows are
+        indices.T.flatten()[:rows]); a gather or scatter needs one index column of exactly
+        `rows` indices, so `copy_error` says why this one cannot be one (rows_error: the
+        caller's words for a count that differs), None when it can."""
         if not isinstance(index, Tensor) or index.space != "sbuf":
             where = index.space.upper() if isinstance(index, Tensor) else type(index).__name__
             fail(f"a runtime row index must be an SBUF tile (it is {where}): load the indices "
                  "with nl.load first", location)
         if index.dtype.asm not in ("int32", "uint32"):
             fail(f"a runtime row index must be int32 or uint32, not {index.dtype!r}", location)
+        self.copy_error = None
         if index.free_size() != 1:
-            fail(f"a runtime row index is one index per partition ([P, 1]); this one is "
-                 f"{list(index.shape)}", location)
+            self.copy_error = (f"a runtime row index is one index per partition ([P, 1]); "
+                               f"this one is {list(index.shape)}")
+            if rows is None:
+                fail(self.copy_error, location)
+        elif rows is not None and rows != index.partitions():
+            self.copy_error = rows_error
         self.index = index
         self.table = table
-        self.shape = (index.partitions(),) + tuple(table.shape[1:])
+        self.shape = (index.partitions() if rows is None else rows,) + tuple(table.shape[1:])
         self.dtype = table.dtype
         self.space = "hbm"
 
@@ -691,11 +702,10 @@ class IndirectRows:
         rows = (total - 1 - base - rest) // step + 1
         table = tensor._derive([rows] + [n for _, n in pattern[1:]],
                                [step] + [s for s, _ in pattern[1:]], base)
-        indirect = cls(index, table, location)
-        if indirect.partitions() != num:
-            fail(f".ap(): the indexed entry [{step}, {num}] has {num} rows but vector_offset "
-                 f"{list(index.shape)} holds {indirect.partitions()} indices", location)
-        return indirect
+        held = index.partitions() if isinstance(index, Tensor) else 0
+        return cls(index, table, location, rows=num,
+                   rows_error=f".ap(): the indexed entry [{step}, {num}] has {num} rows but "
+                   f"vector_offset {list(index.shape) if held else index!r} holds {held} indices")
 
     @property
     def ndim(self):

@@ -10,6 +10,7 @@ where neuronsim allows it. DMAs are issued by the Sync engine.
 from __future__ import annotations
 
 import enum
+import itertools
 
 from ... import _core as _cxx
 from .. import _core
@@ -126,7 +127,7 @@ def _bind(args, kwargs, names, location, what):
 def _leading_tensors(args):
     n = 0
     for a in args:
-        if not isinstance(a, Tensor):
+        if not isinstance(a, (Tensor, IndirectRows)):
             break
         n += 1
     return n
@@ -1210,6 +1211,8 @@ def indirect_dma(dst, src, location, rmw=None, skip=False):
         fail("dma_copy: dst and src are both indexed by a runtime index; index one side",
              location)
     rows, tile = (src, dst) if gather else (dst, src)
+    if rows.copy_error:
+        fail(f"dma_copy: {rows.copy_error}", location)
     if not isinstance(tile, Tensor) or tile.space != "sbuf":
         fail(f"dma_copy: an indirect {'gather' if gather else 'scatter'} moves rows "
              f"{'into' if gather else 'from'} an SBUF tile", location)
@@ -1266,9 +1269,13 @@ def dma_transpose(*args, **kwargs):
     check_mask(a.get("mask"), location)
     src = a.get("src")
     if isinstance(src, IndirectRows):
-        fail("dma_transpose: an indirect transpose (src indexed by a runtime index: "
-             "dma_gather_transpose, software DGE) is not supported by neuronsim; gather the rows "
-             "with nisa.dma_copy, then transpose them", location)
+        # "DMA Indirect Transpose Constraints: The only valid dge_modes are unknown and swdge."
+        _dge_mode(a.get("dge_mode"), (dge_mode.unknown, dge_mode.swdge), location,
+                  "dma_transpose", "an indirect transpose takes unknown or swdge, the "
+                  "dma_transpose page; hwdge is its direct form")
+        skip = _oob_skip(a.get("oob_mode"), location, "dma_transpose")
+        return indirect_transpose(src, location, dst=a.get("dst"), axes=a.get("axes"),
+                                  dtype=a.get("dtype"), skip=skip)
     _oob_skip(a.get("oob_mode"), location, "dma_transpose")  # a direct transfer: no effect
     # "DMA Direct Transpose Constraints: The only valid dge_modes are unknown and hwdge."
     mode = _dge_mode(a.get("dge_mode"), (dge_mode.unknown, dge_mode.hwdge), location,
@@ -1278,6 +1285,101 @@ def dma_transpose(*args, **kwargs):
         _hwdge_transpose_rules(src, location)
     return dma_transpose_tile(src, location, dst=a.get("dst"), axes=a.get("axes"),
                               dtype=a.get("dtype"))
+
+
+_INDIRECT_TRANSPOSE_PAGE = "the dma_transpose page's DMA Indirect Transpose Constraints"
+
+
+def indirect_transpose(rows, location, dst=None, axes=None, dtype=None, skip=False):
+    """nisa.dma_transpose of rows picked by an SBUF index tile (src = data[idx_tile, :] or
+    data.ap(pattern, vector_offset=idx_tile, indirect_dim=0)): the page's "DMA Indirect
+    Transpose" (dma_gather_transpose, software DGE), which "effectively performs
+    flat_indices = indices.T.flatten()[:src.shape[0]]; gathered = src[flat_indices, :];
+    dst = gathered.T". Each of the page's twelve constraints is checked here, in its order
+    (12, the target, first). Lowered to one GpSimd-issued dma_copy with src_index and
+    transpose=true per index column (at most 128 rows each) and per slice of a 3-/4-D
+    src's middle dimensions: a gather whose rows land as dst's columns, priced by the DMA
+    model as a transposing transfer (its transpose efficiency) with software DGE's
+    descriptors. oob_mode.skip skips rows whose index is out of range (dst's column keeps
+    what it held). https://awsdocs-neuron.readthedocs-hosted.com/en/v2.30.0/nki/api/generated/nki.isa.dma_transpose.html"""
+    what = "dma_transpose: an indirect transpose (dma_gather_transpose)"
+    page = _INDIRECT_TRANSPOSE_PAGE
+    target = _core.trace().target
+    version = _NC_VERSION_OF_TARGET.get(target)
+    if version is None or version < nc_version.gen3:  # 12
+        fail(f"{what} is TRN2+ only (rule 12 of {page}); target {target} is not: gather the "
+             f"rows with nisa.dma_copy(dst=tile, src=data[idx_tile, :]), then transpose the "
+             f"tile with nisa.nc_transpose", location)
+    table, idx = rows.table, rows.index
+    shape = list(rows.shape)
+    n = shape[0]
+    perm = _DMA_TRANSPOSE_AXES.get(rows.ndim)
+    if perm is None:
+        fail(f"{what}: src has {rows.ndim} dimensions; NKI transposes 2-, 3- and 4-D tiles",
+             location)
+    if axes is not None and tuple(int(x) for x in axes) != perm:
+        fail(f"dma_transpose: axes {tuple(axes)} is not the permutation of a {rows.ndim}-D tile "
+             f"({perm}; NKI supports (1, 0), (2, 1, 0) and (3, 1, 2, 0))", location)
+    if rows.ndim == 4 and shape[1] != 1 and shape[2] != 1:  # 1
+        fail(f"{what}: when src is 4D, src.shape[1] or src.shape[2] must be 1 (rule 1 of "
+             f"{page}); src is {shape}: index one of them with an int", location)
+    if shape[-1] > 128:  # 2
+        fail(f"{what} needs src.shape[-1] <= 128 (rule 2 of {page}; the row lands on "
+             f"partitions); src is {shape}: transpose its last dimension 128 at a time", location)
+    if rows.dtype.size != 2:  # 3
+        fail(f"{what} needs a 2-byte src dtype (rule 3 of {page}), e.g. bfloat16 or float16; src "
+             f"is {rows.dtype!r}", location)
+    if table.space != "hbm":  # 4 (an on-chip src is refused where it is indexed)
+        fail(f"{what} needs src on HBM (rule 4 of {page})", location)
+    if idx.ndim != 2:  # 5
+        fail(f"{what} needs 2-d indices (rule 5 of {page}); they are {list(idx.shape)}", location)
+    parts, cols = idx.shape
+    if parts * cols < n:  # 6
+        fail(f"{what} needs indices.shape[0] * indices.shape[1] >= src.shape[0] (rule 6 of "
+             f"{page}); indices {list(idx.shape)} hold {parts * cols} for {n} rows", location)
+    if n % 16 != 0:  # 7
+        fail(f"{what} needs src.shape[0] divisible by 16 (rule 7 of {page}); src is {shape}: "
+             f"gather a multiple of 16 rows", location)
+    if not (16 <= parts <= 128 and parts % 16 == 0):  # 8
+        fail(f"{what} needs indices.shape[0] in [16, 128] and divisible by 16 (rule 8 of "
+             f"{page}); indices are {list(idx.shape)}", location)
+    if cols > 1 and parts != 128:  # 9
+        fail(f"{what}: when indices.shape[1] > 1, indices.shape[0] must be exactly 128 (rule 9 "
+             f"of {page}); indices are {list(idx.shape)}", location)
+    if idx.dtype.asm != "uint32":  # 10
+        fail(f"{what} needs uint32 indices (rule 10 of {page}: np.uint32); they are "
+             f"{idx.dtype!r}: load them with dtype=nl.uint32", location)
+    if idx.space != "sbuf":  # 11 (IndirectRows already insists on it)
+        fail(f"{what} needs the indices on SBUF (rule 11 of {page})", location)
+    out_shape = tuple(shape[i] for i in perm)
+    if dtype is not None and to_dtype(dtype, location).asm != rows.dtype.asm:
+        fail(f"{what} does not cast (a DMA transpose moves the bits): dtype must be src's "
+             f"{rows.dtype!r}", location)
+    dst = _out(dst, out_shape, rows.dtype, location)
+    if dst.space != "sbuf":
+        fail("dma_transpose: dst must be an SBUF tile (DMA cannot reach PSUM)", location)
+    if tuple(dst.shape) != out_shape:
+        fail(f"dma_transpose: dst {list(dst.shape)} is not src {shape} transposed "
+             f"({list(out_shape)})", location)
+    if dst.dtype.asm != rows.dtype.asm:
+        fail(f"{what} does not cast: dst is {dst.dtype!r} but src is {rows.dtype!r}", location)
+    # The middle dimensions of a 3-/4-D src ([N, M, F] -> [F, M, N]; [N, a, b, F] ->
+    # [F, a, b, N]): one transfer per slice, its rows [N, F] landing as dst[:, m, :].
+    middle = shape[1:-1]
+    options = [("queue", "_load"), ("transpose", "true")]
+    if skip:
+        options.append(("oob_skip", "true"))
+    for where in itertools.product(*(range(m) for m in middle)):
+        base = table.offset + sum(i * st for i, st in zip(where, table.strides[1:-1]))
+        src2d = table._derive([table.shape[0], shape[-1]], [table.strides[0], table.strides[-1]],
+                              base)
+        for c in range(0, (n + 127) // 128):  # index column c names rows 128c .. 128c + 127
+            count = min(128, n - 128 * c)
+            column = idx[0:count, c:c + 1]
+            part = dst[(slice(None),) + where + (slice(128 * c, 128 * c + count),)]
+            emit("gpsimd", "dma_copy", part, [src2d], options + [("src_index", column.operand())],
+                 location, queue="_load")
+    return dst
 
 
 def _hwdge_transpose_rules(src, location):
