@@ -305,6 +305,11 @@ class Rules(unittest.TestCase):
         self.check("nisa.dma_transpose(b[i, :], axes=(0, 1))",
                    ["dma_transpose: axes (0, 1) is not the permutation of a 2-D tile"])
         self.check("nisa.dma_transpose(b[i, :], dtype=nl.float32)", [self.what, "does not cast"])
+        self.check("nisa.dma_transpose(b[i, :], axes=5)",
+                   ["dma_transpose: axes 5 is not the permutation of a 2-D tile"])
+        self.check("nisa.dma_transpose(dst=b[i, :], src=t)",
+                   ["dma_transpose: dst is indexed by a runtime index", "a scatter does not "
+                    "transpose"])
 
     def test_several_index_columns_are_only_for_the_transpose(self):
         self.check("nisa.dma_copy(dst=t, src=b.ap([[128, 128], [1, 128]], vector_offset=i4))",

@@ -1268,6 +1268,10 @@ def dma_transpose(*args, **kwargs):
     a = _bind(args, kwargs, names, location, "dma_transpose")
     check_mask(a.get("mask"), location)
     src = a.get("src")
+    if isinstance(a.get("dst"), IndirectRows):
+        fail("dma_transpose: dst is indexed by a runtime index; the indirect transpose gathers "
+             "(index src, the page's vector_offset on src) and a scatter does not transpose: "
+             "transpose into an SBUF tile, then scatter it with nisa.dma_copy", location)
     if isinstance(src, IndirectRows):
         # "DMA Indirect Transpose Constraints: The only valid dge_modes are unknown and swdge."
         _dge_mode(a.get("dge_mode"), (dge_mode.unknown, dge_mode.swdge), location,
@@ -1285,6 +1289,19 @@ def dma_transpose(*args, **kwargs):
         _hwdge_transpose_rules(src, location)
     return dma_transpose_tile(src, location, dst=a.get("dst"), axes=a.get("axes"),
                               dtype=a.get("dtype"))
+
+
+def _check_transpose_axes(axes, perm, location):
+    """axes=, if given, is the permutation NKI's rules give a tile of len(perm) dims."""
+    if axes is None:
+        return
+    try:
+        given = tuple(int(x) for x in axes)
+    except (TypeError, ValueError):
+        given = None
+    if given != perm:
+        fail(f"dma_transpose: axes {axes!r} is not the permutation of a {len(perm)}-D tile "
+             f"({perm}; NKI supports (1, 0), (2, 1, 0) and (3, 1, 2, 0))", location)
 
 
 _INDIRECT_TRANSPOSE_PAGE = "the dma_transpose page's DMA Indirect Transpose Constraints"
@@ -1317,9 +1334,7 @@ def indirect_transpose(rows, location, dst=None, axes=None, dtype=None, skip=Fal
     if perm is None:
         fail(f"{what}: src has {rows.ndim} dimensions; NKI transposes 2-, 3- and 4-D tiles",
              location)
-    if axes is not None and tuple(int(x) for x in axes) != perm:
-        fail(f"dma_transpose: axes {tuple(axes)} is not the permutation of a {rows.ndim}-D tile "
-             f"({perm}; NKI supports (1, 0), (2, 1, 0) and (3, 1, 2, 0))", location)
+    _check_transpose_axes(axes, perm, location)
     if rows.ndim == 4 and shape[1] != 1 and shape[2] != 1:  # 1
         fail(f"{what}: when src is 4D, src.shape[1] or src.shape[2] must be 1 (rule 1 of "
              f"{page}); src is {shape}: index one of them with an int", location)
@@ -1417,9 +1432,7 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
     if perm is None:
         fail(f"dma_transpose: src has {src.ndim} dimensions; NKI transposes 2-, 3- and 4-D "
              "tiles", location)
-    if axes is not None and tuple(int(x) for x in axes) != perm:
-        fail(f"dma_transpose: axes {tuple(axes)} is not the permutation of a {src.ndim}-D tile "
-             f"({perm}; NKI supports (1, 0), (2, 1, 0) and (3, 1, 2, 0))", location)
+    _check_transpose_axes(axes, perm, location)
     shape = tuple(src.shape[i] for i in perm)
     dtype = to_dtype(dtype, location) if dtype is not None else src.dtype
     dst = _out(dst, shape, dtype, location)
