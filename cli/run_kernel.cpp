@@ -47,6 +47,10 @@ void print_summary(const isa::Kernel& k, const config::TargetConfig& cfg, const 
         << pad(fixed(engines::ps_to_ns(t.dma_wait_ps)), width[6])
         << pad(fixed(engines::ps_to_ns(t.idle_ps)), width[7]) << "\n";
   }
+  const traces::EngineTime& tensor = r.stats.engines[static_cast<int>(isa::Engine::tensor)].time;
+  if (tensor.throttled_ps)
+    out << "tensor busy includes " << fixed(engines::ps_to_ns(tensor.throttled_ps))
+        << " ns of throttle (the PE array below full rate, docs/cost-model.md)\n";
   out << "\nDMA: " << r.stats.dma.transfers << " transfers, " << r.stats.dma.bytes
       << " bytes; HBM read " << r.stats.hbm.read_bytes << " bytes, written "
       << r.stats.hbm.write_bytes << " bytes\n";

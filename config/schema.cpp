@@ -90,8 +90,8 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.limits.tensor_transpose_max = u32(v); }},
     {"tensor", "mm_init_latency", "cycles", K::counter_int, kU32,
      [](T& t, const json& v) { t.cost.mm_init_latency = u32(v); }},
-    {"tensor", "fp32_matmul_factor", "ratio", K::positive_int, kU32,
-     [](T& t, const json& v) { t.cost.fp32_matmul_factor = u32(v); }},
+    {"tensor", "fp32_matmul_factor", "ratio", K::positive_real, kNone,
+     [](T& t, const json& v) { t.cost.fp32_matmul_factor = real(v); }},
     {"tensor", "load_stationary_speedup", "ratio", K::positive_int, kU32,
      [](T& t, const json& v) { t.cost.load_stationary_speedup = u32(v); }},
     // One number for both models: validation refuses perf_mode double_row where it is 0,
@@ -101,6 +101,12 @@ const std::vector<Param> kParams = {
        t.cost.double_row_speedup = u32(v);
        t.limits.matmul_double_row_speedup = u32(v);
      }},
+    {"tensor", "throttle", "flag", K::flag, kNone,
+     [](T& t, const json& v) { t.cost.tensor_throttle = flag(v) ? 1 : 0; }},
+    {"tensor", "throttle_start_percent", "percent", K::positive_int, 100,
+     [](T& t, const json& v) { t.cost.tensor_throttle_start_percent = u32(v); }},
+    {"tensor", "throttle_ramp_ns", "ns", K::counter_int, kU32,
+     [](T& t, const json& v) { t.cost.tensor_throttle_ramp_ns = u32(v); }},
     {"tensor", "tflops_bf16", "TFLOPS", K::positive_real, kNone,
      [](T& t, const json& v) { t.tensor_tflops_bf16 = real(v); }},
     {"tensor", "tflops_fp8", "TFLOPS", K::positive_real, kNone,

@@ -45,21 +45,34 @@ bool computes_reciprocal(const TensorScalar& ts) {
          (ts.op1 && reciprocal_step(*ts.op1, ts.arg1, ts.reverse1));
 }
 
-// Matmul input dtype and mode rates: fp32 runs fp32_matmul_factor times slower
-// (reference section 4); perf_mode double_row streams its two contraction rows
+// Matmul input dtype and mode rates: fp32 runs fp32_matmul_factor times slower (reference
+// section 4; the chips' published bf16 / fp32 TFLOPS, 4 on trn1, 3.69 on trn2, 3.67 on trn3,
+// so a real number, the cycles rounded up once); perf_mode double_row streams its two
+// contraction rows
 // double_row_speedup times faster (NKI Trainium2 architecture guide, "Double FP8 Matmul
 // Performance": a 256-deep double-FP8 LoadStationary/MultiplyMoving takes the time of a
 // 128-deep BF16 one). fp8 inputs without the mode run at the bf16 rate: the mode is asked
 // for (nki.isa.matmul_perf_mode), not implied by the dtype.
-std::uint64_t fp32_factor(const Matmul& mm, const params::CostParams& p) {
+double fp32_factor(const Matmul& mm, const params::CostParams& p) {
   const bool fp32 = mm.stationary.dtype == DType::fp32 || mm.moving.dtype == DType::fp32;
-  return fp32 ? require_nonzero(p.fp32_matmul_factor, "fp32_matmul_factor") : 1;
+  if (!fp32) return 1;
+  if (!(p.fp32_matmul_factor > 0)) throw Error("cost model: fp32_matmul_factor is not positive");
+  return p.fp32_matmul_factor;
+}
+// ceil(cycles * fp32 factor / denom): exact for an integer factor (the 1e-9 keeps a product
+// that is a whole number from rounding up; cycle counts stay far below 2^53).
+std::uint64_t fp32_scaled(const Matmul& mm, const params::CostParams& p, std::uint64_t cycles,
+                          std::uint64_t denom = 1) {
+  const double f = fp32_factor(mm, p);
+  if (f == 1) return ceil_div(cycles, denom);
+  return static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(cycles) * f / static_cast<double>(denom) - 1e-9));
 }
 std::uint64_t matmul_dtype_scaled(const Matmul& mm, const params::CostParams& p,
                                   std::uint64_t numer, std::uint64_t denom) {
   if (mm.perf_mode == MatmulPerfMode::double_row)
     denom *= require_nonzero(p.double_row_speedup, "double_row_speedup");
-  return ceil_div(numer * fp32_factor(mm, p), denom);
+  return fp32_scaled(mm, p, numer, denom);
 }
 
 // Tensor-engine transpose is a matmul with the data as the stationary tensor [P, F] and an
@@ -214,7 +227,7 @@ std::uint64_t multiply_moving_cycles(const Matmul& mm, const params::CostParams&
   const std::uint64_t moving_stream =
       mm.moving.free_elems() * stride_penalty({&mm.moving, &mm.dst}, p);
   const std::uint64_t fill = std::min<std::uint64_t>(p.mm_init_latency, n_stationary);
-  return std::max<std::uint64_t>(fill * fp32_factor(mm, p),
+  return std::max<std::uint64_t>(fp32_scaled(mm, p, fill),
                                  matmul_dtype_scaled(mm, p, moving_stream, 1));
 }
 

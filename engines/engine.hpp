@@ -61,6 +61,8 @@ class Engine {
   virtual void started(std::size_t /*index*/, traces::InstructionRecord* /*record*/) {}
 
   const std::vector<InstructionPlan>& plans() const { return plans_; }
+  // Part of the busy time of the instruction starting now that a throttle added.
+  void count_throttled(std::uint64_t ps) { stats_.time.throttled_ps += ps; }
   // The instruction in progress, decoded; valid until the engine moves on.
   const isa::Instruction& instruction() const { return *current_instr_; }
   // The one after it, decoded already, or null at the end of the stream.

@@ -20,6 +20,10 @@ void EngineStats::list(StatisticList& out) const {
           statistic_ns(time.dma_wait_ps));
   out.add(p + "idle_ns", Unit::ns, "time after the last instruction (busy + waits + idle = total)",
           statistic_ns(time.idle_ps));
+  if (engine == isa::Engine::tensor)
+    out.add(p + "throttled_ns", Unit::ns,
+            "part of busy time the PE array's throttle added (below full rate)",
+            statistic_ns(time.throttled_ps));
   const double total_ns = ps_to_ns(time.total_ps());
   out.add(p + "active_time_percent", Unit::percent, "busy time as a share of the total",
           total_ns > 0 ? std::round(ps_to_ns(time.busy_ps) / total_ns * 1e6) / 1e4 : 0.0);

@@ -18,7 +18,8 @@ struct EngineStats {
 
   // "<engine>_engine_instruction_count", ..._busy_ns, ..._busy_cycles,
   // ..._semaphore_wait_ns, ..._port_wait_ns, ..._dma_queue_wait_ns, ..._idle_ns,
-  // ..._active_time_percent (of the total: busy + waits + idle).
+  // ..._active_time_percent (of the total: busy + waits + idle); the Tensor engine's also
+  // tensor_engine_throttled_ns (part of busy).
   void list(StatisticList& out) const;
 };
 

@@ -6,7 +6,27 @@
 
 namespace neuronsim::engines {
 
+TensorEngine::TensorEngine(double clock_ghz, LaunchContext& ctx)
+    : Engine(isa::Engine::tensor, clock_ghz, ctx) {
+  if (ctx.cost.tensor_throttle)
+    throttle_.emplace(ctx.cost.tensor_throttle_start_percent,
+                      static_cast<double>(ctx.cost.tensor_throttle_ramp_ns) * clock_ghz);
+}
+
+// The throttle slows what the PE array does, from when it is asked to start (a port wait
+// after that is counted as idle by the ramp: the array waits as well).
 std::uint64_t TensorEngine::busy_cycles(std::size_t index) {
+  const std::uint64_t cycles = full_rate_cycles(index);
+  throttle_cycles_now_ = 0;
+  const isa::Opcode op = instruction().opcode();
+  if (!throttle_ || (op != isa::Opcode::matmul && op != isa::Opcode::transpose)) return cycles;
+  const double now = to_ns(ctx_.since_start()) * clock_ghz();
+  const std::uint64_t throttled = throttle_->run(now, cycles);
+  throttle_cycles_now_ = throttled - cycles;
+  return throttled;
+}
+
+std::uint64_t TensorEngine::full_rate_cycles(std::size_t index) {
   const auto& plan = plans()[index];
   const auto* mm = std::get_if<isa::Matmul>(&instruction().op);
   load_cycles_now_ = 0;
@@ -36,6 +56,11 @@ void TensorEngine::load(const isa::AccessPattern& stationary, sc_core::sc_time r
 }
 
 void TensorEngine::started(std::size_t index, traces::InstructionRecord* record) {
+  if (throttle_cycles_now_) {
+    const std::uint64_t ps = to_ps(cycles_time(throttle_cycles_now_, clock_ghz()));
+    count_throttled(ps);
+    if (record) record->throttle_ps = ps;
+  }
   const auto* mm = std::get_if<isa::Matmul>(&instruction().op);
   if (!mm) return;
   if (record) record->stationary_reused = reused_;

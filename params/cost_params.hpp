@@ -31,9 +31,13 @@ struct CostParams {
   std::uint32_t fp8_at_16bit_width = 0;
   // --- Tensor engine
   std::uint32_t mm_init_latency = 0;          // MM_INIT_LATENCY, matmul fill latency
-  std::uint32_t fp32_matmul_factor = 0;       // fp32 matmul runs at 1/f rate
   std::uint32_t load_stationary_speedup = 0;  // LoadStationary is up to f times faster
   std::uint32_t double_row_speedup = 0;       // perf_mode double_row rate multiplier (0: none)
+  // The throttle of the PE array (cost/tensor_throttle.hpp): 1 on; the rate it starts at, in
+  // percent of full; the busy time, in ns of the Tensor clock, over which it ramps to full.
+  std::uint32_t tensor_throttle = 0;
+  std::uint32_t tensor_throttle_start_percent = 0;
+  std::uint32_t tensor_throttle_ramp_ns = 0;
   // --- SBUF / PSUM access (reference section 2)
   std::uint32_t stride_penalty_bytes = 0;   // innermost stride above this many bytes...
   std::uint32_t stride_penalty_factor = 0;  // ...divides the bandwidth by this factor
@@ -44,6 +48,8 @@ struct CostParams {
   std::uint32_t vector_cost_percent = 0;
   std::uint32_t scalar_cost_percent = 0;
   std::uint32_t gpsimd_cost_percent = 0;
+  // --- Tensor engine, a real number (last, so the struct has no padding)
+  double fp32_matmul_factor = 0;  // fp32 matmul runs at 1/f rate (the chips' bf16/fp32 TFLOPS)
 };
 
 }  // namespace neuronsim::params

@@ -14,6 +14,7 @@ void add_engine_time(traces::EngineTime& sum, const traces::EngineTime& t) {
   sum.port_wait_ps += t.port_wait_ps;
   sum.dma_wait_ps += t.dma_wait_ps;
   sum.idle_ps += t.idle_ps;
+  sum.throttled_ps += t.throttled_ps;
   for (const auto& [who, ps] : t.semaphore_wait_by_source)
     sum.semaphore_wait_by_source[who] += ps;
 }

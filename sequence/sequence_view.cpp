@@ -151,6 +151,7 @@ traces::Summary combined_summary(const SequenceProfile& p) {
       c.engines[e].semaphore_wait_ps += s.engines[e].semaphore_wait_ps;
       c.engines[e].port_wait_ps += s.engines[e].port_wait_ps;
       c.engines[e].dma_wait_ps += s.engines[e].dma_wait_ps;
+      c.engines[e].throttled_ps += s.engines[e].throttled_ps;
     }
     c.dma_active_ps += s.dma_active_ps;
     c.dma_transfer_total_bytes += s.dma_transfer_total_bytes;

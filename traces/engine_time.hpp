@@ -17,6 +17,8 @@ struct EngineTime {
   std::uint64_t port_wait_ps = 0;  // for a memory port held by another engine
   std::uint64_t dma_wait_ps = 0;   // for room in a full DMA queue
   std::uint64_t idle_ps = 0;       // the rest of the total
+  // Part of busy_ps: what the Tensor engine's throttle added (not a part of the total).
+  std::uint64_t throttled_ps = 0;
   // Semaphore wait by whom it waited for (an engine name, a DMA queue name, "unknown"):
   // known only from a trace's records, so filled by a trace's summary alone (empty in
   // the engines' own counts). A summary's waits are the records' wait fields, capped to

@@ -207,6 +207,11 @@ bool NtffReader::next(Record& out) {
         if (mask & (1 << (3 + m))) r.bytes.written[m] = s.varint("written bytes");
     }
     if (flags & kHasFlops) r.flops = s.varint("flops");
+    if (flags & kHasThrottle) {
+      r.throttle_ps = s.varint("throttle time");
+      if (r.throttle_ps > r.end_ps - r.start_ps)
+        s.fail("instruction throttle time longer than the instruction");
+    }
     state_.next_index[e] = r.index + 1;
     state_.end_ps[e] = r.end_ps;
     state_.end_cycle[e] = r.end_cycle;

@@ -113,6 +113,7 @@ void NtffWriter::add(const InstructionRecord& r) {
   if (!r.semaphore_waits.empty()) flags |= kHasSemaphoreWaits;
   if (!(r.bytes == ByteCounts{})) flags |= kHasBytes;
   if (r.flops) flags |= kHasFlops;
+  if (r.throttle_ps) flags |= kHasThrottle;
   enc_.u8(flags);
   if (flags & kHasSemaphoreWait) enc_.varint(r.semaphore_wait_ps);
   if (flags & kHasPortWait) enc_.varint(r.port_wait_ps);
@@ -140,6 +141,7 @@ void NtffWriter::add(const InstructionRecord& r) {
       if (r.bytes.written[s]) enc_.varint(r.bytes.written[s]);
   }
   if (flags & kHasFlops) enc_.varint(r.flops);
+  if (flags & kHasThrottle) enc_.varint(r.throttle_ps);
 
   latest_end_ps_ = std::max(latest_end_ps_, r.end_ps);
   state_.next_index[e] = r.index + 1;

@@ -64,6 +64,7 @@ std::string instruction_slice(const InstructionRecord& r, const isa::Kernel* k) 
   if (r.semaphore_wait_ps) s += arg("semaphore_wait_ns", ps_as_ns(r.semaphore_wait_ps));
   if (r.port_wait_ps) s += arg("port_wait_ns", ps_as_ns(r.port_wait_ps));
   if (r.dma_wait_ps) s += arg("dma_queue_wait_ns", ps_as_ns(r.dma_wait_ps));
+  if (r.throttle_ps) s += arg("throttle_ns", ps_as_ns(r.throttle_ps));
   if (const SemaphoreWaitRecord* longest = longest_wait(r);
       longest && longest->last_signaller.kind != SignalSource::Kind::initial)
     s += arg("waited_for", json_string(source_name(k, longest->last_signaller)));

@@ -12,7 +12,8 @@ bool InstructionRecord::operator==(const InstructionRecord& o) const {
          start_ps == o.start_ps && end_ps == o.end_ps && start_cycle == o.start_cycle &&
          end_cycle == o.end_cycle && semaphore_wait_ps == o.semaphore_wait_ps &&
          port_wait_ps == o.port_wait_ps && dma_wait_ps == o.dma_wait_ps &&
-         semaphore_waits == o.semaphore_waits && bytes == o.bytes && flops == o.flops;
+         throttle_ps == o.throttle_ps && semaphore_waits == o.semaphore_waits && bytes == o.bytes &&
+         flops == o.flops;
 }
 
 const SemaphoreWaitRecord* longest_wait(const InstructionRecord& r) {

@@ -76,6 +76,9 @@ struct InstructionRecord {
   std::uint64_t semaphore_wait_ps = 0;  // NTFF evt_wait_time_ns; the sum of the waits' waited_ps
   std::uint64_t dma_wait_ps = 0;        // waiting for room in a full DMA queue (dma_copy)
   std::uint64_t port_wait_ps = 0;       // waiting for a memory port held by another engine
+  // Part of start -> end that the Tensor engine's throttle added (cost/tensor_throttle.hpp):
+  // the busy time beyond what the instruction takes at full rate.
+  std::uint64_t throttle_ps = 0;
   std::vector<SemaphoreWaitRecord> semaphore_waits;  // in the instruction's wait order
   // Bytes of the instruction's operands per memory. For dma_copy the data moves later, in
   // the DMA records; these are the transfer's totals.

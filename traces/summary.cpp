@@ -55,6 +55,7 @@ void SummaryBuilder::add(const InstructionRecord& r) {
   t.dma_wait_ps = saturating_add(t.dma_wait_ps, take(r.dma_wait_ps));
   t.port_wait_ps = saturating_add(t.port_wait_ps, take(r.port_wait_ps));
   t.busy_ps = saturating_add(t.busy_ps, end - start);
+  t.throttled_ps = saturating_add(t.throttled_ps, std::min(r.throttle_ps, end - start));
   cursor = end;
 
   const std::uint64_t duration = r.end_ps >= r.start_ps ? r.end_ps - r.start_ps : 0;

@@ -59,7 +59,8 @@ nlohmann::ordered_json summary_json(const Summary& s) {
         {"semaphore_wait_by_source_ps", by_source},
         {"port_wait_ps", t.port_wait_ps},
         {"dma_queue_wait_ps", t.dma_wait_ps},
-        {"idle_ps", t.idle_ps}};
+        {"idle_ps", t.idle_ps},
+        {"throttled_ps", t.throttled_ps}};
   }
   j["stall_attribution"] = stalls;
   nlohmann::ordered_json table = nlohmann::ordered_json::array();

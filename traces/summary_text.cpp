@@ -58,6 +58,12 @@ std::string stalls(const Summary& s) {
            with_percent(s, et.dma_wait_ps), with_percent(s, et.idle_ps)});
   }
   out += t.str();
+  for (int e = 0; e < isa::kEngineCount; ++e) {
+    const EngineTime& et = s.engines[e];
+    if (et.throttled_ps == 0) continue;
+    out += "  " + std::string(isa::engine_name(static_cast<isa::Engine>(e))) + " busy includes " +
+           with_percent(s, et.throttled_ps) + " of throttle (the PE array held below full rate)\n";
+  }
   bool any = false;
   for (int e = 0; e < isa::kEngineCount; ++e) {
     const EngineTime& et = s.engines[e];

@@ -71,6 +71,13 @@ std::vector<Relief> config_reliefs(const config::ResolvedTarget& base, bool sequ
     r.engine = isa::Engine::tensor;
     out.push_back(std::move(r));
   }
+  // The PE array's throttle (cost/tensor_throttle.hpp), where the target has one.
+  if (base.at("tensor", "throttle").value.get<bool>()) {
+    Relief r = make(ResourceKind::engine, "tensor engine throttle", "removed",
+                    {{"tensor", {{"throttle", false}}}});
+    r.engine = isa::Engine::tensor;
+    out.push_back(std::move(r));
+  }
   // Port sharing the target has (memory/port_map.hpp); a target without it has nothing
   // to relieve there.
   const std::array<std::pair<const char*, const char*>, 3> shared_ports = {{

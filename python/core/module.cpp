@@ -315,6 +315,7 @@ void add_launch_facts(py::dict& out, const LaunchResult& r, const config::Target
     d["port_wait_ns"] = engines::ps_to_ns(t.port_wait_ps);
     d["dma_queue_wait_ns"] = engines::ps_to_ns(t.dma_wait_ps);
     d["idle_ns"] = engines::ps_to_ns(t.idle_ps);
+    d["throttled_ns"] = engines::ps_to_ns(t.throttled_ps);  // part of busy_ns
     d["utilisation"] = r.total_ns > 0 ? busy_ns / r.total_ns : 0.0;
     d["clock_ghz"] = e.clock_ghz;
     engines[py::str(std::string(isa::engine_name(e.engine)))] = d;

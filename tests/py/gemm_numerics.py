@@ -136,17 +136,29 @@ def tensor_busy_cycles(work):
       second matmul reuses it (same A^T tile, the other chunk); the third's load runs in
       the background of the second's multiply (all four read the one B tile and A^T panel
       the first waited for, so nothing holds it back) and the fourth reuses that.
-    Total 256 + 2048 + 32 = 2336."""
+    Total 256 + 2048 + 32 = 2336, at full rate: the Tensor throttle (trn2's tensor.throttle,
+    docs/cost-model.md) is turned off here, and on it adds exactly what the run's
+    tensor_engine_throttled_ns says."""
     neff = os.path.join(work, "busy.neff")
     subprocess.run([NEURONSIM, "example", "matmul", "--rows", "256", "--cols", "1024", "--inner",
                     "128", "-t", "trn2", "--double-buffer", "-o", neff], check=True)
     stats = os.path.join(work, "busy.json")
-    subprocess.run([NEURONSIM, "run", neff, "--timing-only", "--stats-json", stats], check=True,
-                   capture_output=True)
+    no_throttle = os.path.join(work, "no_throttle.json")
+    with open(no_throttle, "w") as f:
+        json.dump({"tensor": {"throttle": False}}, f)
+    subprocess.run([NEURONSIM, "run", neff, "--timing-only", "--stats-json", stats, "--override",
+                    no_throttle], check=True, capture_output=True)
     got = stat(stats, "tensor_engine_busy_cycles")
     if got != 2336:
         sys.exit(f"FAIL tensor busy cycles: {got}, want 2336")
     print("ok tensor busy cycles: 2336")
+    subprocess.run([NEURONSIM, "run", neff, "--timing-only", "--stats-json", stats], check=True,
+                   capture_output=True)
+    throttled = round(stat(stats, "tensor_engine_throttled_ns") * 2.4)  # trn2's Tensor GHz
+    got = stat(stats, "tensor_engine_busy_cycles")
+    if got - throttled != 2336 or throttled == 0:
+        sys.exit(f"FAIL tensor busy cycles with the throttle: {got} - {throttled} throttled")
+    print(f"ok tensor busy cycles with the throttle: {got} = 2336 + {throttled} throttled")
 
 
 def main():

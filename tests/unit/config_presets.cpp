@@ -47,12 +47,13 @@ TEST_CASE("config: every preset loads and sets every runtime field", "[config]")
 }
 
 TEST_CASE("config: the runtime structs have no field the config leaves unfilled", "[config]") {
-  // numeric_fields() lists 20 TargetLimits and 24 CostParams fields, mode_fields() one of
-  // each, all uint32; a field added to those structs changes their size and must be added
-  // to the presets too. TargetLimits: + 1 flag (dma_transpose, in flag_fields()), padded to
-  // a uint32.
+  // numeric_fields() lists 20 TargetLimits and 26 CostParams fields, mode_fields() one of
+  // each, all uint32 but CostParams' fp32_matmul_factor (a double, last); a field added to
+  // those structs changes their size and must be added to the presets too. TargetLimits:
+  // + 1 flag (dma_transpose, in flag_fields()), padded to a uint32. CostParams: + 2 flags
+  // (fp8_at_16bit_width, tensor_throttle, in flag_fields()).
   CHECK(sizeof(neuronsim::params::TargetLimits) == 22 * sizeof(std::uint32_t));
-  CHECK(sizeof(neuronsim::params::CostParams) == 26 * sizeof(std::uint32_t));  // + 1 flag
+  CHECK(sizeof(neuronsim::params::CostParams) == 28 * sizeof(std::uint32_t) + sizeof(double));
   // HbmParams: capacity (uint64) and chip bandwidth (double), both in numeric_fields().
   CHECK(sizeof(neuronsim::params::HbmParams) == sizeof(std::uint64_t) + sizeof(double));
 }

@@ -63,6 +63,8 @@ inline std::vector<Field> numeric_fields(const neuronsim::config::TargetConfig& 
       {"cost.mm_init_latency", c.mm_init_latency},
       {"cost.fp32_matmul_factor", c.fp32_matmul_factor},
       {"cost.load_stationary_speedup", c.load_stationary_speedup},
+      {"cost.tensor_throttle_start_percent", c.tensor_throttle_start_percent},
+      {"cost.tensor_throttle_ramp_ns", c.tensor_throttle_ramp_ns},
       {"cost.stride_penalty_bytes", c.stride_penalty_bytes},
       {"cost.stride_penalty_factor", c.stride_penalty_factor},
       {"cost.tensor_cost_percent", c.tensor_cost_percent},
@@ -113,6 +115,7 @@ inline std::vector<std::pair<std::string, bool>> flag_fields(
       {"dma.strict_priority", t.dma.strict_priority},
       {"limits.dma_transpose", t.limits.dma_transpose},
       {"cost.fp8_at_16bit_width", t.cost.fp8_at_16bit_width != 0},
+      {"cost.tensor_throttle", t.cost.tensor_throttle != 0},
   };
 }
 

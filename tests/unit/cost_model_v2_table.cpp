@@ -294,6 +294,20 @@ TEST_CASE("cost: fp32 matmul costs fp32_matmul_factor times more", "[cost]") {
   CHECK(busy_cycles(matmul_op(DType::tf32, 128, 512), Engine::tensor, p) == 512);
 }
 
+TEST_CASE("cost: a real fp32_matmul_factor rounds the cycles up once", "[cost]") {
+  params::CostParams p = v2_params();
+  p.fp32_matmul_factor = 3.685;  // trn2: 667 / 181 TFLOPS (Trainium2 page)
+  // N_moving = 512: max(ceil(64 * 3.685), ceil(512 * 3.685)) = max(236, 1887) = 1887
+  CHECK(busy_cycles(matmul_op(DType::fp32, 128, 512), Engine::tensor, p) == 1887);
+  // N_moving = 32: max(ceil(235.84), ceil(117.92)) = 236, the fill term
+  CHECK(busy_cycles(matmul_op(DType::fp32, 128, 32), Engine::tensor, p) == 236);
+  Matmul mm = matmul_op(DType::fp32, 128, 512);
+  // LoadStationary of M = 128: ceil(128 * 3.685 / 4) = ceil(117.92) = 118
+  CHECK(neuronsim::isa::load_stationary_cycles(mm, p) == 118);
+  // bf16 does not pay it: 512
+  CHECK(busy_cycles(matmul_op(DType::bf16, 128, 512), Engine::tensor, p) == 512);
+}
+
 TEST_CASE("cost: tensor-engine transpose is max(P, min(MM_INIT, F))", "[cost]") {
   const params::CostParams p = v2_params();
   auto transpose_of = [](std::uint32_t partitions, std::uint32_t free) {

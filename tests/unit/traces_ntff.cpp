@@ -53,6 +53,7 @@ TraceData edge_trace() {
   for (int m = 0; m < 3; ++m)
     big.bytes.read[m] = big.bytes.written[m] = kMax64 - m;
   big.flops = kMax64;
+  big.throttle_ps = 5;  // all of its start -> end
   InstructionRecord back = instr(Engine::gpsimd, Opcode::matmul, 3, 0, 0, 0);  // index goes back
   back.semaphore_waits.resize(1);  // a wait that was satisfied at once
   back.semaphore_waits[0].last_signaller = engine_source(Engine::sync, 0xFFFFFFFF);
@@ -278,8 +279,11 @@ TEST_CASE("traces: NTFF reader names the reason", "[traces]") {
   CHECK_THAT(record({0x15}), Catch::Contains("unknown record tag 21"));
   // tag, opcode, index, ready = 2, start = ready - 1: out of order.
   CHECK_THAT(record({0x10, 0, 0, 4, 1, 0, 0, 0}), Catch::Contains("times out of order"));
-  CHECK_THAT(record({0x10, 0, 0, 0, 0, 0, 0, 0, 0x40}),
+  CHECK_THAT(record({0x10, 0, 0, 0, 0, 0, 0, 0, 0x80}),
              Catch::Contains("unknown instruction flags"));
+  // A throttle of 1 ps on an instruction that lasts 0.
+  CHECK_THAT(record({0x10, 0, 0, 0, 0, 0, 0, 0, 0x40, 1}),
+             Catch::Contains("throttle time longer than the instruction"));
   CHECK_THAT(record({0x30, 0, 0, 0, 3}), Catch::Contains("semaphore source kind 3"));
   CHECK_THAT(record({0x30, 0, 0, 0, 1, 5}), Catch::Contains("semaphore source engine 5"));
 

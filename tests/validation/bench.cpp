@@ -36,6 +36,9 @@ struct Bench::Target {
   std::unique_ptr<ns::Hbm> hbm;
   std::unique_ptr<ns::NeuronCore> core;
   std::unique_ptr<ns::Device> chip;
+  ns::config::TargetConfig shipped;
+  std::unique_ptr<ns::Hbm> shipped_hbm;
+  std::unique_ptr<ns::NeuronCore> shipped_core;
 };
 
 Bench::Bench() {
@@ -48,7 +51,9 @@ Bench::Target& Bench::target(const std::string& name) {
   auto& t = targets_[name];
   if (!t) {
     t = std::make_unique<Target>();
-    t->config = ns::config::load_target(name);
+    t->shipped = ns::config::load_target(name);
+    t->config = t->shipped;
+    t->config.cost.tensor_throttle = 0;
   }
   return *t;
 }
@@ -80,6 +85,17 @@ RunPtr Bench::run(const std::string& target_name, const ns::isa::Kernel& kernel)
     t.core->hbm.bind(t.hbm->socket);
   }
   return launch(*t.core, t.config, kernel);
+}
+
+RunPtr Bench::run_as_shipped(const std::string& target_name, const ns::isa::Kernel& kernel) {
+  Target& t = target(target_name);
+  if (!t.shipped_core) {
+    t.shipped_hbm = std::make_unique<ns::Hbm>((target_name + "_shipped_hbm").c_str(), t.shipped);
+    t.shipped_core =
+        std::make_unique<ns::NeuronCore>((target_name + "_shipped_core").c_str(), t.shipped);
+    t.shipped_core->hbm.bind(t.shipped_hbm->socket);
+  }
+  return launch(*t.shipped_core, t.shipped, kernel);
 }
 
 std::vector<RunPtr> Bench::run_chip(const std::string& target_name, const ns::isa::Kernel& kernel) {

@@ -52,10 +52,14 @@ class Bench {
   Bench();
   ~Bench();
 
-  // The shipped preset of a target (config/targets/*.json), unmodified.
+  // The shipped preset of a target (config/targets/*.json) with the Tensor throttle off
+  // (tensor.throttle): the published instruction costs and peaks are the PE array's
+  // steady full rate, which a short measuring burst from cold would not reach.
   const ns::config::TargetConfig& config(const std::string& target);
-  // Queues a timing-only launch of `kernel` on the target's lone core.
+  // Queues a timing-only launch of `kernel` on the target's lone core (that config).
   RunPtr run(const std::string& target, const ns::isa::Kernel& kernel);
+  // The same on a lone core of the shipped preset unmodified, throttle included.
+  RunPtr run_as_shipped(const std::string& target, const ns::isa::Kernel& kernel);
   // Queues it on every core of the target's chip at once.
   std::vector<RunPtr> run_chip(const std::string& target, const ns::isa::Kernel& kernel);
   // Runs the simulation until every launch is done.

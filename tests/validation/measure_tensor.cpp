@@ -72,6 +72,15 @@ const Registrar matmul_tflops("matmul_tflops", [](Bench& bench, const Spec& s) -
   };
 });
 
+// The Tensor throttle's start rate, in percent of full: on the shipped preset, from cold,
+// two bf16 matmuls [128x128] x [128x64] sharing one stationary; the second's 64 full-rate
+// cycles (max(min(64, 128), 64)) over the cycles it took.
+const Registrar throttle_start("throttle_start_percent", [](Bench& bench, const Spec& s) -> Reader {
+  const RunPtr run =
+      bench.run_as_shipped(s.target, matmul_stream(s, DType::bf16, 128, 64, 2, false));
+  return [run] { return 100.0 * 64.0 / run->cycles(Engine::tensor, 1); };
+});
+
 // The initiation interval of back-to-back matmuls of one shape sharing one stationary,
 // in Tensor engine cycles: NKI's nc_matmul cost.
 const Registrar matmul_interval("matmul_interval", [](Bench& bench, const Spec& s) -> Reader {

@@ -60,7 +60,8 @@ PARAMETERS = (
               "the Tensor engine clock, which sets its rate (one moving column a cycle): "
               "a plausible silicon clock"),
     Parameter("tensor.fp32_matmul_factor", 1, 8,
-              "fp32 matmul passes: no faster than bf16, at most twice the published 4"),
+              "fp32 matmul's cost over bf16: no faster than bf16, at most about twice "
+              "the published 3.7-4"),
     Parameter("tensor.load_stationary_speedup", 1, 16,
               "LoadStationary columns per cycle: the published 'up to 4x' within 4x"),
 )
