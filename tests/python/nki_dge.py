@@ -16,6 +16,7 @@ import numpy as np
 from neuronsim import nki
 import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
+from support import broken_call_error
 dge_mode = nisa.dge_mode
 
 
@@ -240,25 +241,12 @@ class Rules(unittest.TestCase):
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     def check(self, call, words, target="trn2"):
-        # Each broken kernel is a file of its own (so its lines are real source lines).
-        src = rule_kernel(call)
-        path = os.path.join(self.dir, f"broken_{abs(hash((call, target)))}.py")
-        with open(path, "w") as f:
-            f.write(src)
-        scope = {"nki": nki, "nl": nl, "nisa": nisa, "np": np}
-        exec(compile(src, path, "exec"), scope)
-        kernel = scope["broken"]
         b16 = nki.typed(np.ones((16, 128), np.float32), nl.bfloat16)
         f32 = np.ones((128, 64), np.float32)
         idx = np.zeros((128, 1), np.uint32)
-        with self.assertRaises(nki.NkiError) as cm:
-            kernel.trace(b16, f32, idx, target=target)
-        msg = str(cm.exception)
-        line = next(n for n, text in enumerate(src.splitlines(), 1) if text.strip() == call)
-        self.assertTrue(msg.startswith(f"{path}:{line}: "), msg)
-        for w in words:
-            self.assertIn(w, msg)
-        return msg
+        scope = {"nki": nki, "nl": nl, "nisa": nisa, "np": np}
+        return broken_call_error(self, self.dir, rule_kernel(call), call, scope,
+                                 lambda k: k.trace(b16, f32, idx, target=target), words)
 
     def test_not_a_dge_mode(self):
         msg = self.check('nisa.dma_copy(dst=t, src=f32, dge_mode="hwdge")',

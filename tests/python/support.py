@@ -140,3 +140,23 @@ def line_of(fn, text):
         if text in line:
             return start + i
     raise AssertionError(text)
+
+
+def broken_call_error(test, directory, src, call, scope, trace, words):
+    """The NkiError of a kernel whose line `call` is broken: writes src (a kernel defining
+    `broken`) to a file of its own in directory, so its lines are real source lines, runs it
+    in scope, and checks that trace(scope["broken"]) fails with one NkiError that starts
+    with that file:line and contains every one of words. Returns the message."""
+    from neuronsim import nki
+    path = os.path.join(directory, f"broken_{abs(hash((src, call)))}.py")
+    with open(path, "w") as f:
+        f.write(src)
+    exec(compile(src, path, "exec"), scope)
+    with test.assertRaises(nki.NkiError) as cm:
+        trace(scope["broken"])
+    msg = str(cm.exception)
+    line = next(n for n, text in enumerate(src.splitlines(), 1) if text.strip() == call)
+    test.assertTrue(msg.startswith(f"{path}:{line}: "), msg)
+    for w in words:
+        test.assertIn(w, msg)
+    return msg
