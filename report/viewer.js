@@ -74,7 +74,7 @@ Viewer.prototype.prepare = function () {
   // Instructions first: the engine lanes are views of them.
   var ins = d.ins, n = ins.count, I = {n: n};
   ['e', 'o', 'l', 'lc', 'x', 'w', 'ws', 'd', 'r', 'c1', 'sw', 'pw', 'dw', 'r0', 'r1', 'r2',
-   'w0', 'w1', 'w2', 'fl', 'sk', 'si', 'st'].forEach(function (k) { I[k] = column(ins, k, n, false); });
+   'w0', 'w1', 'w2', 'fl', 'sk', 'si', 'st', 'th'].forEach(function (k) { I[k] = column(ins, k, n, false); });
   // pc, line, start and start cycle: deltas against the same engine's previous instruction.
   ['pc', 'ln', 's', 'c0'].forEach(function (k) {
     var raw = column(ins, k, n, false), acc = [0, 0, 0, 0, 0, 0, 0, 0];
@@ -522,6 +522,7 @@ Viewer.prototype.showInstruction = function (i) {
   row('start / end', '<span class="d-start">' + fmtNs(start) + '</span> .. <span class="d-end">' + fmtNs(end) +
       '</span> (' + fmtTime(end - start) + ')');
   row('cycles', '<span class="d-cycles">' + I.c0[i] + ' .. ' + (I.c0[i] + I.c1[i]) + '</span> (' + I.c1[i] + ' cycles)');
+  if (I.th[i]) row('throttle', '<span class="d-throttle">' + fmtTime(I.th[i]) + ' of it the Tensor throttle (the PE array below full rate)</span>');
   row('ready', fmtNs(start - I.r[i]) + '; waited ' + fmtTime(I.r[i]) + ': semaphores ' + fmtTime(I.sw[i]) +
       ', port ' + fmtTime(I.pw[i]) + ', DMA queue ' + fmtTime(I.dw[i]));
   var spaces = ['HBM', 'SBUF', 'PSUM'], rd = [], wr = [];

@@ -219,6 +219,7 @@ std::uint32_t add_viewer_launch(ViewerData& v, const TraceData& t, const isa::Ke
     d.semaphore_wait_ps = r.semaphore_wait_ps;
     d.port_wait_ps = r.port_wait_ps;
     d.dma_wait_ps = r.dma_wait_ps;
+    d.throttle_ps = r.throttle_ps;
     d.bytes = r.bytes;
     d.flops = r.flops;
     d.signaller = signallers[i];

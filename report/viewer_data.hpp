@@ -38,6 +38,7 @@ struct InstructionDetail {
   std::uint64_t ready_ps = 0, start_ps = 0, end_ps = 0;  // program time axis
   std::uint64_t start_cycle = 0, end_cycle = 0;          // the engine's clock
   std::uint64_t semaphore_wait_ps = 0, port_wait_ps = 0, dma_wait_ps = 0;
+  std::uint64_t throttle_ps = 0;  // part of start -> end: the Tensor throttle's
   traces::ByteCounts bytes;
   std::uint64_t flops = 0;
   Signaller signaller;

@@ -162,8 +162,8 @@ void write_instructions(std::string& out, const ViewerData& v,
                         const std::unordered_map<std::uint32_t, std::uint32_t>& dma_slot) {
   Column engine("e"), opcode("o"), launch("l"), pc("pc"), line("ln"), location("lc"), operands("x"),
       waits("w"), waited("ws"), start("s"), duration("d"), ready("r"), cycle0("c0"), cycles("c1"),
-      sem_wait("sw"), port_wait("pw"), dma_wait("dw"), flops("fl"), signal_kind("sk"),
-      signal_index("si"), signal_time("st");
+      sem_wait("sw"), port_wait("pw"), dma_wait("dw"), throttle("th"), flops("fl"),
+      signal_kind("sk"), signal_index("si"), signal_time("st");
   Column read[3] = {Column("r0"), Column("r1"), Column("r2")};
   Column written[3] = {Column("w0"), Column("w1"), Column("w2")};
   // pc, source line, start time and start cycle are deltas against the previous
@@ -197,6 +197,7 @@ void write_instructions(std::string& out, const ViewerData& v,
     sem_wait.add_u(d.semaphore_wait_ps);
     port_wait.add_u(d.port_wait_ps);
     dma_wait.add_u(d.dma_wait_ps);
+    throttle.add_u(d.throttle_ps);
     for (int s = 0; s < 3; ++s) {
       read[s].add_u(d.bytes.read[s]);
       written[s].add_u(d.bytes.written[s]);
@@ -212,10 +213,10 @@ void write_instructions(std::string& out, const ViewerData& v,
   }
   out += "\"count\":" + std::to_string(v.instructions.size());
   for (const Column* c :
-       {&engine,     &opcode,     &launch,   &pc,          &line,         &location,   &operands,
-        &waits,      &waited,     &start,    &duration,    &ready,        &cycle0,     &cycles,
-        &sem_wait,   &port_wait,  &dma_wait, &read[0],     &read[1],      &read[2],    &written[0],
-        &written[1], &written[2], &flops,    &signal_kind, &signal_index, &signal_time})
+       {&engine,     &opcode,     &launch,   &pc,          &line,         &location,    &operands,
+        &waits,      &waited,     &start,    &duration,    &ready,        &cycle0,      &cycles,
+        &sem_wait,   &port_wait,  &dma_wait, &read[0],     &read[1],      &read[2],     &written[0],
+        &written[1], &written[2], &flops,    &signal_kind, &signal_index, &signal_time, &throttle})
     c->write(out);
 }
 
