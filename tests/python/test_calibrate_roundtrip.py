@@ -23,13 +23,17 @@ PERTURBED = {  # within every parameter's bounds (parameters.py)
     "vector.elems_per_cycle_other": 192,  # 256 x 0.75
     "gpsimd.fixed_cycles": 210,           # 150 x 1.4
     "clocks.tensor_ghz": 1.92,            # 2.4 x 0.8
+    "tensor.throttle_start_percent": 60,  # 50 x 1.2
+    "tensor.throttle_ramp_ns": 2100,      # 3000 x 0.7
 }
 CASES = {("dma_lone", "1x16", "float32"), ("dma_burst", "1x1024", "float32"),
          ("dma_copy_large", "8x16384", "float32"),
          ("vector_tensor_scalar", "128x64", "float32"),
          ("vector_tensor_scalar", "128x8192", "float32"),
          ("gpsimd_iota", "128x64", "int32"), ("gpsimd_iota", "128x4096", "int32"),
-         ("matmul", "128x128", "bfloat16"), ("matmul", "128x512", "bfloat16")}
+         ("matmul", "128x16", "bfloat16"), ("matmul", "128x128", "bfloat16"),
+         ("matmul", "128x512", "bfloat16"), ("matmul_long", "128x512", "bfloat16"),
+         ("matmul_short", "128x16", "bfloat16")}
 
 FITTED = sorted(PERTURBED) + ["dma.descriptor_ns", "gpsimd.elems_per_cycle"]
 

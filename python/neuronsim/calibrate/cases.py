@@ -65,11 +65,19 @@ def _cases():
     for n in (64, 4096):
         add("gpsimd_iota", (128, n), "int32", "gpsimd_iota_int32", "gpsimd",
             f"32 iota on GpSimd, N={n}")
-    for n in (128, 512):
+    # N = 16: 64 cycles each (the fill), so the 32 stay inside a throttled engine's ramp.
+    for n in (16, 128, 512):
         add("matmul", (128, n), "bfloat16", "matmul_bfloat16", "tensor",
             f"32 accumulating matmuls [128,128].T @ [128,{n}], one stationary")
     add("matmul", (128, 512), "float32", "matmul_float32", "tensor fp32",
         "32 accumulating fp32 matmuls [128,128].T @ [128,512], one stationary")
+    # With the 32 above: a burst long enough for a throttled Tensor engine (trn2, trn3) to
+    # spend most of it at full rate, so its start rate, ramp and clock come apart.
+    add("matmul_long", (128, 512), "bfloat16", "matmul_long_bfloat16", "tensor throttle",
+        "128 accumulating matmuls [128,128].T @ [128,512], one stationary")
+    # And one short enough to be mostly the start rate: 8 x 64 cycles.
+    add("matmul_short", (128, 16), "bfloat16", "matmul_short_bfloat16", "tensor throttle",
+        "8 accumulating matmuls [128,128].T @ [128,16], one stationary")
     add("matmul_stationary", (128, 64), "bfloat16", "matmul_stationary_bfloat16",
         "tensor stationary load", "32 matmuls [128,128].T @ [128,64], two stationaries alternating")
     return tuple(c)

@@ -155,15 +155,15 @@ def gpsimd_iota_int32(x):
 
 # ---- Tensor engine ---------------------------------------------------------------------
 
-def _matmul(x, dtype, stationaries):
-    """OPS matmuls [128, 128].T @ [128, N] accumulated into one PSUM tile; the stationary
+def _matmul(x, dtype, stationaries, ops=OPS):
+    """`ops` matmuls [128, 128].T @ [128, N] accumulated into one PSUM tile; the stationary
     alternates between `stationaries` tiles (1: loaded once)."""
     k, n = x.shape
     out = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
     st = [nl.zeros((k, 128), dtype=dtype, buffer=nl.sbuf) for _ in range(stationaries)]
     mv = nl.zeros((k, n), dtype=dtype, buffer=nl.sbuf)
     acc = nl.zeros((128, n), dtype=nl.float32, buffer=nl.psum)
-    for i in nl.static_range(OPS):
+    for i in nl.static_range(ops):
         nisa.nc_matmul(dst=acc, stationary=st[i % stationaries], moving=mv)
     res = nl.ndarray((128, n), dtype=nl.float32, buffer=nl.sbuf)
     nisa.tensor_copy(dst=res, src=acc)
@@ -184,6 +184,16 @@ def matmul_float32(x):
 @nki.jit
 def matmul_stationary_bfloat16(x):
     return _matmul(x, nl.bfloat16, 2)
+
+
+@nki.jit
+def matmul_short_bfloat16(x):
+    return _matmul(x, nl.bfloat16, 1, OPS // 4)
+
+
+@nki.jit
+def matmul_long_bfloat16(x):
+    return _matmul(x, nl.bfloat16, 1, 4 * OPS)
 '''
 
 DRIVER = '''\

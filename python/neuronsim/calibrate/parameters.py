@@ -64,6 +64,11 @@ PARAMETERS = (
               "the published 3.7-4"),
     Parameter("tensor.load_stationary_speedup", 1, 16,
               "LoadStationary columns per cycle: the published 'up to 4x' within 4x"),
+    Parameter("tensor.throttle_start_percent", 10, 100,
+              "the Tensor throttle's start rate: the guide's 'about half' anywhere from a "
+              "tenth to none (targets with tensor.throttle)"),
+    Parameter("tensor.throttle_ramp_ns", 100, 30000,
+              "the throttle's ramp to full rate: 'a few microseconds' within 0.1 to 30 us"),
 )
 
 BY_NAME = {p.name: p for p in PARAMETERS}
