@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   info.kernel_name = "trace_bench";
   info.target = "trn2";
   info.engine_ghz = {2.8, 1.4, 1.4, 1.4, 1.4};
+  info.cycle_counter_ghz = 1.4;
 
   auto t0 = std::chrono::steady_clock::now();
   bench::SyntheticTrace gen;

@@ -20,7 +20,8 @@ void print_summary(const isa::Kernel& k, const config::TargetConfig& cfg, const 
   out << "kernel " << k.name << " on " << cfg.name << " (" << cfg.generation << ")"
       << (r.outputs.empty() ? ", timing only" : "") << "\n";
   out << "total: " << fixed(r.total_ns) << " ns = " << r.neuroncore_cycle_count
-      << " neuroncore cycles (Tensor engine clock, " << fixed(cfg.tensor_ghz, 2) << " GHz)\n";
+      << " neuroncore cycles (profiler cycle counter, " << fixed(cfg.cycle_counter_ghz, 2)
+      << " GHz)\n";
   out << "in each engine's clock:";
   for (const auto& e : r.stats.engines)
     out << " " << isa::engine_name(e.engine) << " "

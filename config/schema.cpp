@@ -51,6 +51,8 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.scalar_ghz = real(v); }},
     {"clocks", "gpsimd_ghz", "GHz", K::positive_real, kNone,
      [](T& t, const json& v) { t.gpsimd_ghz = real(v); }},
+    {"clocks", "cycle_counter_ghz", "GHz", K::positive_real, kNone,
+     [](T& t, const json& v) { t.cycle_counter_ghz = real(v); }},
 
     {"sbuf", "partitions", "count", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.partitions = u32(v); }},

@@ -34,6 +34,9 @@ struct TargetConfig {
   // Engine clocks in GHz (reference section 1). The Sync engine has no clock of its own:
   // nothing it runs takes cycles (see clock_ghz).
   double tensor_ghz = 0, vector_ghz = 0, scalar_ghz = 0, gpsimd_ghz = 0;
+  // The clock the hardware profiler's neuroncore_cycle_count counts at (docs/config.md,
+  // clocks.cycle_counter_ghz): the unit of every neuroncore_cycle_count neuronsim reports.
+  double cycle_counter_ghz = 0;
   params::TargetLimits limits;
   params::CostParams cost;
   params::DmaParams dma;

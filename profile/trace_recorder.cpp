@@ -10,6 +10,7 @@ traces::TraceInfo trace_info(const isa::Kernel& kernel, const config::TargetConf
   info.target = config.name;
   for (int e = 0; e < isa::kEngineCount; ++e)
     info.engine_ghz[e] = config.clock_ghz(static_cast<isa::Engine>(e));
+  info.cycle_counter_ghz = config.cycle_counter_ghz;
   return info;
 }
 

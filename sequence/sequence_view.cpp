@@ -141,7 +141,10 @@ traces::Summary combined_summary(const SequenceProfile& p) {
   c.info.kernel_name =
       p.host.program + " (" + std::to_string(p.host.launches.size()) + " launches)";
   c.info.target = p.host.target;
-  if (!p.launches.empty()) c.info.engine_ghz = p.launches.front().info.engine_ghz;
+  if (!p.launches.empty()) {
+    c.info.engine_ghz = p.launches.front().info.engine_ghz;
+    c.info.cycle_counter_ghz = p.launches.front().info.cycle_counter_ghz;
+  }
   c.total_ps = ns_to_ps(p.host.total_ns);
   c.info.total_ps = c.total_ps;
   for (const traces::Summary& s : p.launches) {
@@ -168,7 +171,7 @@ traces::Summary combined_summary(const SequenceProfile& p) {
     const std::uint64_t used = e.busy_ps + e.semaphore_wait_ps + e.port_wait_ps + e.dma_wait_ps;
     e.idle_ps = c.total_ps > used ? c.total_ps - used : 0;
   }
-  const double ghz = c.info.engine_ghz[static_cast<int>(isa::Engine::tensor)];
+  const double ghz = c.info.cycle_counter_ghz;
   c.neuroncore_cycle_count =
       static_cast<std::uint64_t>(std::llround(static_cast<double>(c.total_ps) * ghz / 1000.0));
   return c;

@@ -461,7 +461,7 @@ void CoreState::finish(LaunchState& s) {
     s.error = std::make_exception_ptr(Error(deadlock_report(s)));
   r.total_ps = engines::to_ps(total);
   r.total_ns = engines::to_ns(total);
-  r.neuroncore_cycle_count = engines::to_cycles(total, config.tensor_ghz);
+  r.neuroncore_cycle_count = engines::to_cycles(total, config.cycle_counter_ghz);
   if (s.context) r.stats = collect_stats(config, s, total);
   for (std::size_t i = 0; i < k.tensors.size() && i < s.tensors.addresses.size(); ++i)
     r.tensor_addresses[k.tensors[i].name] = s.tensors.addresses[i];
@@ -530,6 +530,7 @@ void CoreState::follow_clock(sc_core::sc_interface* bound) {
   config.vector_ghz *= scale;
   config.scalar_ghz *= scale;
   config.gpsimd_ghz *= scale;
+  config.cycle_counter_ghz *= scale;  // the profiler's counter keeps its ratio to the others
 }
 
 // The core's HBM traffic, checked against the base protocol when the options say so.

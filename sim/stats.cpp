@@ -10,7 +10,8 @@ void CoreStats::list(StatisticList& out) const {
   out.add("total_time_ns", Unit::ns,
           "simulated time from start to the last instruction or transfer",
           engines::statistic_ns(total_ps));
-  out.add("neuroncore_cycle_count", Unit::cycles, "total time in Tensor engine clock cycles",
+  out.add("neuroncore_cycle_count", Unit::cycles,
+          "total time in cycles of the profiler's cycle counter (clocks.cycle_counter_ghz)",
           neuroncore_cycle_count);
   for (int i = 0; i < isa::kEngineCount; ++i) {
     const std::string name(isa::engine_name(static_cast<isa::Engine>(i)));
@@ -62,7 +63,7 @@ LaunchStats collect_stats(const config::TargetConfig& cfg, const LaunchState& la
   st.counted = true;
   const std::uint64_t total_ps = engines::to_ps(total);
   st.core.total_ps = total_ps;
-  st.core.neuroncore_cycle_count = engines::to_cycles(total, cfg.tensor_ghz);
+  st.core.neuroncore_cycle_count = engines::to_cycles(total, cfg.cycle_counter_ghz);
   for (int i = 0; i < isa::kEngineCount; ++i) {
     st.core.clock_cycles[i] = engines::to_cycles(total, cfg.clock_ghz(static_cast<isa::Engine>(i)));
     st.engines[i] = launch.engines[i]->stats(total_ps);

@@ -21,7 +21,7 @@ namespace neuronsim::sim {
 // The core's own: the launch's time, in each clock.
 struct CoreStats {
   std::uint64_t total_ps = 0;                // from start to the last instruction or transfer
-  std::uint64_t neuroncore_cycle_count = 0;  // in Tensor engine clock cycles
+  std::uint64_t neuroncore_cycle_count = 0;  // at the profiler's cycle counter clock
   std::array<std::uint64_t, isa::kEngineCount> clock_cycles{};  // in each engine's clock
 
   // total_time_ns, neuroncore_cycle_count, <engine>_clock_cycles for every engine.

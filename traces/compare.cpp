@@ -39,8 +39,10 @@ std::string compare_text(const std::vector<LabelledSummary>& runs) {
   row("kernel", [](const Summary& s) { return s.info.kernel_name; });
   row("total_time", [](const Summary& s) { return human_time(s.total_ps); });
   row("speedup vs first", [&](const Summary& s) { return fixed(speedup(base, s), 3) + "x"; });
-  row("neuroncore_cycle_count",
-      [](const Summary& s) { return std::to_string(s.neuroncore_cycle_count); });
+  row("neuroncore_cycle_count", [](const Summary& s) {
+    return std::to_string(s.neuroncore_cycle_count) + " (profiler cycle counter, " +
+           fixed(s.info.cycle_counter_ghz, 2) + " GHz)";
+  });
   for (int e = 0; e < isa::kEngineCount; ++e) {
     const std::string name(isa::engine_name(static_cast<isa::Engine>(e)));
     row(name + " active", [e](const Summary& s) {
@@ -72,6 +74,7 @@ nlohmann::ordered_json compare_json(const std::vector<LabelledSummary>& runs) {
     j["total_time_ps"] = s.total_ps;
     j["speedup"] = speedup(base, s);
     j["neuroncore_cycle_count"] = s.neuroncore_cycle_count;
+    j["cycle_counter_ghz"] = s.info.cycle_counter_ghz;
     for (int e = 0; e < isa::kEngineCount; ++e) {
       const std::string name(isa::engine_name(static_cast<isa::Engine>(e)));
       j[name + "_engine_active_time_ps"] = s.engines[e].busy_ps;

@@ -23,10 +23,12 @@
 
 namespace neuronsim::traces {
 
-// Version 2 stores every semaphore wait of an instruction and the signalling instruction of
-// every semaphore update (version 1 kept the longest wait's semaphore and the signaller's
-// engine or queue only); docs/ntff.md.
-inline constexpr std::uint16_t kNtffVersion = 2;
+// Version 3 stores the clock of the profiler's cycle counter in the header (version 2 had the
+// engine clocks only, and summaries counted cycles at the Tensor clock); version 2 stored
+// every semaphore wait of an instruction and the signalling instruction of every semaphore
+// update (version 1 kept the longest wait's semaphore and the signaller's engine or queue
+// only); docs/ntff.md.
+inline constexpr std::uint16_t kNtffVersion = 3;
 
 struct RecordCounts {
   std::uint64_t instructions = 0, dmas = 0, semaphores = 0;

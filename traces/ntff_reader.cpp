@@ -131,7 +131,8 @@ void NtffReader::read_header() {
   const std::uint16_t version = load_le16(version_bytes);
   if (version != kNtffVersion)
     s.fail("unsupported version " + std::to_string(version) + " (this reader reads " +
-           std::to_string(kNtffVersion) + (version == 1 ? "; record the run again" : "") + ")");
+           std::to_string(kNtffVersion) +
+           (version >= 1 && version < kNtffVersion ? "; record the run again" : "") + ")");
   if (s.u8("the header flags") != 0 || s.u8("the header flags") != 0)
     s.fail("reserved header flags are set");
   for (auto& b : info_.neff_hash)
@@ -145,6 +146,11 @@ void NtffReader::read_header() {
     if (!std::isfinite(ghz) || ghz < 0 || ghz > kMaxClockGhz)
       s.fail("engine clock out of range [0, 1000] GHz");
   }
+  const std::uint64_t counter_bits = s.u64le("the cycle counter clock");
+  std::memcpy(&info_.cycle_counter_ghz, &counter_bits, sizeof info_.cycle_counter_ghz);
+  if (!std::isfinite(info_.cycle_counter_ghz) || info_.cycle_counter_ghz < 0 ||
+      info_.cycle_counter_ghz > kMaxClockGhz)
+    s.fail("cycle counter clock out of range [0, 1000] GHz");
   info_.kernel_name = s.text("the kernel name", kMaxKernelName);
   info_.target = s.text("the target name", kMaxTarget);
 }

@@ -69,6 +69,12 @@ NtffWriter::NtffWriter(const std::string& path, const TraceInfo& info) : out_(pa
     std::memcpy(&bits, &ghz, sizeof bits);
     enc_.u64le(bits);
   }
+  const double counter = info.cycle_counter_ghz;
+  if (!std::isfinite(counter) || counter < 0 || counter > kMaxClockGhz)
+    fail(path, "cycle counter clock " + std::to_string(counter) + " GHz out of range [0, 1000]");
+  std::uint64_t counter_bits;
+  std::memcpy(&counter_bits, &counter, sizeof counter_bits);
+  enc_.u64le(counter_bits);
   enc_.text(info.kernel_name);
   enc_.text(info.target);
   emit();

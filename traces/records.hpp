@@ -123,6 +123,8 @@ struct TraceInfo {
   std::string kernel_name;
   std::string target;
   std::array<double, isa::kEngineCount> engine_ghz{};
+  // The clock of the profiler's neuroncore_cycle_count (clocks.cycle_counter_ghz); 0 = unknown.
+  double cycle_counter_ghz = 0;
   std::uint64_t total_ps = 0;  // end of the run
 };
 

@@ -100,11 +100,11 @@ void SummaryBuilder::add(const DmaRecord& r) {
 Summary SummaryBuilder::finish(std::uint64_t total_ps) {
   s_.total_ps = total_ps;
   s_.info.total_ps = total_ps;
-  const double tensor_ghz = s_.info.engine_ghz[static_cast<int>(isa::Engine::tensor)];
-  // ps * GHz / 1000 = cycles, rounded to the nearest cycle as the simulator counts them
-  // (engines/sim_time.hpp to_cycles), so a profile and its run report the same count.
-  s_.neuroncore_cycle_count =
-      static_cast<std::uint64_t>(std::llround(static_cast<double>(total_ps) * tensor_ghz / 1000.0));
+  // ps * GHz / 1000 = cycles of the profiler's cycle counter (the header's clock), rounded to
+  // the nearest cycle as the simulator counts them (engines/sim_time.hpp to_cycles), so a
+  // profile and its run report the same count.
+  s_.neuroncore_cycle_count = static_cast<std::uint64_t>(
+      std::llround(static_cast<double>(total_ps) * s_.info.cycle_counter_ghz / 1000.0));
 
   for (EngineTime& t : s_.engines) {
     const std::uint64_t used = t.busy_ps + t.semaphore_wait_ps + t.port_wait_ps + t.dma_wait_ps;

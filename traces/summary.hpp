@@ -33,7 +33,7 @@ struct OpStats {
 struct Summary {
   TraceInfo info;
   std::uint64_t total_ps = 0;
-  std::uint64_t neuroncore_cycle_count = 0;  // total time in tensor-engine cycles
+  std::uint64_t neuroncore_cycle_count = 0;  // total time at info.cycle_counter_ghz
   std::array<EngineTime, isa::kEngineCount> engines;
   std::uint64_t dma_active_ps = 0;  // union of DMA records' start -> end
   std::uint64_t dma_transfer_total_bytes = 0;

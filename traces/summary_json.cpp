@@ -21,6 +21,7 @@ nlohmann::ordered_json summary_fields_json(const Summary& s) {
   j["neff_hash"] = hex_bytes(s.info.neff_hash.data(), s.info.neff_hash.size());
   j["total_time"] = s.total_time_s();
   j["neuroncore_cycle_count"] = s.neuroncore_cycle_count;
+  j["cycle_counter_ghz"] = s.info.cycle_counter_ghz;  // the clock that count is in
   for (int e = 0; e < isa::kEngineCount; ++e) {
     const std::string name(isa::engine_name(static_cast<isa::Engine>(e)));
     const EngineTime& t = s.engines[e];

@@ -14,12 +14,12 @@ std::string with_percent(const Summary& s, std::uint64_t ps) {
 }
 
 std::string overview(const Summary& s) {
-  const double ghz = s.info.engine_ghz[static_cast<int>(isa::Engine::tensor)];
   std::string out;
   out += "kernel " + s.info.kernel_name + " on " + s.info.target + ", NEFF hash " +
          hex_bytes(s.info.neff_hash.data(), 8) + "...\n";
   out += "total_time " + human_time(s.total_ps) + " = " + std::to_string(s.neuroncore_cycle_count) +
-         " tensor-engine cycles at " + fixed(ghz, 3) + " GHz\n\n";
+         " neuroncore cycles (profiler cycle counter, " + fixed(s.info.cycle_counter_ghz, 2) +
+         " GHz)\n\n";
 
   TextTable engines({"engine", "instructions", "active_time", "active %"});
   for (int e = 0; e < isa::kEngineCount; ++e) {

@@ -68,6 +68,7 @@ void BM_trace_write(benchmark::State& st) {
   info.kernel_name = "trace_bench";
   info.target = "trn2";
   info.engine_ghz = {2.8, 1.4, 1.4, 1.4, 1.4};
+  info.cycle_counter_ghz = 1.4;
   const std::uint64_t n = w.sizes.trace_records;
   std::uint64_t bytes = 0;
   const WallClock clock;

@@ -51,8 +51,9 @@ int run_chip(unsigned cores, const std::string& neff_path) {
     const auto port = static_cast<unsigned>(i);  // core i is the HBM's port i
     bytes += device.hbm.bytes_read(port) + device.hbm.bytes_written(port);
     std::cout << "core " << i << ": " << r.total_ns << " ns (" << r.neuroncore_cycle_count
-              << " cycles), HBM " << device.hbm.bytes_read(port) << " bytes read, "
-              << device.hbm.bytes_written(port) << " written";
+              << " neuroncore cycles at the profiler's counter clock), HBM "
+              << device.hbm.bytes_read(port) << " bytes read, " << device.hbm.bytes_written(port)
+              << " written";
     for (const auto& t : kernel->tensors)
       if (r.outputs.count(t.name))
         std::cout << "; output " << t.name << " " << summarise(t, r.outputs.at(t.name)).text();

@@ -62,8 +62,11 @@ def session_info():
 
 
 class RunResult:
-    """One run: outputs (name -> ndarray), total_ns (device time), stats (name -> value),
-    engines (engine -> busy/wait/idle ns, instructions, utilisation), profile_dir."""
+    """One run: outputs (name -> ndarray), total_ns (device time), neuroncore_cycle_count (the
+    total at the profiler's cycle counter clock, the target's clocks.cycle_counter_ghz: 1.4 GHz
+    on trn1, 1.2 on trn2/trn3; each engine's own clock is engines[e]["clock_ghz"]), stats
+    (name -> value), engines (engine -> busy/wait/idle ns, instructions, utilisation),
+    profile_dir."""
 
     def __init__(self, d):
         self.outputs = d["outputs"]

@@ -157,7 +157,7 @@ for cores in 2 8; do
   echo "== embed chip $cores (${SECONDS}s)"
   "$embed" chip "$cores" "$neff" | tee "$work/chip$cores.txt"
   for ((i = 0; i < cores; ++i)); do
-    grep -Eq "^core $i: [0-9]+\.[0-9]+ ns \([1-9][0-9]* cycles\), HBM [1-9][0-9]* bytes read, [1-9][0-9]* written; output .* checksum $checksum," \
+    grep -Eq "^core $i: [0-9]+\.[0-9]+ ns \([1-9][0-9]* neuroncore cycles at the profiler's counter clock\), HBM [1-9][0-9]* bytes read, [1-9][0-9]* written; output .* checksum $checksum," \
       "$work/chip$cores.txt" || fail "chip $cores: core $i has no time, HBM bytes or the regs run's checksum"
   done
   (($(grep -c '^core ' "$work/chip$cores.txt") == cores)) || fail "chip $cores: not $cores cores"

@@ -458,12 +458,15 @@ json observe_pure(const config::TargetConfig& cfg, const PureProbes& probes) {
   return o;
 }
 
-// What a launch shows: its error, its times (not their conversions into cycles, which are
-// what a clock prints, not what it drives) and where its tensors went.
+// What a launch shows: its error, its times (not their conversions into each engine's
+// cycles, which are what a clock prints, not what it drives), the profiler's cycle count
+// (what clocks.cycle_counter_ghz drives: the count every output reports) and where its
+// tensors went.
 json observe_launch(const LaunchResult& r) {
   json o;
   o["error"] = r.error;
   o["total_ps"] = r.total_ps;
+  o["neuroncore_cycle_count"] = r.neuroncore_cycle_count;
   for (const auto& e : r.stats.engines)
     o["engines"].push_back(
         {e.time.busy_ps, e.time.semaphore_wait_ps, e.time.port_wait_ps, e.time.dma_wait_ps});

@@ -132,6 +132,7 @@ inline TraceData fixture_trace(const std::array<std::uint8_t, 32>& hash = {}) {
   t.info.kernel_name = "traces_fixture";
   t.info.target = "trn2";
   t.info.engine_ghz = {2.8, 1.4, 1.4, 1.4, 1.4};
+  t.info.cycle_counter_ghz = 1.4;
   t.info.total_ps = 400'000;
 
   auto load = instr(Engine::sync, Opcode::dma_copy, 0, 0, 0, 10'000);
@@ -181,6 +182,7 @@ inline TraceData random_trace(unsigned seed, int instructions_per_engine) {
   t.info.kernel_name = "random";
   t.info.target = "trn2";
   t.info.engine_ghz = {2.8, 1.4, 1.4, 1.4, 1.4};
+  t.info.cycle_counter_ghz = 1.4;
   std::uint64_t latest = 0;
   for (int e = 0; e < isa::kEngineCount; ++e) {
     std::uint64_t now = pick(0, 5000);

@@ -19,6 +19,7 @@ void require_same(const TraceData& a, const TraceData& b) {
   REQUIRE(a.info.kernel_name == b.info.kernel_name);
   REQUIRE(a.info.target == b.info.target);
   REQUIRE(a.info.engine_ghz == b.info.engine_ghz);
+  REQUIRE(a.info.cycle_counter_ghz == b.info.cycle_counter_ghz);
   REQUIRE(a.info.total_ps == b.info.total_ps);
   REQUIRE(a.instructions == b.instructions);
   REQUIRE(a.dmas == b.dmas);
@@ -33,6 +34,7 @@ TraceData edge_trace() {
   t.info.kernel_name = std::string(256, 'k');
   t.info.target = "";
   t.info.engine_ghz = {0.0, 1000.0, 1.4, 0.001, 2.8};
+  t.info.cycle_counter_ghz = 1000.0;
   t.info.total_ps = kMax64;
 
   InstructionRecord first;  // all zero / defaults
@@ -253,11 +255,15 @@ TEST_CASE("traces: NTFF reader names the reason", "[traces]") {
     return read_error(dir, b);
   };
   CHECK_THAT(with(1, 'X'), Catch::Contains("bad magic"));
-  CHECK_THAT(with(8, 3), Catch::Contains("unsupported version 3"));
+  CHECK_THAT(with(8, 4), Catch::Contains("unsupported version 4 (this reader reads 3)"));
   CHECK_THAT(with(8, 1),
-             Catch::Contains("unsupported version 1 (this reader reads 2; record the run again)"));
+             Catch::Contains("unsupported version 1 (this reader reads 3; record the run again)"));
+  CHECK_THAT(with(8, 2),
+             Catch::Contains("unsupported version 2 (this reader reads 3; record the run again)"));
   CHECK_THAT(with(11, 1), Catch::Contains("reserved header flags"));
   CHECK_THAT(with(44, 4), Catch::Contains("engine count 4"));
+  // Offset 85 is the cycle counter clock (f64le 1.4); a top byte of 0x7F makes it a NaN.
+  CHECK_THAT(with(92, 0x7F), Catch::Contains("cycle counter clock out of range"));
   CHECK_THAT(read_error(dir, {}), Catch::Contains("truncated inside the magic"));
 
   const auto header = header_bytes(dir);
@@ -289,8 +295,8 @@ TEST_CASE("traces: NTFF reader names the reason", "[traces]") {
 
   // A length field claiming a huge kernel name is refused before anything is allocated.
   auto huge = bytes;
-  const std::size_t name_at = 8 + 2 + 2 + 32 + 1 + 40;
-  REQUIRE(huge[name_at] == 14);  // "traces_fixture"
+  const std::size_t name_at = 8 + 2 + 2 + 32 + 1 + 40 + 8;  // after the cycle counter clock
+  REQUIRE(huge[name_at] == 14);                             // "traces_fixture"
   huge[name_at] = 0xFF;
   huge.insert(huge.begin() + name_at + 1, {0xFF, 0xFF, 0xFF, 0x0F});
   CHECK_THAT(read_error(dir, huge),

@@ -28,7 +28,8 @@ TEST_CASE("traces: summary of the fixture trace", "[traces]") {
 
   CHECK(s.total_ps == 400'000);
   CHECK(s.total_time_s() == Approx(400e-9));
-  CHECK(s.neuroncore_cycle_count == 1120);  // 400 ns * 2.8 GHz
+  // At the header's cycle counter clock, not the Tensor clock: 400 ns * 1.4 GHz = 560.
+  CHECK(s.neuroncore_cycle_count == 560);
   // tensor: matmul 120 -> 200 ns after waiting 120 ns on `loaded` (from q_in).
   CHECK(engine(s, Engine::tensor).instruction_count == 1);
   CHECK(engine(s, Engine::tensor).busy_ps == 80'000);
@@ -176,6 +177,7 @@ TEST_CASE("traces: summary JSON and text", "[traces]") {
   const auto j = summary_json(s);
   for (const char* key : {"total_time",
                           "neuroncore_cycle_count",
+                          "cycle_counter_ghz",
                           "tensor_engine_instruction_count",
                           "vector_engine_active_time",
                           "sync_engine_active_time_percent",
@@ -200,7 +202,10 @@ TEST_CASE("traces: summary JSON and text", "[traces]") {
   CHECK(j["key_averages"][0]["opcode"] == "matmul");
 
   const std::string text = summary_text(s, 2);
-  CHECK_THAT(text, Catch::Contains("total_time 400.000 ns = 1120 tensor-engine cycles"));
+  // 400 ns at the fixture's counter clock, 1.4 GHz: 560 cycles.
+  CHECK(j["cycle_counter_ghz"] == 1.4);
+  CHECK_THAT(text, Catch::Contains("total_time 400.000 ns = 560 neuroncore cycles (profiler "
+                                   "cycle counter, 1.40 GHz)"));
   CHECK_THAT(text, Catch::Contains("vector waited on tensor 190.000 ns"));
   CHECK_THAT(text, Catch::Contains("matmul"));
   CHECK_THAT(text, !Catch::Contains("dma_copy      2"));  // --top 2 leaves out the third
