@@ -93,30 +93,36 @@ tensor:
 """
 
 
+def dma_table(target, labels, kernel_of, title, header, fig):
+    """One DMA table: a row per label, GB/s per bytes-per-partition column; kernel_of(label,
+    bytes) is the kernel and the bytes it moves."""
+    rows = []
+    for label in labels:
+        row = [str(label)]
+        for b in ROW_BYTES:
+            text, moved = kernel_of(label, b)
+            row.append(f"{moved / run_ns(text, target):.2f}")
+        rows.append(row)
+    return (title, [header] + [str(b) for b in ROW_BYTES], rows, fig, "bytes per partition",
+            "GB/s", True)
+
+
 def sweeps():
-    """Every table: (title, header, rows, figure spec)."""
+    """Every table: (title, header, rows, figure, x label, y label, log x)."""
     out = []
     for write in (False, True):
         what = "write SBUF -> HBM" if write else "read HBM -> SBUF"
         for target in TARGETS:
-            rows = []
-            for p in PARTITIONS:
-                rows.append([str(p)] + [
-                    f"{p * b / run_ns(dma_kernel(p, b, write), target):.2f}" for b in ROW_BYTES])
-            out.append((f"DMA {what}, {target}: GB/s of one dma_copy (fixed latency included) "
-                        f"by partitions (rows) and bytes per partition (columns)",
-                        ["partitions"] + [str(b) for b in ROW_BYTES], rows,
-                        ("dma_write" if write else "dma_read") + f"_{target}", "bytes per partition",
-                        "GB/s", True))
+            out.append(dma_table(
+                target, PARTITIONS, lambda p, b: (dma_kernel(p, b, write), p * b),
+                f"DMA {what}, {target}: GB/s of one dma_copy (fixed latency included) by "
+                f"partitions (rows) and bytes per partition (columns)", "partitions",
+                ("dma_write" if write else "dma_read") + f"_{target}"))
     for target in TARGETS:
-        rows = []
-        for s in STRIDES:
-            rows.append([str(s)] + [
-                f"{128 * b / run_ns(dma_kernel(128, b, False, s), target):.2f}" for b in ROW_BYTES])
-        out.append((f"DMA read by innermost HBM stride (elements, rows), {target}: GB/s of 128 "
-                    f"partitions x bytes per partition (columns)",
-                    ["stride"] + [str(b) for b in ROW_BYTES], rows, f"dma_stride_{target}",
-                    "bytes per partition", "GB/s", True))
+        out.append(dma_table(
+            target, STRIDES, lambda st, b: (dma_kernel(128, b, False, st), 128 * b),
+            f"DMA read by innermost HBM stride (elements, rows), {target}: GB/s of 128 "
+            f"partitions x bytes per partition (columns)", "stride", f"dma_stride_{target}"))
     for target in TARGETS:
         rows = []
         for opcode, engine in (("tensor_copy", "vector"), ("tensor_tensor", "vector"),
