@@ -33,7 +33,7 @@ inline constexpr std::uint8_t kHasDmaWait = 1 << 2;
 inline constexpr std::uint8_t kHasSemaphoreWaits = 1 << 3;  // version 1: the longest wait only
 inline constexpr std::uint8_t kHasBytes = 1 << 4;
 inline constexpr std::uint8_t kHasFlops = 1 << 5;
-inline constexpr std::uint8_t kHasThrottle = 1 << 6;  // added in version 2 (issue 24)
+inline constexpr std::uint8_t kHasThrottle = 1 << 6;  // the Tensor throttle (issue 24)
 inline constexpr std::uint8_t kKnownFlags = 0x7F;
 
 inline std::uint64_t zigzag(std::uint64_t wrapped_difference) {
