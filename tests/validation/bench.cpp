@@ -31,14 +31,26 @@ double Run::cycles(ns::isa::Engine engine, std::uint32_t index) const {
   return ns_of(engine, index) * clock_ghz[static_cast<int>(engine)];
 }
 
-struct Bench::Target {
+// A core with an HBM of its own, made on first use.
+struct LoneCore {
   ns::config::TargetConfig config;
   std::unique_ptr<ns::Hbm> hbm;
   std::unique_ptr<ns::NeuronCore> core;
-  std::unique_ptr<ns::Device> chip;
-  ns::config::TargetConfig shipped;
-  std::unique_ptr<ns::Hbm> shipped_hbm;
-  std::unique_ptr<ns::NeuronCore> shipped_core;
+
+  ns::NeuronCore& get(const std::string& name) {
+    if (!core) {
+      hbm = std::make_unique<ns::Hbm>((name + "_hbm").c_str(), config);
+      core = std::make_unique<ns::NeuronCore>((name + "_core").c_str(), config);
+      core->hbm.bind(hbm->socket);
+    }
+    return *core;
+  }
+};
+
+struct Bench::Target {
+  LoneCore full_rate;                // the preset with the Tensor throttle off (config())
+  LoneCore shipped;                  // the preset as shipped
+  std::unique_ptr<ns::Device> chip;  // of full_rate's config
 };
 
 Bench::Bench() {
@@ -51,15 +63,15 @@ Bench::Target& Bench::target(const std::string& name) {
   auto& t = targets_[name];
   if (!t) {
     t = std::make_unique<Target>();
-    t->shipped = ns::config::load_target(name);
-    t->config = t->shipped;
-    t->config.cost.tensor_throttle = 0;
+    t->shipped.config = ns::config::load_target(name);
+    t->full_rate.config = t->shipped.config;
+    t->full_rate.config.cost.tensor_throttle = 0;
   }
   return *t;
 }
 
 const ns::config::TargetConfig& Bench::config(const std::string& target_name) {
-  return target(target_name).config;
+  return target(target_name).full_rate.config;
 }
 
 RunPtr Bench::launch(ns::NeuronCore& core, const ns::config::TargetConfig& config,
@@ -78,32 +90,22 @@ RunPtr Bench::launch(ns::NeuronCore& core, const ns::config::TargetConfig& confi
 }
 
 RunPtr Bench::run(const std::string& target_name, const ns::isa::Kernel& kernel) {
-  Target& t = target(target_name);
-  if (!t.core) {
-    t.hbm = std::make_unique<ns::Hbm>((target_name + "_hbm").c_str(), t.config);
-    t.core = std::make_unique<ns::NeuronCore>((target_name + "_core").c_str(), t.config);
-    t.core->hbm.bind(t.hbm->socket);
-  }
-  return launch(*t.core, t.config, kernel);
+  LoneCore& c = target(target_name).full_rate;
+  return launch(c.get(target_name), c.config, kernel);
 }
 
 RunPtr Bench::run_as_shipped(const std::string& target_name, const ns::isa::Kernel& kernel) {
-  Target& t = target(target_name);
-  if (!t.shipped_core) {
-    t.shipped_hbm = std::make_unique<ns::Hbm>((target_name + "_shipped_hbm").c_str(), t.shipped);
-    t.shipped_core =
-        std::make_unique<ns::NeuronCore>((target_name + "_shipped_core").c_str(), t.shipped);
-    t.shipped_core->hbm.bind(t.shipped_hbm->socket);
-  }
-  return launch(*t.shipped_core, t.shipped, kernel);
+  LoneCore& c = target(target_name).shipped;
+  return launch(c.get(target_name + "_shipped"), c.config, kernel);
 }
 
 std::vector<RunPtr> Bench::run_chip(const std::string& target_name, const ns::isa::Kernel& kernel) {
   Target& t = target(target_name);
-  if (!t.chip) t.chip = std::make_unique<ns::Device>((target_name + "_chip").c_str(), t.config);
+  const ns::config::TargetConfig& config = t.full_rate.config;
+  if (!t.chip) t.chip = std::make_unique<ns::Device>((target_name + "_chip").c_str(), config);
   std::vector<RunPtr> runs;
   for (std::size_t i = 0; i < t.chip->core_count(); ++i)
-    runs.push_back(launch(t.chip->core(i), t.config, kernel));
+    runs.push_back(launch(t.chip->core(i), config, kernel));
   return runs;
 }
 
