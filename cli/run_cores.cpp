@@ -12,6 +12,7 @@
 #include "neuronsim/hbm.hpp"
 #include "neuronsim/neuron_core.hpp"
 #include "sim/stats_json.hpp"
+#include "traces/format.hpp"
 
 namespace neuronsim::cli {
 
@@ -63,9 +64,8 @@ void run_cores_mode(const RunArgs& args, const KernelRun& run) {
             << fixed(cfg.hbm.chip_bytes_per_ns, 1) << " GB/s, each core at most "
             << fixed(cfg.dma.hbm_bytes_per_ns, 1) << " GB/s)\n";
   std::cout << "alone (its own HBM): " << fixed(lone.total_ns)
-            << " ns = " << lone.neuroncore_cycle_count
-            << " neuroncore cycles (profiler cycle counter, " << fixed(cfg.cycle_counter_ghz, 2)
-            << " GHz)\n\n";
+            << " ns = " << lone.neuroncore_cycle_count << " neuroncore cycles "
+            << traces::cycle_counter_text(cfg.cycle_counter_ghz) << "\n\n";
   const std::vector<std::string> head = {"core",       "total ns",      "cycles",  "vs alone",
                                          "HBM read B", "HBM written B", "HBM GB/s"};
   const std::vector<std::size_t> width = {4, 16, 12, 10, 14, 14, 10};

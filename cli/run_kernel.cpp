@@ -10,6 +10,7 @@
 #include "profile/profiled_run.hpp"
 #include "sequence/host_model.hpp"
 #include "sim/stats_json.hpp"
+#include "traces/format.hpp"
 
 namespace neuronsim::cli {
 
@@ -20,8 +21,7 @@ void print_summary(const isa::Kernel& k, const config::TargetConfig& cfg, const 
   out << "kernel " << k.name << " on " << cfg.name << " (" << cfg.generation << ")"
       << (r.outputs.empty() ? ", timing only" : "") << "\n";
   out << "total: " << fixed(r.total_ns) << " ns = " << r.neuroncore_cycle_count
-      << " neuroncore cycles (profiler cycle counter, " << fixed(cfg.cycle_counter_ghz, 2)
-      << " GHz)\n";
+      << " neuroncore cycles " << traces::cycle_counter_text(cfg.cycle_counter_ghz) << "\n";
   out << "in each engine's clock:";
   for (const auto& e : r.stats.engines)
     out << " " << isa::engine_name(e.engine) << " "

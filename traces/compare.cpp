@@ -40,8 +40,8 @@ std::string compare_text(const std::vector<LabelledSummary>& runs) {
   row("total_time", [](const Summary& s) { return human_time(s.total_ps); });
   row("speedup vs first", [&](const Summary& s) { return fixed(speedup(base, s), 3) + "x"; });
   row("neuroncore_cycle_count", [](const Summary& s) {
-    return std::to_string(s.neuroncore_cycle_count) + " (profiler cycle counter, " +
-           fixed(s.info.cycle_counter_ghz, 2) + " GHz)";
+    return std::to_string(s.neuroncore_cycle_count) + " " +
+           cycle_counter_text(s.info.cycle_counter_ghz);
   });
   for (int e = 0; e < isa::kEngineCount; ++e) {
     const std::string name(isa::engine_name(static_cast<isa::Engine>(e)));

@@ -24,6 +24,10 @@ std::string fixed(double value, int decimals) {
   return buf;
 }
 
+std::string cycle_counter_text(double ghz) {
+  return "(profiler cycle counter, " + fixed(ghz, 2) + " GHz)";
+}
+
 std::string human_time(std::uint64_t ps) {
   if (ps < 1000) return std::to_string(ps) + " ps";
   static const char* units[] = {"ns", "us", "ms", "s"};

@@ -22,6 +22,8 @@ std::string human_bytes(std::uint64_t bytes);  // "512 B", "4.00 KiB", "1.50 MiB
 std::string human_count(double value);         // "950", "12.3 K", "4.56 G", ...
 std::string percent(double value);             // "12.3%"
 std::string fixed(double value, int decimals);
+// "(profiler cycle counter, 1.40 GHz)": which clock a neuroncore_cycle_count is in.
+std::string cycle_counter_text(double ghz);
 
 // Columns are right-aligned except the first `left_columns`, which are left-aligned.
 class TextTable {

@@ -18,8 +18,7 @@ std::string overview(const Summary& s) {
   out += "kernel " + s.info.kernel_name + " on " + s.info.target + ", NEFF hash " +
          hex_bytes(s.info.neff_hash.data(), 8) + "...\n";
   out += "total_time " + human_time(s.total_ps) + " = " + std::to_string(s.neuroncore_cycle_count) +
-         " neuroncore cycles (profiler cycle counter, " + fixed(s.info.cycle_counter_ghz, 2) +
-         " GHz)\n\n";
+         " neuroncore cycles " + cycle_counter_text(s.info.cycle_counter_ghz) + "\n\n";
 
   TextTable engines({"engine", "instructions", "active_time", "active %"});
   for (int e = 0; e < isa::kEngineCount; ++e) {
