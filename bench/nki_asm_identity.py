@@ -57,10 +57,11 @@ def dump(out, build):
 
 def _normalised(path):
     """A dump's text without what differs between runs of the same kernel: temporary
-    directories (the drop-in tests write kernel files there) and object addresses."""
+    directories, the randomly named kernel files the drop-in tests write in them, and
+    object addresses."""
     with open(path) as f:
         text = f.read()
-    text = re.sub(r"/tmp/nki_[A-Za-z0-9_]+", "<TMP>", text)
+    text = re.sub(r"/tmp/nki_[A-Za-z0-9_./-]+", "<TMP>", text)
     return re.sub(r" at 0x[0-9a-f]+", " at <ADDR>", text)
 
 

@@ -59,6 +59,12 @@ class Tensor:
     is its partition dimension (lanes), the ones before it block dimensions (B tiles side
     by side in every partition) and the ones after it free dimensions."""
 
+    # Slots: a traced kernel makes several views per instruction (tens of thousands per
+    # kernel), and slot attributes are faster to make and read than a dict's.
+    __slots__ = ("space", "dtype", "shape", "strides", "offset", "hbm", "alloc", "pstart",
+                 "name", "pdim", "limits", "axes", "producer",
+                 "returned", "sbuf_copy")  # set by nki.isa (_out, _matmul_operand) when needed
+
     def __init__(self, space, dtype, shape, strides, offset, hbm=None, alloc=None, pstart=0,
                  name=None, pdim=0, limits=None):
         self.space = space  # "hbm", "sbuf", "psum"

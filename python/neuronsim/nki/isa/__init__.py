@@ -1071,6 +1071,7 @@ def get_nc_version():
 # NKI's DGE pages: https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dge_mode.html
 # and the DGE reference https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/deep-dives/nki-dge.html
 _DGE_NAMES = ", ".join(f"nisa.dge_mode.{m.name}" for m in dge_mode)
+_ALL_DGE_MODES = tuple(dge_mode)  # made once: iterating an Enum per dma_copy call is slow
 
 
 def _dge_mode(mode, allowed, location, what, why):
@@ -1129,7 +1130,7 @@ def dma_copy(*args, **kwargs):
                          "dma_copy", "an indirect gather or scatter is software DGE only, the "
                          "DGE reference")
     else:
-        mode = _dge_mode(a.get("dge_mode"), tuple(dge_mode), location, "dma_copy", "")
+        mode = _dge_mode(a.get("dge_mode"), _ALL_DGE_MODES, location, "dma_copy", "")
     _dma_copy_engine(a.get("engine"), mode, location)
     _dma_priority(a.get("priority"), mode, location)
     if indirect:
