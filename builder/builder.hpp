@@ -222,9 +222,10 @@ class Stream {
   InstrRef dma_copy(const AccessPattern& dst, const AccessPattern& src, Queue queue,
                     bool accumulate = false, bool transpose = false,
                     std::optional<AccessPattern> src_index = std::nullopt,
-                    std::optional<AccessPattern> dst_index = std::nullopt, bool oob_skip = false) {
+                    std::optional<AccessPattern> dst_index = std::nullopt, bool oob_skip = false,
+                    bool prebuilt_descriptors = false) {
     return append(DmaCopy{dst, src, queue.index, accumulate, transpose, std::move(src_index),
-                          std::move(dst_index), oob_skip});
+                          std::move(dst_index), oob_skip, prebuilt_descriptors});
   }
   InstrRef nop() { return append(Nop{}); }
 

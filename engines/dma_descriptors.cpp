@@ -2,7 +2,9 @@
 
 namespace neuronsim::engines {
 
-DescriptorSource descriptor_source(isa::Engine issuer, const params::DmaParams& p) {
+DescriptorSource descriptor_source(isa::Engine issuer, const isa::DmaCopy& copy,
+                                   const params::DmaParams& p) {
+  if (copy.prebuilt_descriptors) return DescriptorSource::prebuilt;
   switch (issuer) {
     case isa::Engine::gpsimd:
       return DescriptorSource::software_dge;

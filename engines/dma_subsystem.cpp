@@ -104,8 +104,10 @@ void DmaSubsystem::claim(const isa::Instruction& instr, isa::Engine issuer, std:
   if (q.outstanding++ == 0) q.busy_since = sc_core::sc_time_stamp();
 }
 
-sc_core::sc_time DmaSubsystem::issuer_time(isa::Engine issuer) const {
-  if (descriptor_source(issuer, params_) != DescriptorSource::software_dge)
+sc_core::sc_time DmaSubsystem::issuer_time(const isa::Instruction& instr,
+                                           isa::Engine issuer) const {
+  if (descriptor_source(issuer, std::get<isa::DmaCopy>(instr.op), params_) !=
+      DescriptorSource::software_dge)
     return sc_core::SC_ZERO_TIME;
   return from_ns(params_.swdge_descriptor_ns);
 }
@@ -131,7 +133,8 @@ void DmaSubsystem::submit(const isa::Instruction& instr, isa::Engine issuer, std
   // The descriptors reach the DMA engines when a hardware DGE block has made them (the
   // block free soonest; blocks serve transfers in issue order), else at once.
   sc_core::sc_time descriptors = now;
-  if (descriptor_source(issuer, params_) == DescriptorSource::hardware_dge && !dge_free_.empty()) {
+  if (descriptor_source(issuer, copy, params_) == DescriptorSource::hardware_dge &&
+      !dge_free_.empty()) {
     auto block = std::min_element(dge_free_.begin(), dge_free_.end());
     descriptors = std::max(now, *block) + from_ns(params_.descriptor_ns);
     *block = descriptors;

@@ -53,7 +53,7 @@ class DmaSubsystem : public sc_core::sc_module {
   // submit() then hands the transfer over: its descriptors are made (a hardware DGE block,
   // or none to make) and its parts queue on their DMA engines. submit() never waits.
   void claim(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index);
-  sc_core::sc_time issuer_time(isa::Engine issuer) const;
+  sc_core::sc_time issuer_time(const isa::Instruction& instr, isa::Engine issuer) const;
   void submit(const isa::Instruction& instr, isa::Engine issuer, std::uint32_t index);
 
   std::size_t outstanding() const { return in_flight_; }

@@ -150,7 +150,7 @@ void Engine::issue_dma(std::size_t index, traces::InstructionRecord* rec) {
   ctx_.dma.claim(instr, kind_, i);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   stats_.time.dma_wait_ps += to_ps(now - asked);
-  const sc_core::sc_time generating = ctx_.dma.issuer_time(kind_);
+  const sc_core::sc_time generating = ctx_.dma.issuer_time(instr, kind_);
   const std::uint64_t cycles = to_cycles(generating, clock_ghz_);
   if (rec) {
     rec->dma_wait_ps = to_ps(now - asked);

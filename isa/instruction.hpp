@@ -305,6 +305,10 @@ struct BnAggr {
 // dst_index, row p of src lands on row dst_index[p] of dst. An index outside those rows
 // fails the launch, unless oob_skip: then that row is skipped (a gather leaves dst's row as
 // it was, a scatter writes nothing for it), NKI/dma_copy's oob_mode.skip.
+// prebuilt_descriptors: the host built the descriptors before the launch (NKI/dma_copy's
+// dge_mode.none, "Neuron Runtime generates DMA descriptors and stores them into HBM before
+// NEFF execution"), so no DGE runs for it whichever engine issues it; a direct transfer only
+// (an indirect one's descriptors depend on its runtime indices).
 struct DmaCopy {
   AccessPattern dst, src;
   QueueRef queue = 0;
@@ -312,6 +316,7 @@ struct DmaCopy {
   bool transpose = false;
   std::optional<AccessPattern> src_index, dst_index;
   bool oob_skip = false;
+  bool prebuilt_descriptors = false;
 
   static bool read_add_write(const DmaCopy& d) { return d.accumulate; }
   static constexpr auto fields() {
@@ -322,7 +327,8 @@ struct DmaCopy {
                            field::setting("transpose", &DmaCopy::transpose),
                            field::column("src_index", &DmaCopy::src_index),
                            field::column("dst_index", &DmaCopy::dst_index),
-                           field::setting("oob_skip", &DmaCopy::oob_skip));
+                           field::setting("oob_skip", &DmaCopy::oob_skip),
+                           field::setting("prebuilt_descriptors", &DmaCopy::prebuilt_descriptors));
   }
   // The side an index picks rows of (null: a direct transfer), and that index (its
   // partitions are the rows the transfer moves).

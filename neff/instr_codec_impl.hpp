@@ -12,8 +12,9 @@
 namespace neuronsim::neff::detail {
 
 // 2: dma_copy's record gained bool transpose, AP? src_index and AP? dst_index (version 1
-// files have none of them). 3: dma_copy's record gained bool oob_skip.
-inline constexpr std::uint16_t kEncodingVersion = 3;
+// files have none of them). 3: dma_copy's record gained bool oob_skip. 4: and bool
+// prebuilt_descriptors.
+inline constexpr std::uint16_t kEncodingVersion = 4;
 inline constexpr std::size_t kStreamHeaderBytes = 12;
 inline constexpr std::size_t kRecordHeaderBytes = 12;
 inline constexpr std::size_t kAccessPatternBytes = 64;

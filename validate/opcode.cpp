@@ -289,6 +289,12 @@ class OpcodeChecker {
       problem(
           "oob_skip: an accumulating dma_copy (dst_rmw_op) allows only the error mode "
           "(NKI dma_copy)");
+    // NKI's DGE reference: none "cannot handle dynamic (runtime-computed) addresses or
+    // indices"; swdge "is the only mode that supports indirect (gather/scatter) operations".
+    if (d.prebuilt_descriptors && d.indexed())
+      problem(
+          "prebuilt_descriptors: an indirect dma_copy's descriptors depend on its runtime "
+          "indices, so software DGE makes them (NKI's DGE reference)");
   }
 
   // A gather (src_index) or scatter (dst_index): NKI/dma_copy, "When sw_dge is selected,

@@ -300,11 +300,19 @@ std::int64_t free_elems(PyObject* view) {
   return n;
 }
 
-// _lower._duration_ns: a rough duration, only to order the streams.
-std::vector<double> durations(const py::list& instrs, const Trace& t, const py::list& ghz,
-                              double dma_fixed_ns, double dma_bytes_per_ns) {
-  std::vector<double> out;
-  out.reserve(instrs.size());
+// _lower's rough durations, only to order the streams: duration (until the instruction's
+// result is ready) and hold (how long it keeps its engine). A DMA's transfer runs on the DMA
+// engines, so a DMA issued by a compute engine (GpSimd's software DGE, Scalar's hardware
+// DGE) holds it only as long as a minimal instruction, 64 elements at its clock (the same
+// floor as a compute instruction's estimate).
+struct Durations {
+  std::vector<double> duration, hold;
+};
+Durations durations(const py::list& instrs, const Trace& t, const py::list& ghz,
+                    double dma_fixed_ns, double dma_bytes_per_ns) {
+  Durations out;
+  out.duration.reserve(instrs.size());
+  out.hold.reserve(instrs.size());
   std::vector<double> clock;
   for (py::handle g : ghz)
     clock.push_back(g.cast<double>());
@@ -312,19 +320,21 @@ std::vector<double> durations(const py::list& instrs, const Trace& t, const py::
     PyObject* ins = PyList_GET_ITEM(instrs.ptr(), static_cast<Py_ssize_t>(i));
     const py::object operands = attr(ins, "operands");
     const py::object opcode = attr(ins, "opcode");
+    const double ghz_of_engine = clock[static_cast<std::size_t>(t.engine[i])];
     if (PyUnicode_CompareWithASCIIString(opcode.ptr(), "dma_copy") == 0) {
       PyObject* v = PyList_GET_ITEM(operands.ptr(), 0);
       const std::int64_t parts = as_int(attr(v, "partitions").ptr());
       const std::int64_t size = as_int(attr(attr(v, "dtype").ptr(), "size").ptr());
       const std::int64_t nbytes = parts * free_elems(v) * size;
-      out.push_back(dma_fixed_ns + static_cast<double>(nbytes) / dma_bytes_per_ns);
+      out.duration.push_back(dma_fixed_ns + static_cast<double>(nbytes) / dma_bytes_per_ns);
+      out.hold.push_back(64.0 / ghz_of_engine);
       continue;
     }
     std::int64_t n = 0;
     for (py::handle v : operands)
       n = std::max(n, free_elems(v.ptr()));
-    out.push_back(static_cast<double>(std::max<std::int64_t>(64, n)) /
-                  clock[static_cast<std::size_t>(t.engine[i])]);
+    out.duration.push_back(static_cast<double>(std::max<std::int64_t>(64, n)) / ghz_of_engine);
+    out.hold.push_back(out.duration.back());
   }
   return out;
 }
@@ -332,8 +342,9 @@ std::vector<double> durations(const py::list& instrs, const Trace& t, const py::
 // Each engine's stream (_lower.order_streams), as instruction positions.
 std::vector<std::vector<int>> order_streams(const Trace& t,
                                             const std::vector<std::vector<int>>& deps,
-                                            const std::vector<double>& duration, int engines,
-                                            int sync, bool list_schedule) {
+                                            const Durations& estimate, int engines, int sync,
+                                            bool list_schedule) {
+  const std::vector<double>& duration = estimate.duration;
   const std::size_t n = t.engine.size();
   std::vector<std::vector<int>> streams(static_cast<std::size_t>(engines));
   std::vector<double> engine_free(static_cast<std::size_t>(engines), 0.0);
@@ -347,7 +358,7 @@ std::vector<std::vector<int>> order_streams(const Trace& t,
       if (e != sync) r = std::max(r, engine_free[static_cast<std::size_t>(e)]);
       ready[i] = r;
       finish[i] = r + duration[i];
-      if (e != sync) engine_free[static_cast<std::size_t>(e)] = finish[i];
+      if (e != sync) engine_free[static_cast<std::size_t>(e)] = r + estimate.hold[i];
       streams[static_cast<std::size_t>(e)].push_back(static_cast<int>(i));
     }
     auto& s = streams[static_cast<std::size_t>(sync)];
@@ -380,7 +391,7 @@ std::vector<std::vector<int>> order_streams(const Trace& t,
         continue;
       }
       const double finish = start + duration[u];
-      if (e != sync) engine_free[static_cast<std::size_t>(e)] = finish;
+      if (e != sync) engine_free[static_cast<std::size_t>(e)] = start + estimate.hold[u];
       streams[static_cast<std::size_t>(e)].push_back(i);
       ++placed;
       for (int w : users[u]) {

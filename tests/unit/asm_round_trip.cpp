@@ -312,7 +312,9 @@ class Generator {
         std::optional<AccessPattern> src_index, dst_index;
         if (coin()) (coin() ? src_index : dst_index) = pattern();
         const bool oob_skip = coin();
-        auto r = s.dma_copy(dst, src, queue, accumulate, transpose, src_index, dst_index, oob_skip);
+        const bool prebuilt = coin();
+        auto r = s.dma_copy(dst, src, queue, accumulate, transpose, src_index, dst_index, oob_skip,
+                            prebuilt);
         return sync(r);
       }
       case Opcode::nop: {

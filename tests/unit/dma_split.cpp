@@ -135,12 +135,21 @@ TEST_CASE("dma descriptors: hardware DGE for Sync and Scalar where it exists", "
   // none before v3 (descriptors prebuilt by the host); GpSimd runs software DGE.
   CHECK(t2.dge_instances == 2);
   CHECK(t1.dge_instances == 0);
-  CHECK(engines::descriptor_source(isa::Engine::sync, t2) == DescriptorSource::hardware_dge);
-  CHECK(engines::descriptor_source(isa::Engine::scalar, t2) == DescriptorSource::hardware_dge);
-  CHECK(engines::descriptor_source(isa::Engine::gpsimd, t2) == DescriptorSource::software_dge);
-  CHECK(engines::descriptor_source(isa::Engine::vector, t2) == DescriptorSource::prebuilt);
-  CHECK(engines::descriptor_source(isa::Engine::sync, t1) == DescriptorSource::prebuilt);
-  CHECK(engines::descriptor_source(isa::Engine::gpsimd, t1) == DescriptorSource::software_dge);
+  const isa::DmaCopy copy{};
+  CHECK(engines::descriptor_source(isa::Engine::sync, copy, t2) == DescriptorSource::hardware_dge);
+  CHECK(engines::descriptor_source(isa::Engine::scalar, copy, t2) ==
+        DescriptorSource::hardware_dge);
+  CHECK(engines::descriptor_source(isa::Engine::gpsimd, copy, t2) ==
+        DescriptorSource::software_dge);
+  CHECK(engines::descriptor_source(isa::Engine::vector, copy, t2) == DescriptorSource::prebuilt);
+  CHECK(engines::descriptor_source(isa::Engine::sync, copy, t1) == DescriptorSource::prebuilt);
+  CHECK(engines::descriptor_source(isa::Engine::gpsimd, copy, t1) ==
+        DescriptorSource::software_dge);
+  // dge_mode none (prebuilt_descriptors): the host's descriptors, whoever issues the copy.
+  isa::DmaCopy prebuilt;
+  prebuilt.prebuilt_descriptors = true;
+  for (const auto e : {isa::Engine::sync, isa::Engine::scalar, isa::Engine::gpsimd})
+    CHECK(engines::descriptor_source(e, prebuilt, t2) == DescriptorSource::prebuilt);
 }
 
 TEST_CASE("dma split: parts are the runs of rows whose partition group is on one engine", "[dma]") {

@@ -283,7 +283,7 @@ TEST_CASE("neff: hostile instruction files are refused", "[neff]") {
     return with_entry(valid_neff(), "sg00/vector.bin", m);
   };
   refused(in_vector([](Bytes& d) { d[0] = 'X'; }), "sg00/vector.bin: not an instruction file");
-  refused(in_vector([](Bytes& d) { d[4] = 4; }), "encoding version 4");
+  refused(in_vector([](Bytes& d) { d[4] = 5; }), "encoding version 5");
   refused(in_vector([](Bytes& d) { d[6] = 0; }), "holds engine 0");
   refused(in_vector([](Bytes& d) { d[7] = 1; }), "reserved stream header");
   refused(in_vector([](Bytes& d) { d[8] += 1; }), "def.json says 11");

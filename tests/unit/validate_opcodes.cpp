@@ -569,4 +569,12 @@ TEST_CASE("validate: indirect dma_copy rules", "[validate]") {
   DmaCopy direct{sbuf(kX, 128, 512), hbm(kIn, 128, 512), 0,   false, false,
                  std::nullopt,       std::nullopt,       true};
   expect_one(with(Engine::sync, direct), "oob_skip: only an indirect dma_copy");
+  // NKI's DGE reference: prebuilt descriptors (dge_mode none) for direct transfers only.
+  direct.oob_skip = false;
+  direct.prebuilt_descriptors = true;
+  expect_none(with(Engine::sync, direct));
+  auto prebuilt_gather = g;
+  prebuilt_gather.prebuilt_descriptors = true;
+  expect_one(with(Engine::gpsimd, prebuilt_gather),
+             "prebuilt_descriptors: an indirect dma_copy's descriptors depend on its runtime");
 }

@@ -99,8 +99,10 @@ def assign_matmul_groups(instrs):
 _ENGINE_INDEX = {e: k for k, e in enumerate(ENGINE_ORDER)}
 # The rough durations that order the streams (_core.nki_plan; the simulator times the
 # kernel): a DMA costs DMA_FIXED_NS plus its bytes at DMA_BYTES_PER_NS, a compute
-# instruction its largest operand's free elements (at least 64) at its engine's clock.
-# Estimates only, like ENGINE_GHZ.
+# instruction its largest operand's free elements (at least 64) at its engine's clock. A
+# DMA issued by a compute engine (swdge on GpSimd, hwdge on Scalar) holds that engine only
+# for the 64-element minimum: its transfer runs on the DMA engines. Estimates only, like
+# ENGINE_GHZ.
 DMA_FIXED_NS = 2000.0
 DMA_BYTES_PER_NS = 300.0
 

@@ -1096,21 +1096,29 @@ def _dge_mode(mode, allowed, location, what, why):
     return mode
 
 
-# Who issues a DMA here: the Sync engine, whatever the dge_mode, and the GpSimd engine for
-# an indirect copy (indirect_dma). The dma_copy page has swdge copies issued by GpSimd and
-# hwdge ones by Sync or Scalar (engine=), but the lowering (_core.nki_plan) treats only the
-# Sync engine's DMAs as asynchronous (any other engine's instructions as finishing in
-# stream order), so a direct DMA on another engine would lose its waits: docs/python.md,
-# "Differences from NKI".
+# Who issues a direct DMA, by dge_mode (the dma_copy page): "swdge: Gpsimd Engine generates
+# DMA descriptors as part of the nisa.dma_copy instruction", so GpSimd runs it (and spends
+# the target's dma.swdge_descriptor_ns on it); "hwdge: Sync Engine or Scalar Engine
+# sequencers invoke DGE hardware block", engine= picking which (Sync when unknown); none and
+# unknown (the compiler's choice, which neuronsim makes as the Sync engine) go to Sync. An
+# indirect copy is software DGE, so GpSimd (indirect_dma). The DMA model takes the
+# descriptors' source from the issuer (engines/dma_descriptors.hpp), and the lowering lets
+# any engine's DMA finish after the instructions its engine runs next
+# (_core.nki_plan). none marks the copy prebuilt_descriptors, so no DGE is timed for it.
+def _dma_issuer(mode, eng):
+    if mode is dge_mode.swdge:
+        return "gpsimd"
+    if mode is dge_mode.hwdge and eng == engine.scalar:
+        return "scalar"
+    return "sync"
 
 
 def dma_copy(*args, **kwargs):
-    """dst = src by DMA (HBM <-> SBUF, SBUF <-> SBUF), issued by the Sync engine;
-    dst_rmw_op=nl.add adds src into dst. dge_mode= (nisa.dge_mode) is checked against the
-    pages' rules: hwdge only on NeuronCore-v3+, engine= (nisa.engine.sync or .scalar) only
-    with hwdge, an indirect copy (a gather or scatter, issued by GpSimd: software DGE) only
-    with unknown or swdge, priority= not with none. A direct copy is issued by Sync in
-    every mode (the comment above says why).
+    """dst = src by DMA (HBM <-> SBUF, SBUF <-> SBUF), issued by the engine its dge_mode
+    names (_dma_issuer); dst_rmw_op=nl.add adds src into dst. dge_mode= (nisa.dge_mode) is
+    checked against the pages' rules: hwdge only on NeuronCore-v3+, engine=
+    (nisa.engine.sync or .scalar) only with hwdge, an indirect copy (a gather or scatter,
+    issued by GpSimd: software DGE) only with unknown or swdge, priority= not with none.
     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.dma_copy.html
     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/deep-dives/nki-dge.html"""
     location = user_location()
@@ -1145,14 +1153,14 @@ def dma_copy(*args, **kwargs):
     check_mask(a.get("mask"), location)
     if dst.free_size() * dst.partitions() != src.free_size() * src.partitions():
         fail(f"dma_copy: dst {list(dst.shape)} and src {list(src.shape)} differ in size", location)
-    return _dma(dst, src, location, a.get("dst_rmw_op"))
+    return _dma(dst, src, location, a.get("dst_rmw_op"), _dma_issuer(mode, a.get("engine")),
+                prebuilt=mode is dge_mode.none)
 
 
 def _dma_copy_engine(eng, mode, location):
     """dma_copy's engine=: "the engine to use for HWDGE descriptor generation:
     nki.isa.engine.sync or nki.isa.engine.scalar. Only valid when
-    dge_mode=nisa.dge_mode.hwdge" (the dma_copy page). Checked; the DMA is issued by Sync
-    either way (see above)."""
+    dge_mode=nisa.dge_mode.hwdge" (the dma_copy page). Checked here; _dma_issuer uses it."""
     if eng is None:
         return
     if mode is not dge_mode.hwdge:
@@ -1184,7 +1192,7 @@ def _dma_priority(priority, mode, location):
              f"target {target} has none", location)
 
 
-def _dma(dst, src, location, rmw=None):
+def _dma(dst, src, location, rmw=None, issuer="sync", prebuilt=False):
     queue = "_load" if src.space == "hbm" and dst.space != "hbm" else (
         "_store" if dst.space == "hbm" and src.space != "hbm" else "_copy")
     options = [("queue", queue)]
@@ -1193,7 +1201,9 @@ def _dma(dst, src, location, rmw=None):
             fail("dma_copy: dst_rmw_op must be nl.add (neuronsim's DMA accumulates by adding)",
                  location)
         options.append(("accumulate", "true"))
-    instr = emit("sync", "dma_copy", dst, [src], options, location, queue=queue)
+    if prebuilt:  # dge_mode none: the host's descriptors, no DGE at run time
+        options.append(("prebuilt_descriptors", "true"))
+    instr = emit(issuer, "dma_copy", dst, [src], options, location, queue=queue)
     if rmw is not None:
         instr.reads.append(dst.operand())
     return dst
