@@ -3,6 +3,7 @@
 // rules (capacities, start partitions, engine permissions) are validation's.
 #include "asm/assembler.hpp"
 
+#include <array>
 #include <limits>
 #include <map>
 #include <set>
@@ -42,6 +43,35 @@ class Parser {
 
  public:
   Parser(std::string_view source, const std::string& file) : file_(file), tokens_(source, file) {}
+
+  // A reader of single field values over the names a kernel declares (FieldReader).
+  Parser(const Kernel& declared, const std::string& file)
+      : file_(file), tokens_("", file), k_(declared), have_kernel_(true) {
+    const auto add = [&](const auto& items, NameKind kind) {
+      for (std::size_t i = 0; i < items.size(); ++i)
+        names_.emplace(items[i].name, NameEntry{kind, static_cast<std::uint32_t>(i), 0});
+    };
+    add(k_.tensors, NameKind::tensor);
+    add(k_.allocations, NameKind::allocation);
+    add(k_.semaphores, NameKind::semaphore);
+    add(k_.queues, NameKind::queue);
+    add(k_.sources, NameKind::source);
+  }
+
+  // Field `key` of `op` (an `opname`) read from `text`, the value of its `key=value`
+  // (a positional operand's whole text), which stands on line `line`.
+  void read_field(Operation& op, std::string_view key, std::string_view text, int line,
+                  const std::string& opname) {
+    tokens_ = TokenStream(text, file_, line);
+    bool known = false;
+    for (const Field& f : fields(static_cast<Opcode>(op.index())))
+      known = known || f.key == key;
+    if (!known) fail(peek(), opname + " has no field '" + std::string(key) + "'");
+    field_value(key, op, opname);
+    if (!at_eos())
+      fail(peek(),
+           "unexpected " + describe(peek()) + " after the " + std::string(key) + " of " + opname);
+  }
 
   Kernel run() {
     while (peek().kind != TokenKind::end) {
@@ -563,14 +593,27 @@ class Parser {
 
   // One value of the field `key` of `op`, read as its kind reads it (field_syntax.hpp).
   void field_value(std::string_view key, Operation& op, const std::string& opname) {
-    const std::string what = std::string(key) + " of " + opname;
     std::visit(
         [&](auto& x) {
           for_each_field(x, [&](const auto& f, auto& v) {
-            if (f.key == key) AsmField<std::decay_t<decltype(v)>>::parse(*this, v, what);
+            if (f.key == key)
+              AsmField<std::decay_t<decltype(v)>>::parse(
+                  *this, v, field_what(static_cast<Opcode>(op.index()), key, opname));
           });
         },
         op);
+  }
+
+  // "KEY of OPCODE", what the field syntax names in messages: made once per field.
+  const std::string& field_what(Opcode opcode, std::string_view key, const std::string& opname) {
+    std::vector<std::string>& whats = whats_[static_cast<std::size_t>(opcode)];
+    const auto& spec = fields(opcode);
+    if (whats.empty()) whats.resize(spec.size());
+    std::size_t f = 0;
+    while (f + 1 < spec.size() && spec[f].key != key)
+      ++f;
+    if (whats[f].empty()) whats[f] = std::string(key) + " of " + opname;
+    return whats[f];
   }
 
   bool at_clause() const {
@@ -591,38 +634,48 @@ class Parser {
     ins.op = default_operation(*opcode);
     const auto& spec = fields(*opcode);
     std::vector<const Field*> positional;
-    std::string operand_names, option_names;
-    for (const auto& f : spec) {
-      if (f.positional) {
-        positional.push_back(&f);
-        operand_names += (operand_names.empty() ? "" : ", ") + std::string(f.key);
-      } else {
-        option_names += (option_names.empty() ? "" : ", ") + std::string(f.key);
-      }
-    }
+    for (const auto& f : spec)
+      if (f.positional) positional.push_back(&f);
+    // The operands' or options' names, for messages only.
+    const auto names = [&](bool operands_wanted) {
+      std::string s;
+      for (const auto& f : spec)
+        if (f.positional == operands_wanted) s += (s.empty() ? "" : ", ") + std::string(f.key);
+      return s;
+    };
     std::size_t operands = 0;
-    std::set<std::string> given;
+    std::vector<bool> given(spec.size(), false);  // options given, by position in spec
+    bool any_option = false;
+    const auto option_given = [&](std::string_view key) {
+      for (std::size_t c = 0; c < spec.size(); ++c)
+        if (!spec[c].positional && spec[c].key == key) return bool(given[c]);
+      return false;
+    };
     if (!at_eos() && !at_clause() && !peek().is("@")) {
       for (;;) {
         const Token& item = peek();
         if (item.kind == TokenKind::ident && peek(1).is("=")) {
           next();
           next();
-          const Field* f = nullptr;
-          for (const auto& c : spec)
-            if (!c.positional && c.key == item.text) f = &c;
-          if (!f)
+          std::size_t f = spec.size();
+          for (std::size_t c = 0; c < spec.size(); ++c)
+            if (!spec[c].positional && spec[c].key == item.text) f = c;
+          if (f == spec.size()) {
+            const std::string option_names = names(false);
             fail(item, "unknown option '" + item.text + "' for " + opname +
                            (option_names.empty() ? " (it takes none)"
                                                  : " (expected " + option_names + ")"));
-          if (!given.insert(item.text).second) fail(item, "option '" + item.text + "' given twice");
-          field_value(f->key, ins.op, opname);
+          }
+          if (given[f]) fail(item, "option '" + item.text + "' given twice");
+          given[f] = true;
+          any_option = true;
+          field_value(spec[f].key, ins.op, opname);
         } else {
-          if (!given.empty()) fail(item, "operand after options: operands come first");
+          if (any_option) fail(item, "operand after options: operands come first");
           if (operands == positional.size())
             fail(item, "too many operands for " + opname + ": it takes " +
                            std::to_string(positional.size()) +
-                           (positional.empty() ? "" : " (" + operand_names + ")"));
+                           (positional.empty() ? "" : " (" + names(true) + ")"));
           field_value(positional[operands]->key, ins.op, opname);
           ++operands;
         }
@@ -634,12 +687,12 @@ class Parser {
       fail(peek(), "unexpected " + describe(peek()) + " after the operands of " + opname);
     if (operands < positional.size())
       fail(op_tok, "missing operand: " + opname + " takes " + std::to_string(positional.size()) +
-                       " (" + operand_names + "), got " + std::to_string(operands));
-    for (const auto& f : spec) {
-      if (!f.positional && f.required && !given.count(std::string(f.key)))
+                       " (" + names(true) + "), got " + std::to_string(operands));
+    for (std::size_t c = 0; c < spec.size(); ++c) {
+      const Field& f = spec[c];
+      if (!f.positional && f.required && !given[c])
         fail(op_tok, "missing option: " + opname + " needs " + std::string(f.key) + "=");
-      if (!f.depends_on.empty() && given.count(std::string(f.key)) &&
-          !given.count(std::string(f.depends_on)))
+      if (!f.depends_on.empty() && given[c] && !option_given(f.depends_on))
         fail(op_tok, "option '" + std::string(f.key) + "' of " + opname + " needs '" +
                          std::string(f.depends_on) + "'");
     }
@@ -685,6 +738,7 @@ class Parser {
   Kernel k_;
   std::vector<bool> fixed_;  // allocations with an explicit offset
   std::map<std::string, NameEntry> names_;
+  std::array<std::vector<std::string>, kOpcodeCount> whats_;  // field_what's, by opcode
   std::optional<Engine> section_;
   bool have_kernel_ = false;
   int kernel_line_ = 0;
@@ -692,6 +746,21 @@ class Parser {
 };
 
 }  // namespace
+
+struct FieldReader::Impl {
+  Parser parser;
+};
+
+FieldReader::FieldReader(const Kernel& declared, const std::string& file_name)
+    : impl_(std::make_unique<Impl>(Impl{Parser(declared, file_name)})) {}
+
+FieldReader::~FieldReader() = default;
+
+void FieldReader::read(Operation& op, std::string_view key, std::string_view text,
+                       std::uint32_t line) {
+  impl_->parser.read_field(op, key, text, static_cast<int>(line),
+                           std::string(opcode_name(static_cast<Opcode>(op.index()))));
+}
 
 Kernel assemble(std::string_view source, const std::string& file_name) {
   return Parser(source, file_name).run();

@@ -36,8 +36,8 @@ std::string quote_string(std::string_view text) {
   return out + "\"";
 }
 
-TokenStream::TokenStream(std::string_view source, std::string file)
-    : src_(source), file_(std::move(file)) {}
+TokenStream::TokenStream(std::string_view source, std::string file, int first_line)
+    : src_(source), file_(std::move(file)), line_(first_line) {}
 
 const Token& TokenStream::peek(std::size_t ahead) {
   while (pos_ + ahead >= toks_.size() && !ended_)

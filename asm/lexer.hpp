@@ -32,7 +32,8 @@ struct Token {
 // next() keeps returning the end token.
 class TokenStream {
  public:
-  TokenStream(std::string_view source, std::string file);  // source must outlive this
+  // source must outlive this; its first line is line `first_line` in messages
+  TokenStream(std::string_view source, std::string file, int first_line = 1);
   const Token& peek(std::size_t ahead = 0);
   const Token& next();
   // Forgets the tokens next() has returned: references to them become invalid. Tokens

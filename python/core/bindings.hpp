@@ -19,5 +19,8 @@ void bind_nki_placement(pybind11::module_& m);
 // _core.nki_view_text, nki_instr_text and nki_instr_lines (nki_text.cpp): the assembly
 // text of neuronsim.nki's traced instructions.
 void bind_nki_text(pybind11::module_& m);
+// _core.NkiKernelBuilder and nki_kernel_difference (nki_kernel.cpp): a traced kernel's
+// instruction lines and its Kernel, built without assembling them.
+void bind_nki_kernel(pybind11::module_& m);
 
 }  // namespace neuronsim::python

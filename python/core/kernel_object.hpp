@@ -3,6 +3,7 @@
 // NEFF bytes made once, when first needed (hash, save, profiles).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,12 @@ class KernelObject {
   mutable std::vector<std::uint8_t> neff_bytes_;
   mutable std::shared_ptr<const neff::Neff> neff_;
 };
+
+// An assembled (or built) kernel made ready as `neuronsim asm` makes it: the text of each
+// source file it declares without one read from the file's path (when a regular file
+// within the source table's limits: isa/kernel.hpp), validated for its own target unless
+// `target` is given (then recorded in it). `name` names it in messages.
+KernelObject checked_kernel(isa::Kernel k, const std::string& name,
+                            const std::optional<std::string>& target);
 
 }  // namespace neuronsim::python

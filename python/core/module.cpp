@@ -93,41 +93,10 @@ const isa::HbmTensor* find_tensor(const isa::Kernel& k, const std::string& name,
   return nullptr;
 }
 
-// The text of each source file the kernel declares without one (`source NAME "PATH"`, as
-// neuronsim.nki's tracer writes them: docs/assembly.md "Source locations"), read from PATH
-// when it is a regular file that fits the table's limits; otherwise the text stays empty
-// (the locations still name the lines). Python code assembling in its own process reads
-// the files it names, nothing more; the CLI's assembler never reads them.
-void fill_source_texts(isa::Kernel& k) {
-  std::size_t total = 0;
-  for (const isa::SourceFile& f : k.sources)
-    total += f.text.size();
-  for (isa::SourceFile& f : k.sources) {
-    if (!f.text.empty()) continue;
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(f.path, ec)) continue;
-    const std::uintmax_t size = std::filesystem::file_size(f.path, ec);
-    if (ec || size > isa::kMaxSourceTextBytes || total + size > isa::kMaxSourceTotalBytes) continue;
-    std::ifstream in(f.path, std::ios::binary);
-    std::string text(static_cast<std::size_t>(size), '\0');
-    if (!in.read(text.data(), static_cast<std::streamsize>(size))) continue;
-    f.text = std::move(text);
-    total += f.text.size();
-  }
-}
-
-// `neuronsim asm`'s rules: the kernel's own target unless one is given (then recorded in
-// the kernel), validated against its limits; source texts filled (fill_source_texts).
+// `neuronsim asm`'s rules (kernel_object.hpp: checked_kernel).
 KernelObject assemble(const std::string& text, const std::string& name,
                       const std::optional<std::string>& target) {
-  isa::Kernel k = isa::assemble(text, name);
-  fill_source_texts(k);
-  const std::string t = target ? *target : k.target;
-  if (t.empty()) throw Error(name + ": kernel '" + k.name + "' names no target; give target=");
-  const config::TargetConfig config = config::load_target(t);
-  if (target) k.target = config.name;
-  isa::validate(k, config.limits, name);
-  return KernelObject(std::move(k), name);
+  return checked_kernel(isa::assemble(text, name), name, target);
 }
 
 void add_launch_facts(py::dict& out, const LaunchResult& r, const config::TargetConfig& cfg,
@@ -517,4 +486,5 @@ PYBIND11_MODULE(_core, m) {
   bind_nki_lowering(m);
   bind_nki_placement(m);
   bind_nki_text(m);
+  bind_nki_kernel(m);
 }

@@ -65,8 +65,9 @@ def _target_from_compile_opt(opt):
 class TracedKernel:
     """A kernel traced for one set of argument shapes/dtypes and one target."""
 
-    def __init__(self, name, text, line_map, inputs, outputs, target, mutable=()):
+    def __init__(self, name, text, line_map, inputs, outputs, target, mutable=(), built=None):
         self.name, self._text, self.line_map = name, text, line_map
+        self._built = built  # _core.NkiKernelBuilder holding the kernel made of the text
         self.inputs, self.outputs, self.target = inputs, outputs, target
         self.mutable = tuple(mutable)  # output names that are arguments written in place
         self.returned = [h.name for h in outputs]  # the outputs the kernel returned
@@ -87,10 +88,27 @@ class TracedKernel:
             import neuronsim
 
             try:
-                self._kernel = neuronsim.assemble(self._text, self.name)
+                if self._built is None:
+                    self._kernel = neuronsim.assemble(self._text, self.name)
+                else:
+                    built, self._built = self._built, None
+                    self._kernel = built.take()
+                    if os.environ.get("NEURONSIM_NKI_CHECK_BUILD"):
+                        self._check_built()
             except neuronsim.Error as e:
                 raise NkiError(python_error(str(e), self.name, self.line_map)) from None
         return self._kernel
+
+    def _check_built(self):
+        """NEURONSIM_NKI_CHECK_BUILD: the built kernel is the one its text assembles to."""
+        import neuronsim
+        from .. import _core
+
+        difference = _core.nki_kernel_difference(self._kernel,
+                                                 neuronsim.assemble(self._text, self.name))
+        if difference:
+            raise NkiError(f"internal error: kernel {self.name} built from its trace differs "
+                           f"from its assembled text: {difference}")
 
 
 class Call:
@@ -285,14 +303,14 @@ class JitKernel:
                 fail("the kernel returns no output tensor", location)
             inputs = [h for h in inputs if h not in mutable]
             del call, result, results, r, replace, copies
-            text, line_map = lower(tr, self.name, inputs, outputs, self.schedule)
+            text, line_map, built = lower(tr, self.name, inputs, outputs, self.schedule)
         finally:
             # The trace is freed before the collector resumes: resumed with the trace
             # alive, its first collection would walk every object tracing made.
             tr = None  # noqa: F841
             Trace.active = None
         traced = TracedKernel(self.name, text, line_map, inputs, outputs, target,
-                              [h.name for h in mutable])
+                              [h.name for h in mutable], built)
         traced.returned = returned
         traced.returned_views = returned_views if len(returned_views) == len(returned) else \
             [None] * len(returned)

@@ -20,7 +20,9 @@
    engine's own, and its dependants wait for it even on its engine.
 5. Text: one SBUF and one PSUM allocation (`_sbuf`, `_psum`, uint8) that every tile
    views by offset; each instruction line ends with a comment naming its Python line,
-   and a line map turns assembler/validator errors into Python file:line errors.
+   and a line map turns assembler/validator errors into Python file:line errors. The
+   kernel is built alongside the lines, as the assembler would make it of them, without
+   parsing them (python/core/nki_kernel.cpp).
 """
 from __future__ import annotations
 
@@ -143,7 +145,9 @@ def plan(instrs, schedule="list"):
 
 
 def lower(tr, name, inputs, outputs, schedule="list"):
-    """(assembly text, {asm line: (file, line)}) of a finished trace. Python's cyclic
+    """(assembly text, {asm line: (file, line)}, the _core.NkiKernelBuilder holding the
+    kernel built from the same lines, or None when it could not be: then the text is
+    assembled) of a finished trace. Python's cyclic
     garbage collector is paused meanwhile (as while tracing, _core.Trace.active):
     lowering makes objects by the million and no cycles."""
     collecting = gc.isenabled()
@@ -188,18 +192,22 @@ def _lower(tr, name, inputs, outputs, schedule):
     for q in queues:
         lines.append(f"queue {q} first_engine=0 engines=16")
     sources = SourceTable(list(roles) + list(sems) + queues + ["_sbuf", "_psum"])
+    # The declarations so far are assembled from their text; each instruction's line is
+    # written and, from the same reading, the instruction built (_core.NkiKernelBuilder).
+    builder = _cxx.NkiKernelBuilder("\n".join(lines) + "\n", name)
     for eng in ENGINE_ORDER:
         if not streams[eng]:
             continue
         lines += ["", f"{eng}:"]
         # One line per instruction: its text (Instr.asm), then its source suffix.
-        _cxx.nki_instr_lines(streams[eng], View, sources.at, lines, line_map)
+        builder.add_section(eng, streams[eng], View, sources.at, lines, line_map)
     # The Python files, declared after the kernel line (before the first use).
     declared = sources.declarations()
+    shift = len(declared) + (1 if declared else 0)
     lines[3:3] = declared + ([""] if declared else [])
-    line_map = {n + len(declared) + (1 if declared else 0) if n > 3 else n: loc
-                for n, loc in line_map.items()}
-    return "\n".join(lines) + "\n", line_map
+    line_map = {n + shift if n > 3 else n: loc for n, loc in line_map.items()}
+    built = builder.finish(sources.files(), shift)
+    return "\n".join(lines) + "\n", line_map, builder if built else None
 
 
 def _short(path):

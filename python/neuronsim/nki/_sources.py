@@ -55,10 +55,11 @@ class SourceTable:
             self._order.append(path)
         return f"@{name}:{int(line)}"
 
+    def files(self):
+        """(name, path as declared) of each file used, in order."""
+        return [(self._files[path], path.replace("\n", " ").replace("\0", " "))
+                for path in self._order]
+
     def declarations(self):
         """The `source` statements, one per file used."""
-        out = []
-        for path in self._order:
-            shown = path.replace("\n", " ").replace("\0", " ")
-            out.append(f"source {self._files[path]} {quote(shown)}")
-        return out
+        return [f"source {name} {quote(shown)}" for name, shown in self.files()]
