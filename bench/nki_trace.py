@@ -8,8 +8,9 @@ The kernel is the NKI matrix multiplication tutorial's tiled kernel as written i
 examples/python/matmul.py (`matmul_tiled`: two DMAs and one matmul per (m, n, k) tile,
 a copy and a store per (m, n)), bf16. For K x M x N growing by doubling it reports the
 instruction count, the front end's seconds (tracing the Python plus lowering to
-assembly), instructions per second (constant when tracing is linear), the assembler's
-seconds and the simulation's (neuronsim.run, timing_only=True), and the front end's
+assembly), instructions per second (constant when tracing is linear), the seconds of
+TracedKernel.kernel (the Kernel the lowering built alongside the text, checked and
+validated; assembling the text before 2026-12-04) and the simulation's (neuronsim.run, timing_only=True), and the front end's
 time over the simulation's. Then the tutorial's published shape end to end: the tutorial
 benchmarks [4096, 8192] @ [8192, 8192] (M=4096, K=8192, N=8192; NKI tutorial "Matrix
 multiplication", "Testing Correctness and Benchmarking"). Every time is also given as a
