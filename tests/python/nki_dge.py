@@ -66,6 +66,23 @@ def transpose_returning(a):
 
 
 @nki.jit
+def dma_beside_scalar_work(a, work, eng):
+    # A load issued by `eng` (hwdge: Sync or Scalar) while Scalar runs `work` activations
+    # on a tile that does not depend on it.
+    loaded = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=loaded, src=a, dge_mode=nisa.dge_mode.hwdge, engine=eng)
+    x = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=x, value=1.0)
+    for _ in range(work):
+        nisa.activation(dst=x, op=nl.exp, data=x, scale=0.0)
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=loaded)
+    res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=res, src=x)
+    return out, res
+
+
+@nki.jit
 def copy_with_priority(a, mode, priority):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
@@ -221,6 +238,26 @@ class GoodKernels(unittest.TestCase):
         t1 = {m: nki.benchmark(copy_through_sbuf, a, m, None, target="trn1").latency_ns
               for m in (dge_mode.unknown, dge_mode.none)}
         self.assertEqual(t1[dge_mode.unknown], t1[dge_mode.none])
+
+    def test_scalar_issued_dma_overlaps_scalar_work(self):
+        # The Scalar engine issues the load (hwdge, engine=scalar) and goes on with its
+        # activations while the DMA engines move the data: the 8 activations, which take
+        # microseconds on their own (a small load), hide under a 4 MiB load as they do
+        # when Sync issues it. Held by its DMA, Scalar would add their time to the load's.
+        big, small = np.ones((128, 8192), np.float32), np.ones((128, 8), np.float32)
+
+        def latency(a, work, eng):
+            return nki.benchmark(dma_beside_scalar_work, a, work, eng, target="trn2").latency_ns
+
+        work_alone = latency(small, 8, nisa.engine.scalar) - latency(small, 0, nisa.engine.scalar)
+        self.assertGreater(work_alone, 2000.0)
+        for eng in (nisa.engine.sync, nisa.engine.scalar):
+            with self.subTest(engine=eng):
+                self.assertEqual(latency(big, 8, eng), latency(big, 0, eng))
+        self.assertEqual(latency(big, 8, nisa.engine.scalar), latency(big, 8, nisa.engine.sync))
+        out, res = nki.simulate(dma_beside_scalar_work, big, 8, nisa.engine.scalar, target="trn2")
+        np.testing.assert_array_equal(out, big)
+        np.testing.assert_array_equal(res, np.ones((128, 512), np.float32))
 
     def test_priority_on_trn3(self):
         a = np.arange(128 * 8, dtype=np.float32).reshape(128, 8)
