@@ -11,8 +11,8 @@
 #include "base/error.hpp"
 #include "base/limits.hpp"
 #include "cli/commands.hpp"
-#include "cli/git_version.hpp"  // generated: cmake/git_version.cmake
 #include "cli/help_pages.hpp"
+#include "cli/version.hpp"
 
 namespace {
 
@@ -21,12 +21,13 @@ constexpr int kInternalError = 2;
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The program's main, called by the launcher (cli/launcher/launcher.cpp), which loads this
+// library when a command needs it.
+extern "C" __attribute__((visibility("default"))) int neuronsim_cli_main(int argc, char** argv) {
   CLI::App app{"neuronsim: a cycle-approximate simulator of the AWS NeuronCore"};
   app.name("neuronsim");
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("neuronsim ") + NEURONSIM_VERSION + " (" +
-                                        NEURONSIM_GIT_DESCRIBE + ")");
+  app.set_version_flag("--version", NEURONSIM_VERSION_TEXT);
   app.footer(
       "Run 'neuronsim COMMAND --help' for a command's options. An output file given as - is "
       "standard output.\nExit status: 0 ok, 1 user error (bad usage or bad input), 2 internal "

@@ -1,6 +1,7 @@
 # What `cmake --install` puts under the prefix, for programs that embed neuronsim
 # (examples/embed/ is one):
-#   bin/neuronsim                        the program
+#   bin/neuronsim                        the program (a launcher)
+#   lib/libneuronsim_cli.so              its command line, which the launcher loads
 #   share/bash-completion/completions/neuronsim, share/man/man1/neuronsim.1
 #                                        its bash completion and man page
 #   lib/libneuronsim_*.a                 every library (static, position-independent)
@@ -63,6 +64,8 @@ install(TARGETS ${neuronsim_libraries} neuronsim_core neuronsim_package
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS neuronsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The command line the launcher loads (CMakeLists.txt): found through its RUNPATH.
+install(TARGETS neuronsim_cli LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${NEURONSIM_COMPLETION} RENAME neuronsim
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${NEURONSIM_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

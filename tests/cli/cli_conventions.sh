@@ -15,6 +15,18 @@ status() { set +e; "$@" > out.txt 2> err.txt; echo $? > rc.txt; set -e; cat rc.t
 
 [[ $(status "$NEURONSIM" --version) == 0 ]] || fail "--version failed"
 grep -qE '^neuronsim [0-9]+\.[0-9]+\.[0-9]+ \(.+\)$' out.txt || fail "--version: $(cat out.txt)"
+# The launcher answers a bare --version itself (cli/launcher/launcher.cpp), with the same
+# text as the command line it loads (given another option, --version goes there), and
+# needs no library but libc to do it.
+version=$(cat out.txt)
+[[ $(status "$NEURONSIM" --limit instructions=1000 --version) == 0 ]] ||
+  fail "--version after an option failed"
+[[ $(cat out.txt) == "$version" ]] || fail "--version: launcher '$version', command line '$(cat out.txt)'"
+if command -v readelf > /dev/null; then
+  needed=$(readelf -d "$NEURONSIM" | grep NEEDED || true)
+  ! grep -qE 'systemc|archive|crypto|stdc\+\+' <<< "$needed" ||
+    fail "the launcher links more than it needs: $needed"
+fi
 [[ $(status "$NEURONSIM" --help) == 0 ]] || fail "--help failed"
 grep -q "Exit status: 0 ok, 1 user error" out.txt || fail "--help does not document exit codes"
 
