@@ -88,6 +88,12 @@ class Tensor:
     def buffer(self):
         return self.space
 
+    @property
+    def data(self):
+        """The tensor itself: current NKI writes `t.data` for an operand whether t is a
+        grid or a tensor (page nki.language.NkiTileGrid's example: dst=tile.data)."""
+        return self
+
     def __repr__(self):
         return f"<nki tensor {self.name or ''} {self.space} {self.dtype.nki_name}{list(self.shape)}>"
 
