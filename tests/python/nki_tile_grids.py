@@ -151,6 +151,22 @@ def batched(src):
 
 
 @nki.jit
+def alternate_rows(src):
+    # A 3-D tile one row tall: every other row of a [128, 4, 64] tensor is one strided
+    # selection, one DMA each way (its .data is [128, 2, 64] with a row step of 2).
+    out = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.shared_hbm)
+    src_g = nl.tiles(src, tile_shape=(128, 1, 64))
+    out_g = nl.tiles(out, tile_shape=(128, 1, 64))
+    for first, factor in ((0, 2.0), (1, 3.0)):
+        sel = src_g[0, first::2, 0]
+        sb = nl.empty_like(sel, buffer=nl.sbuf)
+        nisa.dma_copy(dst=sb.data, src=sel.data)
+        nisa.tensor_scalar(dst=sb.data, data=sb.data, op0=nl.multiply, operand0=factor)
+        nisa.dma_copy(dst=out_g[0, first::2, 0].data, src=sb.data)
+    return out
+
+
+@nki.jit
 def transposed_tiles(src):
     # empty_like(..., transpose_axes=(1, 0)) shapes the SBUF destination of a
     # nisa.dma_transpose: tile (r, c) of src lands as tile (c, r) of out.
@@ -189,6 +205,21 @@ def grid_matmul(lhsT, rhs):
                 nisa.nc_matmul(acc[0, n].data, a_sb[k, m].data, b_sb[k, n].data)
             nisa.tensor_copy(dst=res[n].data, src=acc[0, n].data)
         nisa.dma_copy(dst=o_g[m, :].data, src=res.data)
+    return out
+
+
+@nki.jit
+def sbuf_grid(src):
+    # A grid over an SBUF tile: tiles of 32 partitions (engines start at 0, 32, 64, 96).
+    out = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=src)
+    g = nl.tiles(t, tile_shape=(32, 256))
+    for r in range(g.shape[0]):
+        for c in range(g.shape[1]):
+            nisa.tensor_scalar(dst=g[r, c].data, data=g[r, c].data, op0=nl.multiply,
+                               operand0=float(2 * r + c + 1))
+    nisa.dma_copy(dst=out, src=t)
     return out
 
 
@@ -238,6 +269,19 @@ class Bad:
     @nki.jit
     def out_of_range(src):
         return nl.tiles(src, tile_shape=(128, 128))[4, 0]
+
+    @staticmethod
+    @nki.jit
+    def grid_operand(src):
+        g = nl.tiles(src, tile_shape=(128, 128))
+        sb = nl.empty_like(g[0, 0], buffer=nl.sbuf)
+        nisa.dma_copy(dst=sb.data, src=g[0, 0])  # the grid itself, not g[0, 0].data
+
+    @staticmethod
+    @nki.jit
+    def sbuf_not_partition_first(src):
+        t = nl.ndarray((128, 4, 64), dtype=nl.float32, buffer=nl.sbuf)
+        return nl.tiles(t, tile_shape=(2, 64))
 
     @staticmethod
     @nki.jit
@@ -376,9 +420,22 @@ class TileGrids(unittest.TestCase):
         a = rand(3, 128, 256)
         self.run_both(batched, a + np.arange(3, dtype=np.float32)[:, None, None], a, rtol=1e-6)
 
+    def test_higher_rank_tile(self):
+        a = rand(128, 4, 64)
+        want = a.copy()
+        want[:, 0::2] *= 2.0
+        want[:, 1::2] *= 3.0
+        self.run_both(alternate_rows, want, a, rtol=1e-6)
+        self.assertEqual(alternate_rows.trace(a).asm().count("dma_copy"), 4)
+
     def test_transpose_axes(self):
         a = rand(256, 128)
         self.run_both(transposed_tiles, a.T, a)
+
+    def test_sbuf_grid(self):
+        a = rand(128, 512)
+        f = (2 * np.arange(4)[:, None] + np.arange(2)[None, :] + 1).astype(np.float32)
+        self.run_both(sbuf_grid, a * np.kron(f, np.ones((32, 256), np.float32)), a, rtol=1e-6)
 
     def test_zeros_like(self):
         a = rand(128, 512)
@@ -400,6 +457,8 @@ class TileGrids(unittest.TestCase):
             (Bad.negative_step, ["must be positive"]),
             (Bad.out_of_range, ["index 4 out of range"]),
             (Bad.bad_transpose, ["transpose_axes (0, 1) is not one of"]),
+            (Bad.grid_operand, ["dma_copy: src must be a tensor", "its operand is grid.data"]),
+            (Bad.sbuf_not_partition_first, ["a tile's first dimension is the partition"]),
         ]
         for kernel, words in cases:
             with self.subTest(kernel.__name__):

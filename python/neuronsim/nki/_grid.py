@@ -344,6 +344,14 @@ class NkiBlockGrid(NkiGrid):
         return self._block
 
 
+def operand_hint(x):
+    """The words an operand error adds when it was given a grid: a grid is a view in tile
+    coordinates, its operand is .data (NKI page nki.language.tiles)."""
+    if isinstance(x, NkiGrid):
+        return f" ({type(x).__name__} is a view in tile coordinates; its operand is grid.data)"
+    return ""
+
+
 def _as_int(x, location):
     if isinstance(x, bool):
         fail(f"grid index {x!r} must be an int", location)

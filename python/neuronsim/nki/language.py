@@ -334,7 +334,8 @@ def load(src, mask=None, dtype=None, **kwargs):
         tile = new_tile(src.shape, dt, "sbuf", location, _core.assigned_name(location))
         return _isa.indirect_dma(tile, src, location, skip=_indirect_skip(kwargs, location))
     if not isinstance(src, Tensor) or src.space != "hbm":
-        fail("nl.load takes an HBM tensor (a kernel argument or a view of one)", location)
+        fail("nl.load takes an HBM tensor (a kernel argument or a view of one)"
+             + _grid.operand_hint(src), location)
     dt = to_dtype(dtype, location) if dtype is not None else src.dtype
     shape = src.shape if src.ndim >= 2 else (src.shape + (1,) if src.ndim == 1 else (1, 1))
     tile = new_tile(shape, dt, "sbuf", location, _core.assigned_name(location))
@@ -352,9 +353,9 @@ def store(dst, value, mask=None, **kwargs):
         _isa.indirect_dma(dst, value, location, skip=_indirect_skip(kwargs, location))
         return
     if not isinstance(dst, Tensor) or dst.space != "hbm":
-        fail("nl.store writes an HBM tensor (dst)", location)
+        fail("nl.store writes an HBM tensor (dst)" + _grid.operand_hint(dst), location)
     if not isinstance(value, Tensor):
-        fail("nl.store stores a tile (value)", location)
+        fail("nl.store stores a tile (value)" + _grid.operand_hint(value), location)
     if value.space == "psum":
         value = _isa.tensor_copy(value)
     if dst.partitions() * dst.free_size() != value.partitions() * value.free_size():
