@@ -374,8 +374,7 @@ def _ranges_text(ranges):
 def _shape_arg(value, what, location, at_least=1):
     """A shape argument as the pages require: a tuple of exact, positive Python ints (a
     TypeError / ValueError there, an NkiError naming the line here)."""
-    if not isinstance(value, tuple) or any(type(x) is not int and (isinstance(x, bool) or not
-                                                                    isinstance(x, int))
+    if not isinstance(value, tuple) or any(isinstance(x, bool) or not isinstance(x, int)
                                            for x in value):
         fail(f"{what} must be a tuple of Python ints, not {value!r}", location)
     value = tuple(int(x) for x in value)
