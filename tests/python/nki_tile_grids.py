@@ -136,6 +136,27 @@ def strided_rows(src):
 
 
 @nki.jit
+def subgrid_scale(src):
+    # Copy everything a tile row per DMA, then scale the 2 x 2 tiles at (1:3, 1:3) again:
+    # the second stores overwrite part of the first ones, so they must follow them.
+    out = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.shared_hbm)
+    src_g = nl.tiles(src, tile_shape=(128, 128))
+    out_g = nl.tiles(out, tile_shape=(128, 128))
+    for r in range(src_g.shape[0]):
+        row = nl.empty_like(src_g[r, :], buffer=nl.sbuf)
+        nisa.dma_copy(dst=row.data, src=src_g[r, :].data)
+        nisa.dma_copy(dst=out_g[r, :].data, src=row.data)
+    sub, out_sub = src_g[1:3, 1:3], out_g[1:3, 1:3]
+    sb = nl.empty_like(sub, buffer=nl.sbuf)  # two tiles tall: moved a tile row at a time
+    for r in range(sub.shape[0]):
+        nisa.dma_copy(dst=sb[r, :].data, src=sub[r, :].data)
+        nisa.tensor_scalar(dst=sb[r, :].data, data=sb[r, :].data, op0=nl.multiply,
+                           operand0=4.0)
+        nisa.dma_copy(dst=out_sub[r, :].data, src=sb[r, :].data)
+    return out
+
+
+@nki.jit
 def batched(src):
     # A leading untiled dimension: one slab per batch index.
     out = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.shared_hbm)
@@ -415,6 +436,12 @@ class TileGrids(unittest.TestCase):
     def test_empty_like_strided(self):
         a = rand(512, 384)
         self.run_both(strided_rows, np.concatenate([a[0:128], a[256:384]]), a)
+
+    def test_subgrid(self):
+        a = rand(512, 512)
+        want = a.copy()
+        want[128:384, 128:384] *= 4.0
+        self.run_both(subgrid_scale, want, a, rtol=1e-6)
 
     def test_batched(self):
         a = rand(3, 128, 256)

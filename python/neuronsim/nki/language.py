@@ -1,8 +1,9 @@
 """neuronsim.nki.language: NKI's nki.language names for a traced kernel.
 
 Tensor creation (ndarray, zeros, full), HBM <-> SBUF movement (load, store), index
-grids (arange, mgrid), loops (affine_range, sequential_range, static_range: all plain
-Python ranges, so tracing unrolls them), dtypes, buffers, tile_size, and the
+grids (arange, mgrid), tile grids (tiles, blocks, alloc_tiles, alloc_blocks: _grid.py),
+loops (affine_range, sequential_range, static_range: all plain Python ranges, so tracing
+unrolls them), dtypes, buffers, tile_size, and the
 elementwise / reduction / matmul conveniences, each lowered to the one or two
 neuronsim instructions that compute it (docs/python.md ("neuronsim.nki") lists which).
 """
