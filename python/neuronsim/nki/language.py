@@ -485,7 +485,7 @@ def _zero_or_unwritten(tr, t, view):
 
 def _tile_of(x, location):
     if not isinstance(x, Tensor):
-        fail(f"expected a tile, got {type(x).__name__}", location)
+        fail(f"expected a tile, got {type(x).__name__}{_grid.operand_hint(x)}", location)
     if x.space == "hbm":
         fail("this operand is in HBM; nl.load it into SBUF first", location)
     if any(n != 1 for n in x.shape[:x.pdim]):
