@@ -88,6 +88,12 @@ class Tensor:
     def buffer(self):
         return self.space
 
+    @property
+    def data(self):
+        """The tensor itself: current NKI writes `t.data` for an operand whether t is a
+        grid or a tensor (page nki.language.NkiTileGrid's example: dst=tile.data)."""
+        return self
+
     def __repr__(self):
         return f"<nki tensor {self.name or ''} {self.space} {self.dtype.nki_name}{list(self.shape)}>"
 
@@ -827,7 +833,8 @@ def new_tile(shape, dtype, space, location, name=None):
         fail("an on-chip tile needs a partition dimension", location)
     if not 1 <= shape[pdim] <= _core.PARTITIONS:
         hint = (" (mark the partition dimension with nl.par_dim: (B, nl.par_dim(P), F) is B "
-                "tiles of P partitions)" if pdim == 0 and len(shape) > 1 else "")
+                "tiles of P partitions; for a tile grid's storage, nl.empty_like(grid, "
+                "buffer=nl.sbuf) or nl.alloc_tiles)" if pdim == 0 and len(shape) > 1 else "")
         fail(f"partition dimension {shape[pdim]} of {list(shape)} must be 1..{_core.PARTITIONS}"
              + hint, location)
     if min(shape) < 1:

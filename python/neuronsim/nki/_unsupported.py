@@ -37,8 +37,6 @@ LANGUAGE = {
     "all_to_all": "collectives need several devices; neuronsim runs one kernel",
     "device_print": "return the tile as an extra output and print it after nki.simulate",
     "gather_flattened": "indirect (gather) indexing is not supported",
-    "zeros_like": "use nl.zeros(t.shape, dtype=t.dtype)",
-    "empty_like": "use nl.ndarray(t.shape, dtype=t.dtype)",
     "static_cast": "cast with nl.copy(x, dtype=...) inside a kernel, or x.astype() in numpy",
     "loop_reduce": None, "spmd_dim": None, "nc": None, "ds": None, "shared_constant": None,
     "load_transpose2d": "load the tile and transpose it with nisa.nc_transpose",

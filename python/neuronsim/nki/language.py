@@ -1,8 +1,9 @@
 """neuronsim.nki.language: NKI's nki.language names for a traced kernel.
 
 Tensor creation (ndarray, zeros, full), HBM <-> SBUF movement (load, store), index
-grids (arange, mgrid), loops (affine_range, sequential_range, static_range: all plain
-Python ranges, so tracing unrolls them), dtypes, buffers, tile_size, and the
+grids (arange, mgrid), tile grids (tiles, blocks, alloc_tiles, alloc_blocks: _grid.py),
+loops (affine_range, sequential_range, static_range: all plain Python ranges, so tracing
+unrolls them), dtypes, buffers, tile_size, and the
 elementwise / reduction / matmul conveniences, each lowered to the one or two
 neuronsim instructions that compute it (docs/python.md ("neuronsim.nki") lists which).
 """
@@ -16,7 +17,7 @@ from . import _core
 from . import isa as _isa
 from ._core import BY_NKI, FLOAT32, fail, to_dtype, user_location
 from ._tensor import HBM_BUFFERS, HbmTensor, IndirectRows, ParDim, Tensor, check_mask, new_tile
-from . import _index, _mask
+from . import _grid, _index, _mask
 
 # Module names that are the implementation's, not NKI's: dir(nl) leaves them out.
 _INTERNAL = ("annotations", "builtins", "np", "BY_NKI", "FLOAT32", "fail", "to_dtype",
@@ -223,19 +224,27 @@ def ones(shape, dtype=float32, buffer=sbuf, name=None, **kwargs):
     return full(shape, 1.0, dtype, buffer, name)
 
 
-def _like(a, dtype, buffer, location):
+def _like(a, dtype, buffer, location, transpose_axes=None):
     if not isinstance(a, Tensor):
         fail(f"expected a tensor, got {type(a).__name__}", location)
     shape = a.shape
-    if a.space != "hbm" and a.pdim:
+    buffer = a.space if buffer is None else buffer
+    if transpose_axes is not None:
+        shape = _grid.tensor_transposed_shape(a, transpose_axes, buffer, location)
+    elif a.space != "hbm" and a.pdim:
         shape = a.shape[:a.pdim] + (ParDim(a.shape[a.pdim]),) + a.shape[a.pdim + 1:]
-    return shape, (a.dtype if dtype is None else dtype), (a.space if buffer is None else buffer)
+    return shape, (a.dtype if dtype is None else dtype), buffer
 
 
 def zeros_like(a, dtype=None, buffer=None, name=None, **kwargs):
     """A new tensor of a's shape (and dtype/buffer unless given), zero-filled
-    (nki.language.zeros_like)."""
-    shape, dtype, buffer = _like(a, dtype, buffer, user_location())
+    (nki.language.zeros_like); of a grid, a grid as nl.empty_like makes it, its whole
+    on-chip allocation zeroed by one memset."""
+    location = user_location()
+    if isinstance(a, _grid.NkiGrid):
+        name = name or _core.assigned_name(location)
+        return _grid.zero_fill(_grid.grid_like(a, dtype, buffer, name, None, location), location)
+    shape, dtype, buffer = _like(a, dtype, buffer, location)
     return full(shape, 0.0, dtype, buffer, name)
 
 
@@ -249,11 +258,30 @@ def full_like(a, fill_value, dtype=None, buffer=None, name=None, **kwargs):
     return full(shape, fill_value, dtype, buffer, name)
 
 
-def empty_like(a, dtype=None, buffer=None, name=None, **kwargs):
-    """A new, uninitialised tensor of a's shape (nki.language.empty_like)."""
+def empty_like(a, dtype=None, buffer=None, name=None, *, transpose_axes=None, address=None,
+               **kwargs):
+    """New, uninitialised storage of a's geometry (NKI page nki.language.empty_like): a
+    tensor of a's shape, or of a grid (NkiTileGrid / NkiBlockGrid) a grid of the same
+    type, navigation shape, tile shape, block grouping and remainder extents, its cells
+    packed densely (_grid.grid_like). transpose_axes ((1, 0), (2, 1, 0), (3, 1, 2, 0))
+    permutes the (tiled) dimensions of an SBUF destination for a later
+    nisa.dma_transpose. `address` is accepted and not honoured (the tracer places tiles)."""
     location = user_location()
-    shape, dtype, buffer = _like(a, dtype, buffer, location)
-    return ndarray(shape, dtype, buffer, name or _core.assigned_name(location))
+    name = name or _core.assigned_name(location)
+    if isinstance(a, _grid.NkiGrid):
+        return _grid.grid_like(a, dtype, buffer, name, transpose_axes, location)
+    shape, dtype, buffer = _like(a, dtype, buffer, location, transpose_axes)
+    return ndarray(shape, dtype, buffer, name)
+
+
+# --- tile grids (NKI pages nki.language.tiles, .blocks, .alloc_tiles, .alloc_blocks) -----
+NkiGrid = _grid.NkiGrid
+NkiTileGrid = _grid.NkiTileGrid
+NkiBlockGrid = _grid.NkiBlockGrid
+tiles = _grid.tiles
+blocks = _grid.blocks
+alloc_tiles = _grid.alloc_tiles
+alloc_blocks = _grid.alloc_blocks
 
 
 def shared_identity_matrix(n, dtype=uint8, **kwargs):
@@ -307,7 +335,8 @@ def load(src, mask=None, dtype=None, **kwargs):
         tile = new_tile(src.shape, dt, "sbuf", location, _core.assigned_name(location))
         return _isa.indirect_dma(tile, src, location, skip=_indirect_skip(kwargs, location))
     if not isinstance(src, Tensor) or src.space != "hbm":
-        fail("nl.load takes an HBM tensor (a kernel argument or a view of one)", location)
+        fail("nl.load takes an HBM tensor (a kernel argument or a view of one)"
+             + _grid.operand_hint(src), location)
     dt = to_dtype(dtype, location) if dtype is not None else src.dtype
     shape = src.shape if src.ndim >= 2 else (src.shape + (1,) if src.ndim == 1 else (1, 1))
     tile = new_tile(shape, dt, "sbuf", location, _core.assigned_name(location))
@@ -325,9 +354,9 @@ def store(dst, value, mask=None, **kwargs):
         _isa.indirect_dma(dst, value, location, skip=_indirect_skip(kwargs, location))
         return
     if not isinstance(dst, Tensor) or dst.space != "hbm":
-        fail("nl.store writes an HBM tensor (dst)", location)
+        fail("nl.store writes an HBM tensor (dst)" + _grid.operand_hint(dst), location)
     if not isinstance(value, Tensor):
-        fail("nl.store stores a tile (value)", location)
+        fail("nl.store stores a tile (value)" + _grid.operand_hint(value), location)
     if value.space == "psum":
         value = _isa.tensor_copy(value)
     if dst.partitions() * dst.free_size() != value.partitions() * value.free_size():
@@ -456,7 +485,7 @@ def _zero_or_unwritten(tr, t, view):
 
 def _tile_of(x, location):
     if not isinstance(x, Tensor):
-        fail(f"expected a tile, got {type(x).__name__}", location)
+        fail(f"expected a tile, got {type(x).__name__}{_grid.operand_hint(x)}", location)
     if x.space == "hbm":
         fail("this operand is in HBM; nl.load it into SBUF first", location)
     if any(n != 1 for n in x.shape[:x.pdim]):

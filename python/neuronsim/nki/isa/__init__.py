@@ -16,6 +16,7 @@ from ... import _core as _cxx
 from .. import _core
 from .. import _mask  # masks and out-of-range views (H2's module): every emit goes through it
 from .._core import FLOAT32, Instr, fail, to_dtype, user_location
+from .._grid import operand_hint
 from .._tensor import IndexExpr, IndirectRows, Tensor, _row_major, check_mask, new_tile
 # nki.isa.constants' enums (engine, oob_mode, dge_mode) are defined there, once.
 from . import constants  # noqa: F401 - nki.isa.constants, an NKI module of its own
@@ -26,7 +27,7 @@ from .constants import dge_mode, engine, oob_mode  # noqa: F401
 _INTERNAL = ("annotations", "enum", "FLOAT32", "Instr", "fail", "to_dtype", "user_location",
              "IndexExpr", "Tensor", "check_mask", "new_tile", "EXACT_DIMS", "act_func",
              "alu_op", "emit", "constant_tile", "partition_broadcast", "dma_transpose_tile",
-             "dropout_tile")
+             "dropout_tile", "operand_hint")
 
 
 tensor_engine, vector_engine, scalar_engine, gpsimd_engine, sync_engine, unknown_engine = (
@@ -135,7 +136,7 @@ def _leading_tensors(args):
 
 def _tile(x, role, location, spaces=("sbuf", "psum")):
     if not isinstance(x, Tensor):
-        fail(f"{role} must be a tile, not {type(x).__name__}", location)
+        fail(f"{role} must be a tile, not {type(x).__name__}{operand_hint(x)}", location)
     if x.space not in spaces:
         fail(f"{role} is in {x.space.upper()}; it must be in "
              f"{' or '.join(s.upper() for s in spaces)}" +
@@ -1146,7 +1147,7 @@ def dma_copy(*args, **kwargs):
         return indirect_dma(dst, src, location, a.get("dst_rmw_op"), skip)
     for role, t in (("dst", dst), ("src", src)):
         if not isinstance(t, Tensor):
-            fail(f"dma_copy: {role} must be a tensor", location)
+            fail(f"dma_copy: {role} must be a tensor{operand_hint(t)}", location)
         if t.space == "psum":
             fail(f"dma_copy: {role} is in PSUM, which DMA cannot reach (tensor_copy it to SBUF)",
                  location)
@@ -1432,7 +1433,8 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
     nl.load_transpose2d(src, dtype) needs (a 2-D src, axes (1, 0)); returns dst (a new SBUF
     tile when dst is None)."""
     if not isinstance(src, Tensor):
-        fail(f"dma_transpose: src must be a tensor, not {type(src).__name__}", location)
+        fail(f"dma_transpose: src must be a tensor, not {type(src).__name__}"
+             f"{operand_hint(src)}", location)
     if src.space == "psum":
         fail("dma_transpose: src is in PSUM, which DMA cannot reach (tensor_copy it to SBUF, or "
              "transpose it with nisa.nc_transpose)", location)
