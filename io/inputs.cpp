@@ -9,6 +9,7 @@
 
 #include "base/error.hpp"
 #include "base/parallel.hpp"
+#include "io/box_muller.hpp"
 #include "io/float_convert.hpp"
 #include "io/npy.hpp"
 #include "isa/dtype.hpp"
@@ -50,8 +51,6 @@ class Xoshiro256 {
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4];
 };
-
-constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 // FNV-1a of the tensor name: separates the streams of tensors sharing a global seed.
 std::uint64_t name_hash(const std::string& name) {
@@ -120,8 +119,9 @@ std::vector<std::uint8_t> generate(const isa::HbmTensor& tensor, NextValue next_
   return out;
 }
 
-// The normal generator: Box-Muller, each pair of uniforms (u1, u2) giving r cos(theta) and
-// then r sin(theta), r = sqrt(-2 log(1 - u1)), theta = 2 pi u2, scaled to mean + std * z.
+// The normal generator: Box-Muller (io/box_muller.hpp), each pair of uniforms (u1, u2) giving
+// r cos(theta) and then r sin(theta), r = sqrt(-2 log(u1)), theta = 2 pi u2, scaled to
+// mean + std * z.
 // The draws are sequential, the logarithms and sines (most of the time) are not: a chunk's
 // draws come first, then its pairs are transformed in parts on the numerics threads
 // (base/parallel.hpp). Each element is computed whole by one thread with the same
@@ -144,12 +144,8 @@ std::vector<std::uint8_t> generate_normal(const isa::HbmTensor& tensor, Xoshiro2
     }
     auto transform = [&](std::size_t part) {
       const std::uint64_t begin = pairs * part / kParts, end = pairs * (part + 1) / kParts;
-      for (std::uint64_t p = begin; p < end; ++p) {
-        const double r = std::sqrt(-2.0 * std::log(u1[p]));
-        const double theta = kTwoPi * u2[p];
-        values[2 * p] = static_cast<float>(mean + std_dev * (r * std::cos(theta)));
-        values[2 * p + 1] = static_cast<float>(mean + std_dev * (r * std::sin(theta)));
-      }
+      box_muller(u1.data() + begin, u2.data() + begin, end - begin, mean, std_dev,
+                 values.data() + 2 * begin);
     };
     if (pairs >= 1024)
       parallel_for(kParts, transform);

@@ -4,6 +4,7 @@
 // the (up to 4) free dims, outermost first, with the dtype switch hoisted out of the loop.
 // Values travel in one of three forms: fp32 (compute), int64 (integer ops, int->int moves)
 // and raw bits (same-dtype moves: bytes exact, NaN payloads survive).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -286,6 +287,21 @@ void for_partition_blocks(std::uint32_t partitions, bool whole, Body&& body) {
   }
   for (std::uint32_t p = 0; p < partitions; ++p)
     body(p, 1u);
+}
+
+// The same, in batches of up to kPartitionBatch rows where not whole: every row of a batch
+// is read before any is written, which reads the same values as row by row because writing
+// a row does not change a later row of the input (that is what !whole says). For loops
+// that work on several rows at once (independent reductions side by side).
+inline constexpr std::uint32_t kPartitionBatch = 16;
+template <class Body>
+void for_partition_batches(std::uint32_t partitions, bool whole, Body&& body) {
+  if (whole) {
+    if (partitions > 0) body(0u, partitions);
+    return;
+  }
+  for (std::uint32_t p = 0; p < partitions; p += kPartitionBatch)
+    body(p, std::min(kPartitionBatch, partitions - p));
 }
 
 }  // namespace neuronsim::isa::sem

@@ -3,7 +3,12 @@
 #include <cmath>
 #include <type_traits>
 
+#include "base/host_simd.hpp"
 #include "base/lanes.hpp"
+#include "semantics/exp_lanes.hpp"
+
+// Vector values stay inside this file's loops (base/lanes.hpp).
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace neuronsim::isa {
 
@@ -97,6 +102,58 @@ inline void with_act_func(ActFunc f, Fn&& fn) {
   }
 }
 
+// The functions whose only libm call is expf have a lane-wise form: exp_lanes gives
+// expf's bits, and the rest are the same IEEE fp32 operations per lane.
+template <ActFunc F>
+inline constexpr bool kHasLanes = F == ActFunc::exp || F == ActFunc::sigmoid || F == ActFunc::silu;
+
+template <ActFunc F, std::size_t N>
+[[gnu::always_inline]] inline void act_lanes(const float* in, float* out, std::size_t n) {
+  using V = typename LaneTypes<N>::F32;
+  const V one = splat_lanes<V>(1.0f);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const V x = load_lanes<V>(in + i);
+    if constexpr (F == ActFunc::exp)
+      store_lanes(out + i, exp_detail::exp_lanes<N>(x));
+    else if constexpr (F == ActFunc::sigmoid)
+      store_lanes(out + i, one / (one + exp_detail::exp_lanes<N>(-x)));
+    else
+      store_lanes(out + i, x / (one + exp_detail::exp_lanes<N>(-x)));
+  }
+  for (; i < n; ++i)
+    out[i] = act<F>(in[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NEURONSIM_ACT_X86 1
+template <ActFunc F>
+[[gnu::target("avx2")]] void act_avx2(const float* in, float* out, std::size_t n) {
+  act_lanes<F, 8>(in, out, n);
+}
+template <ActFunc F>
+[[gnu::target("avx512f,avx512bw,avx512vl")]] void act_avx512(const float* in, float* out,
+                                                             std::size_t n) {
+  act_lanes<F, 16>(in, out, n);
+}
+#endif
+
+// One copy per instruction set, chosen at run time (as semantics/alu.cpp's arrays).
+template <ActFunc F>
+void act_dispatch(const float* in, float* out, std::size_t n) {
+#ifdef NEURONSIM_ACT_X86
+  switch (vector_isa()) {
+    case VectorIsa::avx512:
+      return act_avx512<F>(in, out, n);
+    case VectorIsa::avx2:
+      return act_avx2<F>(in, out, n);
+    case VectorIsa::baseline:
+      break;
+  }
+#endif
+  act_lanes<F, kLanes>(in, out, n);
+}
+
 }  // namespace
 
 float activate(ActFunc f, float x) {
@@ -107,8 +164,12 @@ float activate(ActFunc f, float x) {
 
 void activate_array(ActFunc f, const float* in, float* out, std::size_t n) {
   with_act_func(f, [&](auto k) {
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] = act<decltype(k)::value>(in[i]);
+    constexpr ActFunc kF = decltype(k)::value;
+    if constexpr (kHasLanes<kF>)
+      act_dispatch<kF>(in, out, n);
+    else
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = act<kF>(in[i]);
   });
 }
 

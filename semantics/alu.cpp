@@ -160,6 +160,34 @@ float alu_f32_reduce(AluOp op, const float* x, std::size_t n) {
   return acc;
 }
 
+void alu_f32_reduce_groups(AluOp op, const float* x, std::size_t n, std::size_t groups,
+                           float* out) {
+  constexpr std::size_t kChains = 8;  // independent folds in flight
+  std::size_t g = 0;
+  if (n > 0) {
+    with_alu_op(op, [&](auto k) {
+      constexpr AluOp kOp = decltype(k)::value;
+      if constexpr (is_bitwise_op(kOp)) {
+        no_fp32_form(kOp);
+      } else {
+        for (; g + kChains <= groups; g += kChains) {
+          const float* base = x + g * n;
+          float acc[kChains];
+          for (std::size_t c = 0; c < kChains; ++c)
+            acc[c] = base[c * n];
+          for (std::size_t i = 1; i < n; ++i)
+            for (std::size_t c = 0; c < kChains; ++c)
+              acc[c] = alu_f32_fixed<kOp>(acc[c], base[c * n + i]);
+          for (std::size_t c = 0; c < kChains; ++c)
+            out[g + c] = acc[c];
+        }
+      }
+    });
+  }
+  for (; g < groups; ++g)
+    out[g] = alu_f32_reduce(op, x + g * n, n);
+}
+
 namespace {
 
 // Re-reads the low `fmt.bits` bits of v as a value of that width and signedness.

@@ -191,6 +191,9 @@ void alu_f32_scalar(AluOp op, const float* a, float s, bool reverse, float* out,
 // op folded over x in order, ((x0 op x1) op x2) ..., as a lane's accumulator streams the
 // elements; 0 when n == 0.
 float alu_f32_reduce(AluOp op, const float* x, std::size_t n);
+// out[g] = alu_f32_reduce(op, x + g * n, n) for g < groups, several groups side by side
+// (each in its own order: the same bits, without one chain's latency per element).
+void alu_f32_reduce_groups(AluOp op, const float* x, std::size_t n, std::size_t groups, float* out);
 
 // Integer operand width for shifts and wrap-around: taken from the instruction's first
 // tensor operand.

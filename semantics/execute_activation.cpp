@@ -11,6 +11,33 @@
 
 namespace neuronsim::isa::sem {
 
+namespace {
+
+// out[r] = ((0 + x[r][0]) + x[r][1]) + ... for each of `rows` rows of f elements, several
+// rows side by side (each sum in its order: the same bits, without one add's latency per
+// element).
+void row_sums(const float* x, std::uint32_t rows, std::size_t f, float* out) {
+  constexpr std::uint32_t kChains = 8;
+  std::uint32_t r = 0;
+  for (; r + kChains <= rows; r += kChains) {
+    float acc[kChains] = {};
+    const float* base = x + r * f;
+    for (std::size_t j = 0; j < f; ++j)
+      for (std::uint32_t c = 0; c < kChains; ++c)
+        acc[c] += base[c * f + j];
+    for (std::uint32_t c = 0; c < kChains; ++c)
+      out[r + c] = acc[c];
+  }
+  for (; r < rows; ++r) {
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < f; ++j)
+      sum += x[r * f + j];
+    out[r] = sum;
+  }
+}
+
+}  // namespace
+
 void run(const Site& s, const Activation& act) {
   const Operand dst(s, act.dst, "dst"), src(s, act.src, "src");
   require_same_shape(s, dst, src);
@@ -27,7 +54,7 @@ void run(const Site& s, const Activation& act) {
 
   const bool whole = dst.may_clobber_later_rows(src);
   std::vector<float> v, sums(parts);
-  for_partition_blocks(parts, whole, [&](std::uint32_t p0, std::uint32_t n) {
+  for_partition_batches(parts, whole, [&](std::uint32_t p0, std::uint32_t n) {
     load_rows(src, p0, n, v);
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint32_t p = p0 + i;
@@ -56,15 +83,10 @@ void run(const Site& s, const Activation& act) {
             [&](std::size_t j) { x[j] *= sc; });
       }
       activate_array(act.func, x, x, f);
-      // The accumulator sums the fp32 results before the output cast: it sits in the
-      // engine's fp32 pipeline, so a bf16 dst does not coarsen the sum.
-      if (reduce_dst) {
-        float sum = 0.0f;
-        for (std::size_t j = 0; j < f; ++j)
-          sum += x[j];
-        sums[p] = sum;
-      }
     }
+    // The accumulator sums the fp32 results before the output cast: it sits in the
+    // engine's fp32 pipeline, so a bf16 dst does not coarsen the sum.
+    if (reduce_dst) row_sums(v.data(), n, f, sums.data() + p0);
     store_rows(dst, p0, n, v);
   });
   // Written after dst, so a reduce_dst that overlaps dst holds the sums.

@@ -257,6 +257,15 @@ void run(const Site& s, const DmaCopy& dma) {
   // shapes match and rows cannot clobber later reads; else the whole transfer at once.
   const bool same_shape = src.partitions() == dst.partitions() && src.free() == dst.free();
   const bool whole = !same_shape || dst.may_clobber_later_rows(src);
+  const MoveForm form = move_form(dst.dtype(), {src.dtype()});
+  if (!dma.accumulate && form == MoveForm::raw && !whole && dst.rows_contiguous() &&
+      src.rows_contiguous()) {
+    // Same dtype, whole rows contiguous: each row's bytes as they are, as tensor_copy's.
+    const std::size_t bytes = dst.free() * dtype_size(dst.dtype());
+    for (std::uint32_t p = 0; p < dst.partitions(); ++p)
+      std::memmove(dst.row_data(p), src.row_data(p), bytes);
+    return;
+  }
   auto transfer = [&](auto tag) {
     using T = decltype(tag);
     std::vector<T> v, old;
@@ -275,7 +284,7 @@ void run(const Site& s, const DmaCopy& dma) {
   if (dma.accumulate) {
     transfer(float{});
   } else {
-    with_move_form(move_form(dst.dtype(), {src.dtype()}), transfer);
+    with_move_form(form, transfer);
   }
 }
 

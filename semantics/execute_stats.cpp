@@ -27,13 +27,13 @@ void run(const Site& s, const TensorReduce& tr) {
 
   const bool whole = dst.may_clobber_later_rows(src);
   std::vector<float> in, out;
-  for_partition_blocks(src.partitions(), whole, [&](std::uint32_t p0, std::uint32_t n) {
+  for_partition_batches(src.partitions(), whole, [&](std::uint32_t p0, std::uint32_t n) {
     load_rows(src, p0, n, in);
     out.resize(n * outputs);
-    for (std::size_t o = 0; o < n * outputs; ++o) {
-      const float r = alu_f32_reduce(tr.op, in.data() + o * group, group);
-      out[o] = tr.negate ? -r : r;
-    }
+    alu_f32_reduce_groups(tr.op, in.data(), group, n * outputs, out.data());
+    if (tr.negate)
+      for (float& r : out)
+        r = -r;
     store_rows(dst, p0, n, out);
   });
 }

@@ -190,6 +190,25 @@ void matmul_fp32(float* sum, const float* st, const float* mv, std::uint32_t k_r
   });
 }
 
+// out[n] = row[n] + out[n], row holding fp32 bits at any alignment.
+void psum_add_row(const std::uint8_t* row, float* out, std::size_t n) {
+  using V = FloatVec<kLanes>;
+  constexpr std::size_t kWidth = kLanes;
+  std::size_t i = 0;
+  for (; i + kWidth <= n; i += kWidth) {
+    V old, v;
+    std::memcpy(&old, row + i * sizeof(float), sizeof old);
+    std::memcpy(&v, out + i, sizeof v);
+    v = old + v;
+    std::memcpy(out + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) {
+    float old;
+    std::memcpy(&old, row + i * sizeof(float), sizeof old);
+    out[i] = old + out[i];
+  }
+}
+
 std::string shape(std::uint64_t p, std::uint64_t f) {
   return "[" + std::to_string(p) + ", " + std::to_string(f) + "]";
 }
@@ -233,6 +252,17 @@ void run(const Site& s, const Matmul& mm) {
 
   // PSUM (reference section 2): first/single overwrite; middle/last read-add-write in fp32.
   const bool accumulate = mm.acc == AccumulateFlag::middle || mm.acc == AccumulateFlag::last;
+  if (dst.dtype() == DType::fp32 && dst.rows_contiguous()) {
+    // fp32 rows in place (loads and stores of fp32 are bit copies): old + sum per element,
+    // the same adds as below, without the two row copies.
+    for (std::size_t m = 0; m < m_cols; ++m) {
+      float* out = sum.data() + m * n_cols;
+      std::uint8_t* row = dst.row_data(static_cast<std::uint32_t>(m));
+      if (accumulate) psum_add_row(row, out, n_cols);
+      std::memcpy(row, out, n_cols * sizeof(float));
+    }
+    return;
+  }
   if (accumulate) {
     old.resize(n_cols);
     for (std::size_t m = 0; m < m_cols; ++m) {

@@ -425,3 +425,35 @@ TEST_CASE("fast paths: activation's scale and bias give the per-element referenc
         CHECK(count_mismatches(b, AluOp::add, d, want) == 0);
       }
 }
+
+TEST_CASE("fast paths: fp8 tensor_tensor into the same fp8 gives the reference for every pair",
+          "[semantics]") {
+  // The fused fp8 path: all 256 x 256 input pairs at once, a [128, 512] tile, for every
+  // fp32 op at every width; and 509 columns (a tail at every width) on the same pairs.
+  for (VectorIsa isa : {VectorIsa::baseline, VectorIsa::avx2, VectorIsa::avx512}) {
+    const WidthLimit width(isa);
+    if (width.in_effect != isa) continue;
+    for (DType t : {DType::fp8_e4m3, DType::fp8_e5m2})
+      for (std::uint32_t cols : {512u, 509u}) {
+        Bench b;
+        const AccessPattern a = b.tile(b.alloc(MemSpace::sbuf, t, 128, cols), 128, cols);
+        const AccessPattern bb = b.tile(b.alloc(MemSpace::sbuf, t, 128, cols, 0, 1024), 128, cols);
+        const AccessPattern d = b.tile(b.alloc(MemSpace::sbuf, t, 128, cols, 0, 2048), 128, cols);
+        for (std::uint32_t p = 0; p < 128; ++p)
+          for (std::uint32_t f = 0; f < cols; ++f) {
+            const std::uint32_t i = p * cols + f;
+            b.set_bits(a, p, f, (i >> 8) & 0xffu);
+            b.set_bits(bb, p, f, i & 0xffu);
+          }
+        const auto va = snapshot(b, a), vb = snapshot(b, bb);
+        for (AluOp op : fp32_ops()) {
+          CAPTURE(isa_name(isa), alu_op_name(op), dtype_name(t), cols);
+          std::vector<std::uint32_t> want(va.size());
+          for (std::size_t i = 0; i < va.size(); ++i)
+            want[i] = reference_element(op, t, va[i], t, vb[i], t);
+          b.run(TensorTensor{d, a, bb, op});
+          CHECK(count_mismatches(b, op, d, want) == 0);
+        }
+      }
+  }
+}
