@@ -199,6 +199,18 @@ class Stream {
                           std::optional<AccessPattern> dst_idx = std::nullopt) {
     return append(MatchReplace8{dst, data, vals, imm, dst_idx});
   }
+  // NKI quantize_mx (Vector) and nc_matmul_mx (Tensor), NeuronCore-v4+: MX quantisation to
+  // packed x4 fp8 with e8m0 scales, and the matmul of two such tiles.
+  InstrRef quantize_mx(const AccessPattern& dst, const AccessPattern& src,
+                       const AccessPattern& dst_scale) {
+    return append(QuantizeMx{dst, src, dst_scale});
+  }
+  InstrRef matmul_mx(const AccessPattern& dst, const AccessPattern& stationary,
+                     const AccessPattern& moving, const AccessPattern& stationary_scale,
+                     const AccessPattern& moving_scale,
+                     AccumulateFlag acc = AccumulateFlag::single) {
+    return append(MatmulMx{dst, stationary, moving, stationary_scale, moving_scale, acc});
+  }
   InstrRef memset(const AccessPattern& dst, double value) { return append(Memset{dst, value}); }
   InstrRef iota(const AccessPattern& dst, std::int32_t base, std::int32_t partition_step,
                 std::array<std::int32_t, kMaxFreeDims> steps = {}) {

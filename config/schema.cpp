@@ -103,6 +103,14 @@ const std::vector<Param> kParams = {
        t.cost.double_row_speedup = u32(v);
        t.limits.matmul_double_row_speedup = u32(v);
      }},
+    // One number for both models, as double_row_speedup: validation refuses quantize_mx and
+    // nc_matmul_mx where it is 0, the cost model divides an MX matmul's four contraction rows
+    // per partition by it.
+    {"tensor", "mx_speedup", "ratio", K::counter_int, kU32,
+     [](T& t, const json& v) {
+       t.cost.mx_speedup = u32(v);
+       t.limits.mx_speedup = u32(v);
+     }},
     {"tensor", "throttle", "flag", K::flag, kNone,
      [](T& t, const json& v) { t.cost.tensor_throttle = flag(v) ? 1 : 0; }},
     {"tensor", "throttle_start_percent", "percent", K::positive_int, 100,

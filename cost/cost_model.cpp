@@ -185,7 +185,11 @@ struct StreamingCost {
   std::uint64_t operator()(const Max8&) const { return stream(); }
   std::uint64_t operator()(const FindIndex8&) const { return stream(); }
   std::uint64_t operator()(const MatchReplace8&) const { return stream(); }
-  // No overload for Matmul, DmaCopy or Nop (InstructionCost prices those) and no
+  // Not in the table (NKI/quantize_mx publishes no cost): max(MIN_II, N) for N source
+  // elements per partition, one pass at the datapath's rate as tensor_copy (the group
+  // maxima and the casts are the pass's work; docs/cost-model.md says why one pass).
+  std::uint64_t operator()(const QuantizeMx&) const { return at_least_min_ii(stream()); }
+  // No overload for Matmul, MatmulMx, DmaCopy or Nop (InstructionCost prices those) and no
   // fallback: a streaming opcode added without its formula does not compile.
 };
 
@@ -241,6 +245,27 @@ std::uint64_t load_stationary_cycles(const Matmul& mm, const params::CostParams&
                 p);
 }
 
+std::uint64_t mx_matmul_cycles(const MatmulMx& mm, const params::CostParams& p) {
+  // nc_matmul's two parts in one instruction (the engine does not reuse an MX stationary):
+  // LoadStationary, ceil(M / load_stationary_speedup) at least 1, then MultiplyMoving,
+  // max(min(MM_INIT_LATENCY, M), N * 4 / mx_speedup) with the moving tensor's stride
+  // penalty: each partition's four contraction rows (the x4 lanes) stream at mx_speedup
+  // times the bf16 rate ("4x throughput compared to BF16/FP16", NKI MXFP matmul deep dive;
+  // reference section 1: MX formats act as K=512), so on v4 an MX matmul takes a bf16
+  // matmul's time for four times its contraction.
+  const std::uint64_t m = mm.stationary.free_elems();
+  const std::uint64_t speedup =
+      require_nonzero(p.load_stationary_speedup, "load_stationary_speedup");
+  const std::uint64_t load =
+      std::max<std::uint64_t>(1, ceil_div(m * stride_penalty({&mm.stationary}, p), speedup));
+  const std::uint64_t moving_stream =
+      mm.moving.free_elems() * MatmulMx::kLanes * stride_penalty({&mm.moving, &mm.dst}, p);
+  const std::uint64_t multiply =
+      std::max<std::uint64_t>(std::min<std::uint64_t>(p.mm_init_latency, m),
+                              ceil_div(moving_stream, require_nonzero(p.mx_speedup, "mx_speedup")));
+  return load + multiply;
+}
+
 namespace {
 
 // One overload per opcode on the engines that run it, no fallback: every opcode is
@@ -252,6 +277,7 @@ struct InstructionCost {
   const CostContext& ctx;
 
   std::uint64_t operator()(const Matmul& mm) const { return multiply_moving_cycles(mm, p); }
+  std::uint64_t operator()(const MatmulMx& mm) const { return mx_matmul_cycles(mm, p); }
   std::uint64_t operator()(const Transpose& t) const {
     return engine == Engine::tensor ? tensor_transpose_cycles(t, p) : streamed(t);
   }
@@ -284,6 +310,12 @@ struct Flops {
   std::uint64_t operator()(const Matmul& x) const {
     return 2 * x.k_rows() * x.m_cols() * x.n_cols();
   }
+  // 2*K*M*N with K the 4 * partitions contraction rows.
+  std::uint64_t operator()(const MatmulMx& x) const {
+    return 2 * x.k_rows() * x.stationary.free_elems() * x.moving.free_elems();
+  }
+  // Quantisation is not counted as floating-point work, as a cast (tensor_copy) is not.
+  std::uint64_t operator()(const QuantizeMx&) const { return 0; }
   // One per output element, plus one per element for the optional reduction.
   std::uint64_t operator()(const Activation& x) const {
     return x.dst.elems() * (x.reduce_dst ? 2 : 1);

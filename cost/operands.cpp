@@ -33,7 +33,9 @@ std::vector<const AccessPattern*> streamed_operands(const Instruction& instr) {
 }
 
 bool is_narrow_float(DType t, bool fp8_is_narrow) {
-  if (t == DType::fp8_e4m3 || t == DType::fp8_e5m2) return fp8_is_narrow;
+  if (t == DType::fp8_e4m3 || t == DType::fp8_e5m2 || t == DType::fp8_e4m3fn ||
+      t == DType::fp8_e8m0)
+    return fp8_is_narrow;
   return t == DType::bf16 || t == DType::fp16;
 }
 

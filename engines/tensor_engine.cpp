@@ -19,7 +19,9 @@ std::uint64_t TensorEngine::busy_cycles(std::size_t index) {
   const std::uint64_t cycles = full_rate_cycles(index);
   throttle_cycles_now_ = 0;
   const isa::Opcode op = instruction().opcode();
-  if (!throttle_ || (op != isa::Opcode::matmul && op != isa::Opcode::transpose)) return cycles;
+  if (!throttle_ ||
+      (op != isa::Opcode::matmul && op != isa::Opcode::matmul_mx && op != isa::Opcode::transpose))
+    return cycles;
   const double now = to_ns(ctx_.since_start()) * clock_ghz();
   const std::uint64_t throttled = throttle_->run(now, cycles);
   throttle_cycles_now_ = throttled - cycles;
@@ -32,8 +34,10 @@ std::uint64_t TensorEngine::full_rate_cycles(std::size_t index) {
   load_cycles_now_ = 0;
   reused_ = false;
   if (!mm) {
-    // A transpose passes its data through the array and replaces the stationary.
-    if (instruction().opcode() == isa::Opcode::transpose) loaded_.reset();
+    // A transpose passes its data through the array and replaces the stationary, and an MX
+    // matmul loads its own (its cost includes the load).
+    const isa::Opcode op = instruction().opcode();
+    if (op == isa::Opcode::transpose || op == isa::Opcode::matmul_mx) loaded_.reset();
     return plan.cycles;
   }
   const sc_core::sc_time now = sc_core::sc_time_stamp();

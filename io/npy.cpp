@@ -230,7 +230,7 @@ void store_element(const ElemType& from, const std::uint8_t* src, isa::DType to,
 
 bool is_widened(isa::DType t) {
   return t == isa::DType::bf16 || t == isa::DType::tf32 || t == isa::DType::fp8_e4m3 ||
-         t == isa::DType::fp8_e5m2;
+         t == isa::DType::fp8_e5m2 || t == isa::DType::fp8_e4m3fn || t == isa::DType::fp8_e8m0;
 }
 
 // Where a file's elements are: after the magic, version, header length and header.
@@ -329,6 +329,12 @@ Conversion plan_conversion(const NpyArray& a, std::uint64_t data_bytes,
   const bool bit_patterns =
       raw_bits && is_widened(tensor.dtype) && a.descr == npy_descr(tensor.dtype, true);
   if (same_bytes || bit_patterns) return {true, *type};
+  if (isa::is_packed_x4(tensor.dtype))
+    throw Error(source + ": tensor " + tensor.name + " is " +
+                std::string(isa::dtype_name(tensor.dtype)) +
+                " (four fp8 values per element): the file must hold its 32-bit patterns as "
+                "uint32 ('<u4'), not '" +
+                a.descr + "'");
   // Integers for a float tensor are most often bit patterns saved without --raw-bits (bf16
   // as uint16); read as values they run with nonsense and exit 0, so they need a word.
   if (isa::is_float(tensor.dtype) &&
@@ -472,7 +478,14 @@ std::string npy_descr(isa::DType dtype, bool raw_bits) {
       return raw_bits ? "<u2" : "<f4";
     case DType::fp8_e4m3:
     case DType::fp8_e5m2:
+    case DType::fp8_e4m3fn:
+    case DType::fp8_e8m0:
       return raw_bits ? "|u1" : "<f4";
+    // Four fp8 lanes and no one value: always the 32-bit pattern, lane 0 the low byte
+    // (docs/python.md, "MX").
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4:
+      return "<u4";
   }
   throw Error("npy: unknown dtype " + std::to_string(static_cast<int>(dtype)));
 }
@@ -535,6 +548,10 @@ void widen_elements(isa::DType dtype, const std::uint8_t* src, std::size_t n, st
       return run(1, [](const std::uint8_t* p) { return bits::kFp8E4M3ToFp32[*p]; });
     case isa::DType::fp8_e5m2:
       return run(1, [](const std::uint8_t* p) { return bits::kFp8E5M2ToFp32[*p]; });
+    case isa::DType::fp8_e4m3fn:
+      return run(1, [](const std::uint8_t* p) { return bits::kFp8E4M3FnToFp32[*p]; });
+    case isa::DType::fp8_e8m0:
+      return run(1, [](const std::uint8_t* p) { return bits::kE8M0ToFp32[*p]; });
     default:
       throw Error("npy: " + std::string(isa::dtype_name(dtype)) + " is not widened");
   }

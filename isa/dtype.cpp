@@ -23,22 +23,30 @@ constexpr detail::NameTable<DType, kDTypeCount> kDTypeNames{{
     "uint8",
     "uint16",
     "uint32",
+    "fp8_e4m3fn",
+    "fp8_e8m0",
+    "fp8_e5m2_x4",
+    "fp8_e4m3fn_x4",
 }};
 
 // The numpy / NKI spellings (nki.language.float32, bfloat16, tfloat32, float8_e4m3, ...).
-// "float8_e4m3fn" is deliberately absent: it is a different format (no infinity, max 448)
-// that NeuronCore-v2/v3 do not have, see docs/dtypes.md.
+// float8_e4m3 and float8_e4m3fn are two formats (docs/dtypes.md); the MX ones are the NKI
+// names of nki.isa.quantize_mx's page (float8_e5m2_x4, float8_e4m3fn_x4, float8_e8m0fnu).
 struct Alias {
   std::string_view name;
   DType type;
 };
-constexpr std::array<Alias, 6> kAliases{{
+constexpr std::array<Alias, 10> kAliases{{
     {"float32", DType::fp32},
     {"tfloat32", DType::tf32},
     {"bfloat16", DType::bf16},
     {"float16", DType::fp16},
     {"float8_e4m3", DType::fp8_e4m3},
     {"float8_e5m2", DType::fp8_e5m2},
+    {"float8_e4m3fn", DType::fp8_e4m3fn},
+    {"float8_e8m0fnu", DType::fp8_e8m0},
+    {"float8_e5m2_x4", DType::fp8_e5m2_x4},
+    {"float8_e4m3fn_x4", DType::fp8_e4m3fn_x4},
 }};
 
 constexpr std::array<std::size_t, kDTypeCount> kSizes{
@@ -54,6 +62,10 @@ constexpr std::array<std::size_t, kDTypeCount> kSizes{
     1,  // uint8
     2,  // uint16
     4,  // uint32
+    1,  // fp8_e4m3fn
+    1,  // fp8_e8m0
+    4,  // fp8_e5m2_x4: "32-bit data types that pack four 8-bit" values (NKI quantize_mx)
+    4,  // fp8_e4m3fn_x4
 };
 
 std::size_t index_of(DType t) {
@@ -87,6 +99,8 @@ bool is_float(DType t) {
     case DType::fp16:
     case DType::fp8_e4m3:
     case DType::fp8_e5m2:
+    case DType::fp8_e4m3fn:
+    case DType::fp8_e8m0:
       return true;
     case DType::int8:
     case DType::int16:
@@ -94,6 +108,8 @@ bool is_float(DType t) {
     case DType::uint8:
     case DType::uint16:
     case DType::uint32:
+    case DType::fp8_e5m2_x4:  // packed: no one float value per element
+    case DType::fp8_e4m3fn_x4:
       return false;
   }
   return false;  // not a DType (every enumerator returns above: -Wswitch)
@@ -114,6 +130,10 @@ bool is_integer(DType t) {
     case DType::fp16:
     case DType::fp8_e4m3:
     case DType::fp8_e5m2:
+    case DType::fp8_e4m3fn:
+    case DType::fp8_e8m0:
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4:
       return false;
   }
   return false;  // not a DType (every enumerator returns above: -Wswitch)
@@ -121,6 +141,16 @@ bool is_integer(DType t) {
 
 bool is_signed_integer(DType t) {
   return t == DType::int8 || t == DType::int16 || t == DType::int32;
+}
+
+bool is_packed_x4(DType t) {
+  return t == DType::fp8_e5m2_x4 || t == DType::fp8_e4m3fn_x4;
+}
+
+DType lane_dtype(DType t) {
+  if (t == DType::fp8_e5m2_x4) return DType::fp8_e5m2;
+  if (t == DType::fp8_e4m3fn_x4) return DType::fp8_e4m3fn;
+  return t;
 }
 
 }  // namespace neuronsim::isa

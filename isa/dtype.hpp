@@ -22,8 +22,14 @@ enum class DType : std::uint8_t {
   uint8,
   uint16,
   uint32,
+  // Appended for NeuronCore-v4's MX formats (codes are written into NEFF records: append
+  // only). docs/dtypes.md has their sources.
+  fp8_e4m3fn,     // OCP E4M3FN: no infinity, S.1111.111 is NaN, max 448
+  fp8_e8m0,       // OCP E8M0 scale: 2^(bits - 127), 0xFF NaN, no sign, no zero
+  fp8_e5m2_x4,    // four fp8_e5m2 lanes packed in one 32-bit element, lane 0 lowest byte
+  fp8_e4m3fn_x4,  // four fp8_e4m3fn lanes packed likewise
 };
-inline constexpr int kDTypeCount = 12;
+inline constexpr int kDTypeCount = 16;
 
 std::size_t dtype_size(DType t);  // bytes of one element in memory
 std::string_view dtype_name(DType t);
@@ -31,6 +37,11 @@ std::optional<DType> parse_dtype(std::string_view name);
 bool is_float(DType t);
 bool is_integer(DType t);
 bool is_signed_integer(DType t);
+// The 4-packed fp8 types: no single fp32 value per element, so no instruction converts
+// them; they are moved byte for byte or read lane by lane (quantize_mx, nc_matmul_mx).
+bool is_packed_x4(DType t);
+// The fp8 dtype of one lane of a packed type (the type itself for any other).
+DType lane_dtype(DType t);
 
 // Bit-exact scalar conversions. from_fp32 rounds to nearest even.
 float bf16_to_fp32(std::uint16_t bits);
@@ -41,10 +52,15 @@ float fp8e4m3_to_fp32(std::uint8_t bits);
 std::uint8_t fp32_to_fp8e4m3(float v);
 float fp8e5m2_to_fp32(std::uint8_t bits);
 std::uint8_t fp32_to_fp8e5m2(float v);
+float fp8e4m3fn_to_fp32(std::uint8_t bits);
+std::uint8_t fp32_to_fp8e4m3fn(float v);
+float e8m0_to_fp32(std::uint8_t bits);
+std::uint8_t fp32_to_e8m0(float v);
 float fp32_to_tf32(float v);  // rounds the mantissa to 10 bits, result still an fp32
 
 // Memory element <-> fp32. `p` points at one element stored little-endian.
 // Integer destinations: round to nearest even, saturate to the type's range, NaN -> 0.
+// A packed x4 type has no fp32 value: these throw for one (validation refuses them first).
 float load_fp32(DType t, const void* p);
 void store_fp32(DType t, float v, void* p);
 // Memory element <-> integer, for bitwise ops and iota on integer types (exact).

@@ -228,6 +228,59 @@ using Fp8E5M2Format = IeeeNarrowFloat<5, 2>;
 // Details and sources: docs/dtypes.md.
 using Fp8E4M3Format = IeeeNarrowFloat<4, 3>;
 
+// OCP fp8 E4M3FN (OCP 8-bit Floating Point Specification; nki.language.float8_e4m3fn: "no
+// inf, NaN represented by 0bS111'1111"): e4m3's bias and fields, but the all-ones exponent
+// is a normal binade (2^8 .. 448) and only S.1111.111 is NaN. No infinity, so what would
+// round beyond 448 (|v| > 464, max + half an ulp; exactly 464 ties to the even 448), an
+// infinity and a NaN all become NaN (sign kept): the OCP specification leaves overflow to the
+// implementation (saturate or NaN) and the Neuron docs do not say, so neuronsim keeps e4m3's
+// no-saturation rule (docs/dtypes.md).
+struct Fp8E4M3FnFormat {
+  static constexpr std::uint32_t kNan = 0x7f;
+  static constexpr std::uint32_t kOverflowAsFp32 = 0x43e80000u;  // 464.0f
+  static std::uint32_t from_fp32(float v) {
+    const std::uint32_t u = float_bits(v);
+    const std::uint32_t sign = (u >> 31) << 7;
+    const std::uint32_t a = u & kFp32AbsMask;
+    if (a > kOverflowAsFp32) return sign | kNan;  // overflow, infinity, NaN
+    if (a < Fp8E4M3Format::kMinNormalAsFp32) return Fp8E4M3Format::from_fp32(v);  // subnormal
+    const std::uint32_t lsb = (a >> Fp8E4M3Format::kDrop) & 1u;
+    return sign | ((a - Fp8E4M3Format::kRebias + ((1u << (Fp8E4M3Format::kDrop - 1)) - 1) + lsb) >>
+                   Fp8E4M3Format::kDrop);
+  }
+  static constexpr std::uint32_t to_fp32_bits(std::uint32_t b) {
+    const std::uint32_t sign = (b & 0x80u) << 24;
+    if ((b & 0x7fu) == kNan) return sign | kFp32Inf | kFp32QuietBit;
+    if ((b & 0x78u) == 0x78u)  // exponent 15: 2^8 * 1.m, a number here
+      return sign | ((15u + 127u - 7u) << 23) | ((b & 0x7u) << 20);
+    return Fp8E4M3Format::to_fp32_bits(b);
+  }
+};
+
+// OCP E8M0, the MX scale (OCP Microscaling Formats v1.0; nki.language.float8_e8m0fnu):
+// unsigned, exponent only, 2^(b - 127), b = 0xFF is NaN; no zero, no sign. 2^-127 (b = 0) is
+// an fp32 subnormal, exact. From fp32: to the nearest power of two, ties (1.5 * 2^e) to the
+// even code, as RNE on an fp32 pattern with no mantissa bits kept; below 2^-127 (zero
+// included) the smallest scale, b = 0 (as quantize_mx's all-zero group); negative, infinity,
+// NaN and what rounds beyond 2^127 are NaN (docs/dtypes.md).
+struct E8M0Format {
+  static constexpr std::uint32_t kNan = 0xff;
+  static constexpr std::uint32_t to_fp32_bits(std::uint32_t b) {
+    if (b == kNan) return kFp32Inf | kFp32QuietBit;
+    return b == 0 ? 0x00400000u : b << 23;
+  }
+  static std::uint32_t from_fp32(float v) {
+    const std::uint32_t u = float_bits(v);
+    if ((u >> 31) != 0 && (u & kFp32AbsMask) != 0) return kNan;  // negative (not -0)
+    const std::uint32_t a = u & kFp32AbsMask;
+    if (a >= kFp32Inf) return kNan;
+    if (a <= 0x00600000u) return 0;  // up to 1.5 * 2^-127 (a tie, to even): the smallest
+    if (a < 0x00800000u) return 1;   // the rest of the fp32 subnormals: 2^-126
+    const std::uint32_t e = (a + 0x3fffffu + ((a >> 23) & 1u)) >> 23;
+    return e > kNan ? kNan : e;
+  }
+};
+
 // All 256 fp8 values as fp32 patterns, computed at compile time (constant-initialised, so
 // safe to use from other static initialisers).
 template <typename Format>
@@ -239,6 +292,9 @@ constexpr std::array<std::uint32_t, 256> make_fp8_table() {
 }
 inline constexpr std::array<std::uint32_t, 256> kFp8E4M3ToFp32 = make_fp8_table<Fp8E4M3Format>();
 inline constexpr std::array<std::uint32_t, 256> kFp8E5M2ToFp32 = make_fp8_table<Fp8E5M2Format>();
+inline constexpr std::array<std::uint32_t, 256> kFp8E4M3FnToFp32 =
+    make_fp8_table<Fp8E4M3FnFormat>();
+inline constexpr std::array<std::uint32_t, 256> kE8M0ToFp32 = make_fp8_table<E8M0Format>();
 
 // fp32 -> nearest integer, ties to even, for |v| < 2^63 (callers check first). Works on the
 // bits so that it does not depend on the rounding mode or call libm.

@@ -45,6 +45,20 @@ std::uint8_t fp32_to_fp8e5m2(float v) {
   return static_cast<std::uint8_t>(bits::Fp8E5M2Format::from_fp32(v));
 }
 
+float fp8e4m3fn_to_fp32(std::uint8_t b) {
+  return bits::bits_float(bits::kFp8E4M3FnToFp32[b]);
+}
+std::uint8_t fp32_to_fp8e4m3fn(float v) {
+  return static_cast<std::uint8_t>(bits::Fp8E4M3FnFormat::from_fp32(v));
+}
+
+float e8m0_to_fp32(std::uint8_t b) {
+  return bits::bits_float(bits::kE8M0ToFp32[b]);
+}
+std::uint8_t fp32_to_e8m0(float v) {
+  return static_cast<std::uint8_t>(bits::E8M0Format::from_fp32(v));
+}
+
 float fp32_to_tf32(float v) {
   return bits::round_to_tf32(v);
 }
@@ -74,6 +88,11 @@ void store_int_saturating(std::int64_t v, void* p) {
   store_raw(static_cast<T>(
                 bits::saturate(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max())),
             p);
+}
+
+[[noreturn]] void throw_packed(DType t, const char* what) {
+  throw Error(std::string("dtype: ") + what + ": " + std::string(dtype_name(t)) +
+              " packs four fp8 values in one element and has no single value");
 }
 
 [[noreturn]] void throw_invalid(DType t, const char* what) {
@@ -109,6 +128,13 @@ float load_fp32(DType t, const void* p) {
       return load_raw<std::uint16_t>(p);
     case DType::uint32:
       return bits::int_to_fp32(load_raw<std::uint32_t>(p));
+    case DType::fp8_e4m3fn:
+      return bits::bits_float(bits::kFp8E4M3FnToFp32[load_raw<std::uint8_t>(p)]);
+    case DType::fp8_e8m0:
+      return bits::bits_float(bits::kE8M0ToFp32[load_raw<std::uint8_t>(p)]);
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4:
+      throw_packed(t, "load_fp32");
   }
   throw_invalid(t, "load_fp32");
 }
@@ -139,6 +165,13 @@ void store_fp32(DType t, float v, void* p) {
       return store_fp32_as_int<std::uint16_t>(v, p);
     case DType::uint32:
       return store_fp32_as_int<std::uint32_t>(v, p);
+    case DType::fp8_e4m3fn:
+      return store_raw(static_cast<std::uint8_t>(bits::Fp8E4M3FnFormat::from_fp32(v)), p);
+    case DType::fp8_e8m0:
+      return store_raw(static_cast<std::uint8_t>(bits::E8M0Format::from_fp32(v)), p);
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4:
+      throw_packed(t, "store_fp32");
   }
   throw_invalid(t, "store_fp32");
 }
@@ -162,9 +195,14 @@ std::int64_t load_int(DType t, const void* p) {
     case DType::bf16:
     case DType::fp16:
     case DType::fp8_e4m3:
-    case DType::fp8_e5m2:  // through fp32: round half to even, saturate, NaN -> 0
+    case DType::fp8_e5m2:
+    case DType::fp8_e4m3fn:
+    case DType::fp8_e8m0:  // through fp32: round half to even, saturate, NaN -> 0
       return bits::fp32_to_int_saturating(load_fp32(t, p), std::numeric_limits<std::int64_t>::min(),
                                           std::numeric_limits<std::int64_t>::max());
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4:
+      throw_packed(t, "load_int");
   }
   throw_invalid(t, "load_int");
 }
@@ -188,8 +226,13 @@ void store_int(DType t, std::int64_t v, void* p) {
     case DType::bf16:
     case DType::fp16:
     case DType::fp8_e4m3:
-    case DType::fp8_e5m2:  // through fp32, each step rounding to nearest even
+    case DType::fp8_e5m2:
+    case DType::fp8_e4m3fn:
+    case DType::fp8_e8m0:  // through fp32, each step rounding to nearest even
       return store_fp32(t, bits::int_to_fp32(v), p);
+    case DType::fp8_e5m2_x4:
+    case DType::fp8_e4m3fn_x4:
+      throw_packed(t, "store_int");
   }
   throw_invalid(t, "store_int");
 }

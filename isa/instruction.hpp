@@ -438,6 +438,57 @@ struct MatchReplace8 {
   }
 };
 
+// MX (microscaling) quantisation, NeuronCore-v4+ (NKI/quantize_mx): src [P, F] fp16/bf16,
+// P a multiple of 32, in groups of 32 values (8 partitions x 4 elements); dst [P, F/4] of a
+// packed x4 type, element (p, j) holding src[p, 4j .. 4j+3] (lane i = byte i) divided by its
+// group's scale; dst_scale gets one e8m0 scale per group: group (q*32 + 8g .. +7, j) of
+// quadrant q and row g in 0..3 at dst_scale's partition q*32 + g, element j (the page's
+// "first 16 partitions of each SBUF quadrant, the same partition offset at each").
+struct QuantizeMx {
+  AccessPattern dst, src, dst_scale;
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &QuantizeMx::dst),
+                           field::in("src", &QuantizeMx::src).sets_n(),
+                           field::out("dst_scale", &QuantizeMx::dst_scale));
+  }
+};
+
+// MX matmul, NeuronCore-v4+ (NKI/nc_matmul_mx): dst[M, N] = sum over k of
+// S[k, m] * V[k, n], where stationary [K, M] and moving [K, N] are packed x4 tiles (K
+// partitions, a multiple of 32) and contraction row 4p + i is lane i of partition p,
+// dequantised with its group's e8m0 scale (the quantize_mx layout, one scale tile per input):
+// S[4p + i, m] = lane_i(stationary[p, m]) * 2^(scale - 127). acc as Matmul's.
+struct MatmulMx {
+  AccessPattern dst, stationary, moving, stationary_scale, moving_scale;
+  AccumulateFlag acc = AccumulateFlag::single;
+
+  static bool accumulates(const MatmulMx& m) {
+    return m.acc == AccumulateFlag::middle || m.acc == AccumulateFlag::last;
+  }
+  static constexpr auto fields() {
+    return std::make_tuple(field::out("dst", &MatmulMx::dst).read_when(&MatmulMx::accumulates),
+                           field::in("stationary", &MatmulMx::stationary),
+                           field::in("moving", &MatmulMx::moving).sets_n(),
+                           field::in("stationary_scale", &MatmulMx::stationary_scale),
+                           field::in("moving_scale", &MatmulMx::moving_scale),
+                           field::setting("acc", &MatmulMx::acc));
+  }
+  // Contraction rows per partition: the four lanes of a packed element.
+  static constexpr std::uint32_t kLanes = 4;
+  std::uint64_t k_rows() const { return std::uint64_t{stationary.partitions} * kLanes; }
+};
+
+// The MX group of both instructions (NKI/quantize_mx, Layout): 8 partitions x 4 elements,
+// and the 32-partition SBUF quadrant whose first rows hold a quadrant's scales.
+inline constexpr std::uint32_t kMxGroupPartitions = 8;
+inline constexpr std::uint32_t kMxQuadrantPartitions = 32;
+// The row of a scale tile holding the scales of data partition p: its quadrant's start plus
+// its group within the quadrant (0..3).
+constexpr std::uint32_t mx_scale_row(std::uint32_t p) {
+  return p / kMxQuadrantPartitions * kMxQuadrantPartitions +
+         p % kMxQuadrantPartitions / kMxGroupPartitions;
+}
+
 // Engine sets of the opcode table (bit i set = Engine(i) may run it).
 namespace engine_set {
 constexpr std::uint32_t bit(Engine e) {
@@ -515,7 +566,11 @@ inline constexpr std::uint32_t tensor = bit(Engine::tensor), vector = bit(Engine
   /* the page names no engine; nc_match_replace8 runs "using the Vector engine" */             \
   X(find_index8, FindIndex8, engine_set::vector, "nc_find_index8", "#6b9ac4")                  \
   /* "using the Vector engine" */                                                              \
-  X(match_replace8, MatchReplace8, engine_set::vector, "nc_match_replace8", "#c85200")
+  X(match_replace8, MatchReplace8, engine_set::vector, "nc_match_replace8", "#c85200")         \
+  /* "using Vector Engine" (NeuronCore-v4+: validation, tensor.mx_speedup) */                  \
+  X(quantize_mx, QuantizeMx, engine_set::vector, "quantize_mx", "#a3acb9")                     \
+  /* "using Tensor Engine" (NeuronCore-v4+: validation, tensor.mx_speedup) */                  \
+  X(matmul_mx, MatmulMx, engine_set::tensor, "nc_matmul_mx", "#2f5d8a")
 
 namespace operation_detail {
 template <typename First, typename... Rest>

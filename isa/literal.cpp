@@ -111,7 +111,9 @@ std::string format_double(double v) {
   return buf;
 }
 
-std::optional<std::string> encode_literal(DType t, const Literal& lit, std::uint8_t* out) {
+std::optional<std::string> encode_literal(DType type, const Literal& lit, std::uint8_t* out) {
+  // A packed x4 element is written as its 32-bit word (docs/assembly.md): four fp8 lanes.
+  const DType t = is_packed_x4(type) ? DType::uint32 : type;
   if (is_float(t)) {
     auto v = parse_float_literal(lit.text, lit.negative);
     if (!v) return "malformed number '" + std::string(lit.negative ? "-" : "") + lit.text + "'";
@@ -143,7 +145,8 @@ std::optional<std::string> encode_bits(DType t, std::uint64_t bits, std::uint8_t
   return std::nullopt;
 }
 
-std::string format_constant(DType t, const std::vector<std::uint8_t>& data) {
+std::string format_constant(DType type, const std::vector<std::uint8_t>& data) {
+  const DType t = is_packed_x4(type) ? DType::uint32 : type;  // as encode_literal
   const std::size_t size = dtype_size(t);
   const std::size_t n = data.size() / size;
   std::vector<std::string> values;

@@ -33,6 +33,7 @@ struct CostParams {
   std::uint32_t mm_init_latency = 0;          // MM_INIT_LATENCY, matmul fill latency
   std::uint32_t load_stationary_speedup = 0;  // LoadStationary is up to f times faster
   std::uint32_t double_row_speedup = 0;       // perf_mode double_row rate multiplier (0: none)
+  std::uint32_t mx_speedup = 0;               // nc_matmul_mx contraction rate vs bf16 (0: none)
   // The throttle of the PE array (cost/tensor_throttle.hpp): 1 on; the rate it starts at, in
   // percent of full; the busy time, in ns of the Tensor clock, over which it ramps to full.
   std::uint32_t tensor_throttle = 0;

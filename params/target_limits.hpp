@@ -17,6 +17,7 @@ struct TargetLimits {
   std::uint32_t matmul_max_m = 0;               // stationary free size
   std::uint32_t matmul_max_n = 0;               // moving free size
   std::uint32_t matmul_double_row_speedup = 0;  // perf_mode double_row's rate; 0: no such mode
+  std::uint32_t mx_speedup = 0;                 // MX matmul rate; 0: no quantize_mx / matmul_mx
   std::uint32_t tensor_transpose_max = 0;       // Tensor engine (through the array) transpose edge
   std::uint32_t vector_transpose_max = 0;       // Vector engine transpose edge
   std::uint32_t bn_stats_max_free = 0;          // bn_stats free size

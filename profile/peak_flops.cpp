@@ -13,7 +13,7 @@ namespace {
 enum Class { kBf16, kFp8, kFp32, kClassCount };
 
 bool is_fp8(isa::DType t) {
-  return t == isa::DType::fp8_e4m3 || t == isa::DType::fp8_e5m2;
+  return t == isa::DType::fp8_e4m3 || t == isa::DType::fp8_e5m2 || t == isa::DType::fp8_e4m3fn;
 }
 
 // As cost/cost_model.cpp prices matmuls: fp32 if either input is, fp8 only if both are.
@@ -34,6 +34,8 @@ double peak_flops_per_s(const config::TargetConfig& target, const isa::Kernel& k
   for (const auto& instr : k.stream(isa::Engine::tensor))
     if (const auto* mm = std::get_if<isa::Matmul>(&instr.op))
       flops[matmul_class(*mm)] += static_cast<double>(traces::model_flops(instr));
+    else if (std::holds_alternative<isa::MatmulMx>(instr.op))  // tflops_fp8: the MXFP8 peak
+      flops[kFp8] += static_cast<double>(traces::model_flops(instr));
   int classes = 0, only = kBf16;
   double total = 0, seconds_at_peak = 0;
   for (int c = 0; c < kClassCount; ++c) {

@@ -275,6 +275,86 @@ void run(const Site& s, const Matmul& mm) {
   store_rows(dst, 0, static_cast<std::uint32_t>(m_cols), sum);
 }
 
+namespace {
+
+// The dequantised contraction rows of an MX operand (NKI/nc_matmul_mx): data [K, F] packed
+// x4 with its scale tile, into out [4K, F] fp32, row 4p + i holding lane i of partition p
+// times 2^(scale - 127), the scale of p's group (mx_scale_row). The product is an fp32
+// multiply: exact unless it leaves fp32's normal range (docs/numerics.md).
+void dequantize_mx(const Operand& data, const Operand& scale, std::vector<float>& out) {
+  thread_local std::vector<RawBits> packed, codes;
+  const std::uint32_t k = data.partitions();
+  const std::size_t f = data.free();
+  load_rows(data, 0, k, packed);
+  const auto& lanes = lane_dtype(data.dtype()) == DType::fp8_e4m3fn ? dtype_bits::kFp8E4M3FnToFp32
+                                                                    : dtype_bits::kFp8E5M2ToFp32;
+  out.resize(std::size_t{k} * MatmulMx::kLanes * f);
+  std::uint32_t loaded_row = ~0u;
+  for (std::uint32_t p = 0; p < k; ++p) {
+    const std::uint32_t row = mx_scale_row(p);
+    if (row != loaded_row) {
+      codes.resize(f);
+      scale.load(row, codes.data());
+      loaded_row = row;
+    }
+    for (std::uint32_t i = 0; i < MatmulMx::kLanes; ++i) {
+      float* dst = out.data() + (std::size_t{p} * MatmulMx::kLanes + i) * f;
+      for (std::size_t m = 0; m < f; ++m) {
+        const std::uint32_t lane = (packed[p * f + m].bits >> (8 * i)) & 0xffu;
+        const float factor = dtype_bits::bits_float(dtype_bits::kE8M0ToFp32[codes[m].bits & 0xffu]);
+        dst[m] = dtype_bits::bits_float(lanes[lane]) * factor;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void run(const Site& s, const MatmulMx& mm) {
+  const Operand dst(s, mm.dst, "dst"), st(s, mm.stationary, "stationary"),
+      mv(s, mm.moving, "moving"), st_scale(s, mm.stationary_scale, "stationary_scale"),
+      mv_scale(s, mm.moving_scale, "moving_scale");
+  const std::uint32_t partitions = st.partitions();
+  const std::size_t m_cols = st.free(), n_cols = mv.free();
+  if (mv.partitions() != partitions)
+    s.fail("moving", "has " + std::to_string(mv.partitions()) + " partitions but stationary has " +
+                         std::to_string(partitions));
+  if (partitions % kMxQuadrantPartitions != 0)
+    s.fail("stationary", "is not whole quadrants of 32 partitions");
+  for (const Operand* sc : {&st_scale, &mv_scale}) {
+    const std::size_t want = sc == &st_scale ? m_cols : n_cols;
+    const bool rows_ok = sc->partitions() == partitions ||
+                         (partitions == kMxQuadrantPartitions &&
+                          sc->partitions() == kMxQuadrantPartitions / kMxGroupPartitions);
+    if (!rows_ok || sc->free() != want)
+      s.fail(sc->field(), "is not the quadrant layout of its data's scales");
+  }
+  if (dst.partitions() != m_cols || dst.free() != n_cols)
+    s.fail("dst", "is " + shape(dst.partitions(), dst.free()) + " but stationary^T @ moving is " +
+                      shape(m_cols, n_cols));
+
+  thread_local std::vector<float> stationary, moving, sum, old;
+  dequantize_mx(st, st_scale, stationary);
+  dequantize_mx(mv, mv_scale, moving);
+  // The same fp32 chain as matmul's, over the 4K contraction rows in order.
+  const std::uint32_t k_rows = partitions * MatmulMx::kLanes;
+  sum.resize(m_cols * n_cols);
+  if (k_rows == 0)
+    std::fill(sum.begin(), sum.end(), 0.0f);
+  else
+    matmul_fp32(sum.data(), stationary.data(), moving.data(), k_rows, m_cols, n_cols);
+  if (MatmulMx::accumulates(mm)) {
+    old.resize(n_cols);
+    for (std::size_t m = 0; m < m_cols; ++m) {
+      float* out = sum.data() + m * n_cols;
+      dst.load(static_cast<std::uint32_t>(m), old.data());
+      for (std::size_t n = 0; n < n_cols; ++n)
+        out[n] = old[n] + out[n];
+    }
+  }
+  store_rows(dst, 0, static_cast<std::uint32_t>(m_cols), sum);
+}
+
 void run(const Site& s, const Transpose& tr) {
   const Operand dst(s, tr.dst, "dst"), src(s, tr.src, "src");
   const std::uint32_t rows = src.partitions();

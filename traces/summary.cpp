@@ -10,6 +10,8 @@
 namespace neuronsim::traces {
 
 std::uint64_t model_flops(const isa::Instruction& instr) {
+  if (const auto* mx = std::get_if<isa::MatmulMx>(&instr.op))  // K: four lanes a partition
+    return 2 * mx->k_rows() * mx->stationary.free_elems() * mx->moving.free_elems();
   const auto* mm = std::get_if<isa::Matmul>(&instr.op);
   if (!mm) return 0;
   // dst[M,N] = stationary[K,M]^T @ moving[K,N]: K*M*N multiply-adds, two flops each (K

@@ -419,6 +419,80 @@ class OpcodeChecker {
     }
   }
 
+  // NKI/quantize_mx. "Available only on NeuronCore-v4 and newer"; "Memory types": all in
+  // SBUF; "Data types": src float16 or bfloat16, dst float8_e5m2_x4 or float8_e4m3fn_x4,
+  // dst_scale float8_e8m0fnu or uint8; "Tile size": src partitions a multiple of 32 and at
+  // most 128, its free size a multiple of 4, dst [P, F/4], dst_scale 4 partitions when src
+  // has 32, else src's (one scale per 8 x 4 group: F/4 per partition).
+  void operator()(const QuantizeMx& q) {
+    mx_available("quantize_mx");
+    in_space("src", q.src, MemSpace::sbuf);
+    in_space("dst", q.dst, MemSpace::sbuf);
+    in_space("dst_scale", q.dst_scale, MemSpace::sbuf);
+    if (q.src.dtype != DType::bf16 && q.src.dtype != DType::fp16)
+      problem("src is " + name(q.src.dtype) + "; quantize_mx quantizes float16 or bfloat16");
+    if (!is_packed_x4(q.dst.dtype))
+      problem("dst is " + name(q.dst.dtype) +
+              "; quantize_mx writes a 4-packed fp8 type (fp8_e5m2_x4, fp8_e4m3fn_x4)");
+    mx_scale_dtype("dst_scale", q.dst_scale);
+    const std::uint64_t p = q.src.partitions, f = q.src.free_elems();
+    mx_partitions("src", p);
+    if (f % MatmulMx::kLanes != 0)
+      return problem("src free size " + num(f) +
+                     " is not a multiple of 4 (quantize_mx packs 4 values per dst element)");
+    if (q.dst.partitions != p || q.dst.free_elems() * MatmulMx::kLanes != f)
+      problem("dst " + fmt_shape(q.dst) + " is not [P, F/4] = [" + num(p) + "," +
+              num(f / MatmulMx::kLanes) + "] for src " + fmt_shape(q.src));
+    mx_scale_shape("dst_scale", q.dst_scale, p, f / MatmulMx::kLanes);
+  }
+
+  // NKI/nc_matmul_mx. "Available only on NeuronCore-v4 and newer"; "Memory types": inputs
+  // and scales in SBUF, dst in PSUM; "Data types": stationary and moving float8_e5m2_x4 or
+  // float8_e4m3fn_x4 (float4_e2m1fn_x4 is not a neuronsim dtype), scales uint8 (or e8m0,
+  // quantize_mx's type), dst float32 or bfloat16; "Tile size": the same partitions, a
+  // multiple of 32 and at most 128, stationary free size even and at most 128, moving free
+  // size at most 512 with an fp32 dst or 1024 with bf16 (one PSUM bank either way); the
+  // scales as quantize_mx's.
+  void operator()(const MatmulMx& mm) {
+    mx_available("nc_matmul_mx");
+    in_space("dst", mm.dst, MemSpace::psum);
+    for (auto [role, ap] :
+         {std::pair{"stationary", &mm.stationary}, std::pair{"moving", &mm.moving},
+          std::pair{"stationary_scale", &mm.stationary_scale},
+          std::pair{"moving_scale", &mm.moving_scale}})
+      in_space(role, *ap, MemSpace::sbuf);
+    for (auto [role, ap] :
+         {std::pair{"stationary", &mm.stationary}, std::pair{"moving", &mm.moving}})
+      if (!is_packed_x4(ap->dtype))
+        problem(std::string(role) + " is " + name(ap->dtype) +
+                "; nc_matmul_mx multiplies 4-packed fp8 (fp8_e5m2_x4, fp8_e4m3fn_x4)");
+    mx_scale_dtype("stationary_scale", mm.stationary_scale);
+    mx_scale_dtype("moving_scale", mm.moving_scale);
+    if (mm.dst.dtype != DType::fp32 && mm.dst.dtype != DType::bf16)
+      problem("dst is " + name(mm.dst.dtype) + "; nc_matmul_mx writes float32 or bfloat16");
+    const std::uint64_t k = mm.stationary.partitions, m = mm.stationary.free_elems(),
+                        n = mm.moving.free_elems();
+    if (mm.moving.partitions != k)
+      problem("stationary and moving partition counts differ: " + num(k) + " vs " +
+              num(mm.moving.partitions));
+    mx_partitions("stationary", k);
+    if (k > limits_.matmul_max_k)
+      problem("stationary partitions " + num(k) + " exceed matmul_max_k " +
+              num(limits_.matmul_max_k));
+    if (m % 2 != 0 || m > limits_.matmul_max_m)
+      problem("stationary free size " + num(m) + " must be even and at most matmul_max_m " +
+              num(limits_.matmul_max_m));
+    // matmul_max_n fp32 elements are one PSUM bank: 512 fp32 or 1024 bf16 (the page's).
+    const std::uint64_t max_n = std::uint64_t{limits_.matmul_max_n} * 4 / dtype_size(mm.dst.dtype);
+    if (n > max_n)
+      problem("moving free size " + num(n) + " exceeds " + num(max_n) + " for a " +
+              name(mm.dst.dtype) + " dst (matmul_max_n fp32 elements, one PSUM bank)");
+    if (mm.dst.partitions != m || mm.dst.free_elems() != n)
+      problem("dst " + fmt_shape(mm.dst) + " is not [M,N] = [" + num(m) + "," + num(n) + "]");
+    mx_scale_shape("stationary_scale", mm.stationary_scale, k, m);
+    mx_scale_shape("moving_scale", mm.moving_scale, mm.moving.partitions, n);
+  }
+
   // NKI/dropout: prob "a scalar or a tile of shape (data.shape[0], 1)"; with integer data,
   // prob is fp32 and dst keeps data's dtype ("The output data type dst.dtype must match
   // the input data type data.dtype" in the current page, for every dtype there); a
@@ -491,6 +565,38 @@ class OpcodeChecker {
                 name(x.ap->dtype));
   }
 
+  // Both MX pages: "Available only on NeuronCore-v4 and newer" (tensor.mx_speedup 0 on the
+  // generations before).
+  void mx_available(const char* page) {
+    if (limits_.mx_speedup == 0)
+      problem(std::string(page) + " is not available on this target (NKI " + page +
+              ": available only on NeuronCore-v4 and newer; tensor.mx_speedup is 0)");
+  }
+  void mx_scale_dtype(const char* role, const AccessPattern& ap) {
+    if (ap.dtype != DType::fp8_e8m0 && ap.dtype != DType::uint8)
+      problem(std::string(role) + " is " + name(ap.dtype) +
+              "; MX scales are float8_e8m0fnu (fp8_e8m0) or uint8");
+  }
+  // NKI/quantize_mx, "Tile size": "a multiple of 32 and must not exceed 128" (the quadrant).
+  void mx_partitions(const char* role, std::uint64_t p) {
+    constexpr std::uint64_t kMaxPartitions = 4 * kMxQuadrantPartitions;  // the page's 128
+    if (p == 0 || p % kMxQuadrantPartitions != 0 || p > kMaxPartitions)
+      problem(std::string(role) + " has " + num(p) +
+              " partitions; MX data spans whole 32-partition quadrants (32, 64, 96 or 128)");
+  }
+  // A scale tile of data with p partitions and f packed elements per partition: 4 rows
+  // (one per 8-partition group) when the data is one quadrant, else the data's partitions
+  // (each quadrant's 4 rows at its start, the rest not written); one scale per element.
+  void mx_scale_shape(const char* role, const AccessPattern& ap, std::uint64_t p, std::uint64_t f) {
+    const std::uint64_t rows = kMxQuadrantPartitions / kMxGroupPartitions;  // 4 per quadrant
+    const bool ok_rows =
+        ap.partitions == p || (p == kMxQuadrantPartitions && ap.partitions == rows);
+    if (!ok_rows || ap.free_elems() != f)
+      problem(std::string(role) + " " + fmt_shape(ap) + " is not [" +
+              (p == kMxQuadrantPartitions ? "4 or 32" : num(p)) + "," + num(f) +
+              "]: one scale per 8 x 4 group, the quadrant layout of NKI quantize_mx");
+  }
+
   // NKI/nc_matmul, "Data types": the inputs may differ in dtype, except that a tf32 or
   // fp32 input needs a tf32 or fp32 partner.
   // perf_mode double_row. NKI nc_matmul, "Performance mode": "On NeuronCore-v2, performance
@@ -546,6 +652,23 @@ void check_opcode_rules(const Kernel& k, const params::TargetLimits& limits, Eng
     for (const auto& operand : named_operands(instr))
       if (operand.ap->space == MemSpace::psum)
         report.problem(std::string(operand.role) + ": the gpsimd engine cannot access psum");
+  // A packed x4 element has no one value (NKI/quantize_mx, "Data types": four fp8 values
+  // in 32 bits): only the MX instructions read or write its lanes, and a dma_copy moves it
+  // byte for byte (the same dtype on both sides, nothing cast or accumulated).
+  const Opcode op = instr.opcode();
+  if (op != Opcode::quantize_mx && op != Opcode::matmul_mx) {
+    const auto* dma = std::get_if<DmaCopy>(&instr.op);
+    for (const auto& operand : named_operands(instr)) {
+      if (!is_packed_x4(operand.ap->dtype)) continue;
+      const bool moved = dma && dma->dst.dtype == dma->src.dtype && !dma->accumulate &&
+                         (operand.ap == &dma->dst || operand.ap == &dma->src);
+      if (!moved)
+        report.problem(std::string(operand.role) + " is " +
+                       std::string(dtype_name(operand.ap->dtype)) +
+                       ", four packed fp8 values per element: only quantize_mx, nc_matmul_mx "
+                       "and a same-dtype dma_copy take it");
+    }
+  }
   std::visit(OpcodeChecker(k, limits, engine, report), instr.op);
 }
 

@@ -231,6 +231,16 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
                                    std::nullopt, false}));
     probes.push_back({"dma_transpose_allowed", k});
   }
+  {  // An MX quantisation: refused where tensor.mx_speedup is 0 (the base, trn2), valid
+     // where it is not.
+    auto k = kernel("mx");
+    const auto src = alloc(k, "src", MemSpace::sbuf, DType::bf16, 128, 512, 0);
+    const auto dst = alloc(k, "dst", MemSpace::sbuf, DType::fp8_e4m3fn_x4, 128, 128, 1024);
+    const auto sc = alloc(k, "sc", MemSpace::sbuf, DType::uint8, 128, 128, 1536);
+    k.stream(Engine::vector)
+        .push_back(op(isa::QuantizeMx{tile(k, dst), tile(k, src), tile(k, sc)}));
+    probes.push_back({"mx", k});
+  }
   return probes;
 }
 
@@ -573,7 +583,7 @@ TEST_CASE("config: every target parameter changes a validation, cost, timing or 
   // The probes meant to be valid are, on the base target: each sits at its limit.
   for (const auto& p : pure.validation) {
     if (p.name == "capacities" || p.name == "free_size" || p.name == "psum_bank" ||
-        p.name == "partition_start")
+        p.name == "partition_start" || p.name == "mx")
       continue;
     INFO("probe " << p.name);
     for (const auto& d : isa::check(p.kernel, base.limits))

@@ -271,6 +271,15 @@ class Generator {
                                   coin() ? std::optional<AccessPattern>(pattern()) : std::nullopt);
         return sync(r);
       }
+      case Opcode::quantize_mx: {
+        auto r = s.quantize_mx(pattern(), pattern(), pattern());
+        return sync(r);
+      }
+      case Opcode::matmul_mx: {
+        auto r = s.matmul_mx(pattern(), pattern(), pattern(), pattern(), pattern(),
+                             choose<AccumulateFlag, 4>());
+        return sync(r);
+      }
       case Opcode::dropout: {
         auto r =
             s.dropout(pattern(), pattern(), scalar(), static_cast<std::int32_t>(pick(1000)) - 500);

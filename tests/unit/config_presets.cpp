@@ -47,13 +47,14 @@ TEST_CASE("config: every preset loads and sets every runtime field", "[config]")
 }
 
 TEST_CASE("config: the runtime structs have no field the config leaves unfilled", "[config]") {
-  // numeric_fields() lists 20 TargetLimits and 26 CostParams fields, mode_fields() one of
-  // each, all uint32 but CostParams' fp32_matmul_factor (a double, last); a field added to
-  // those structs changes their size and must be added to the presets too. TargetLimits:
-  // + 1 flag (dma_transpose, in flag_fields()), padded to a uint32. CostParams: + 2 flags
-  // (fp8_at_16bit_width, tensor_throttle, in flag_fields()).
-  CHECK(sizeof(neuronsim::params::TargetLimits) == 22 * sizeof(std::uint32_t));
-  CHECK(sizeof(neuronsim::params::CostParams) == 28 * sizeof(std::uint32_t) + sizeof(double));
+  // numeric_fields() lists 20 TargetLimits and 26 CostParams fields, mode_fields() two of
+  // each (double_row_speedup, mx_speedup), all uint32 but CostParams' fp32_matmul_factor (a
+  // double, last); a field added to those structs changes their size and must be added to
+  // the presets too. TargetLimits: + 1 flag (dma_transpose, in flag_fields()), padded to a
+  // uint32. CostParams: + 2 flags (fp8_at_16bit_width, tensor_throttle, in flag_fields()),
+  // 29 uint32 padded to 30 for the double's alignment.
+  CHECK(sizeof(neuronsim::params::TargetLimits) == 23 * sizeof(std::uint32_t));
+  CHECK(sizeof(neuronsim::params::CostParams) == 30 * sizeof(std::uint32_t) + sizeof(double));
   // HbmParams: capacity (uint64) and chip bandwidth (double), both in numeric_fields().
   CHECK(sizeof(neuronsim::params::HbmParams) == sizeof(std::uint64_t) + sizeof(double));
 }
@@ -122,6 +123,7 @@ TEST_CASE("config: trn1 holds the NeuronCore-v2 numbers of the reference", "[con
   CHECK(t.cost.load_stationary_speedup == 4);
   CHECK(t.cost.double_row_speedup == 0);  // NKI nc_matmul: no performance mode on v2
   CHECK(t.limits.matmul_double_row_speedup == 0);
+  CHECK(t.limits.mx_speedup == 0);  // NKI quantize_mx / nc_matmul_mx: NeuronCore-v4+ only
   CHECK(t.dma.efficient_bytes_per_row == 2048);
   CHECK_FALSE(t.dma.strict_priority);
   CHECK_FALSE(t.limits.dma_transpose);  // v2's DMA engines do not transpose
@@ -147,6 +149,7 @@ TEST_CASE("config: trn2 holds the NeuronCore-v3 numbers of the reference", "[con
   CHECK(t.cost.scalar_elems_per_cycle_16bit == 128);
   CHECK(t.cost.double_row_speedup == 2);  // Trainium2 guide: double FP8, 2x throughput
   CHECK(t.limits.matmul_double_row_speedup == 2);
+  CHECK(t.limits.mx_speedup == 0);  // NKI quantize_mx / nc_matmul_mx: v3 has no MX formats
   CHECK(t.tensor_tflops_bf16 == 79);
   CHECK(t.tensor_tflops_fp8 == 158);
   CHECK(t.dma.descriptor_ns == 600);  // hardware DGE, section 4
@@ -173,6 +176,7 @@ TEST_CASE("config: trn3 holds the NeuronCore-v4 numbers of the reference", "[con
   CHECK(t.cost.vector_elems_per_cycle_16bit == 512);
   CHECK(t.cost.gpsimd_elems_per_cycle == 128);
   CHECK(t.cost.double_row_speedup == 2);  // NKI nc_matmul: v4 keeps the double_row mode
+  CHECK(t.cost.mx_speedup == 4);          // MXFP matmul deep dive: 4x the BF16 throughput
   CHECK(t.tensor_tflops_fp8 == 315);
   CHECK(t.cost.dependent_overhead == 202);  // no v4 figure: v3's, not v2's
   CHECK(t.dma.strict_priority);

@@ -103,6 +103,8 @@ inline std::vector<Field> mode_fields(const neuronsim::config::TargetConfig& t) 
   return {
       {"cost.double_row_speedup", t.cost.double_row_speedup},
       {"limits.matmul_double_row_speedup", t.limits.matmul_double_row_speedup},
+      {"cost.mx_speedup", t.cost.mx_speedup},  // 0: no MX formats (v2, v3)
+      {"limits.mx_speedup", t.limits.mx_speedup},
   };
 }
 

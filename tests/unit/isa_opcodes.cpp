@@ -55,6 +55,8 @@ TEST_CASE("opcodes: every opcode's number is pinned", "[isa]") {
       {"max8", 20},
       {"find_index8", 21},
       {"match_replace8", 22},
+      {"quantize_mx", 23},
+      {"matmul_mx", 24},
   };
   check_numbers<Opcode>(pinned, kOpcodeCount, opcode_name, parse_opcode);
   // The enumerators themselves, and the operand struct each number decodes to.
@@ -66,6 +68,8 @@ TEST_CASE("opcodes: every opcode's number is pinned", "[isa]") {
   CHECK(static_cast<int>(Opcode::tensor_partition_reduce) == 18);
   CHECK(static_cast<int>(Opcode::dropout) == 19);
   CHECK(static_cast<int>(Opcode::match_replace8) == 22);
+  CHECK(static_cast<int>(Opcode::quantize_mx) == 23);
+  CHECK(static_cast<int>(Opcode::matmul_mx) == 24);
   for (const auto& [text, number] : pinned) {
     const Operation op = asm_detail::default_operation(static_cast<Opcode>(number));
     CHECK(static_cast<int>(op.index()) == number);

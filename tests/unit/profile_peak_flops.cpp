@@ -49,3 +49,17 @@ TEST_CASE("profile: the MFU peak is the TFLOPS of the kernel's matmul dtypes", "
                                   matmul(DType::fp8_e4m3, DType::fp8_e4m3)})) ==
         Approx(2 / (1 / 79e12 + 1 / 158e12)));
 }
+
+TEST_CASE("profile: an MX matmul's peak is tflops_fp8, the MXFP8 one", "[profile][mx]") {
+  const config::TargetConfig t = config::load_target("trn3");  // 79 bf16, 315 MXFP8
+  isa::AccessPattern dst = sbuf(DType::fp32, 128, 512);
+  dst.space = isa::MemSpace::psum;
+  isa::Instruction mx;
+  mx.op =
+      isa::MatmulMx{dst, sbuf(DType::fp8_e4m3fn_x4, 128, 128), sbuf(DType::fp8_e5m2_x4, 128, 512),
+                    sbuf(DType::uint8, 128, 128), sbuf(DType::uint8, 128, 512)};
+  CHECK(profile::peak_flops_per_s(t, with({mx})) == 315e12);
+  // With a bf16 matmul of a quarter of its flops (K 128 vs the MX 512): 5 / (1/79 + 4/315).
+  CHECK(profile::peak_flops_per_s(t, with({mx, matmul(DType::bf16, DType::bf16)})) ==
+        Approx(5 / (1 / 79e12 + 4 / 315e12)));
+}

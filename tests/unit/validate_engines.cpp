@@ -53,6 +53,8 @@ TEST_CASE("engines: the engines of each opcode follow the NKI pages", "[validate
       {Opcode::max8, {Engine::vector}},
       {Opcode::find_index8, {Engine::vector}},
       {Opcode::match_replace8, {Engine::vector}},
+      {Opcode::quantize_mx, {Engine::vector}},
+      {Opcode::matmul_mx, {Engine::tensor}},
   };
   REQUIRE(cases.size() == static_cast<std::size_t>(kOpcodeCount));
   for (const auto& c : cases) {

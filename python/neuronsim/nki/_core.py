@@ -79,10 +79,12 @@ def assigned_name(location):
 
 
 class DType:
-    """A neuronsim dtype (docs/dtypes.md) under its NKI name."""
+    """A neuronsim dtype (docs/dtypes.md) under its NKI name. A packed one (the MX x4
+    types) holds four fp8 values in each 32-bit element: numpy sees it as uint32."""
 
-    def __init__(self, nki_name, asm, size, is_float):
+    def __init__(self, nki_name, asm, size, is_float, packed=False):
         self.nki_name, self.asm, self.size, self.is_float = nki_name, asm, size, is_float
+        self.packed = packed
 
     def __repr__(self):
         return f"nl.{self.nki_name}"
@@ -101,6 +103,11 @@ DTYPES = [
     DType("uint8", "uint8", 1, False),
     DType("uint16", "uint16", 2, False),
     DType("uint32", "uint32", 4, False),
+    # NeuronCore-v4's MX types (nki.isa.quantize_mx / nc_matmul_mx; docs/dtypes.md).
+    DType("float8_e4m3fn", "fp8_e4m3fn", 1, True),
+    DType("float8_e8m0fnu", "fp8_e8m0", 1, True),
+    DType("float8_e5m2_x4", "fp8_e5m2_x4", 4, False, packed=True),
+    DType("float8_e4m3fn_x4", "fp8_e4m3fn_x4", 4, False, packed=True),
 ]
 BY_NKI = {d.nki_name: d for d in DTYPES}
 BY_ASM = {d.asm: d for d in DTYPES}

@@ -50,6 +50,10 @@ def _contains(outer, inner):
     return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
+# The opcodes that accumulate into PSUM with an acc flag (nc_matmul, nc_matmul_mx).
+_ACCUMULATING = ("matmul", "matmul_mx")
+
+
 def assign_matmul_groups(instrs):
     open_groups = {}  # dst region -> [instr, ...]
 
@@ -59,7 +63,7 @@ def assign_matmul_groups(instrs):
         last.acc_flag = "single" if last.acc_flag == "first" else "last"
 
     for ins in instrs:
-        if ins.opcode == "matmul":
+        if ins.opcode in _ACCUMULATING:
             key = ins.writes[0].region()
             if ins.acc == "auto" and key in open_groups:
                 ins.acc_flag = "middle"
@@ -90,7 +94,7 @@ def assign_matmul_groups(instrs):
     for k in list(open_groups):
         close(k)
     for ins in instrs:
-        if ins.opcode == "matmul":
+        if ins.opcode in _ACCUMULATING:
             if ins.acc_flag != "single":
                 ins.options = [("acc", ins.acc_flag)] + [o for o in ins.options if o[0] != "acc"]
             if ins.acc_flag in ("middle", "last"):

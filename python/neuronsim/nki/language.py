@@ -35,6 +35,12 @@ bfloat16 = BY_NKI["bfloat16"]
 float16 = BY_NKI["float16"]
 float8_e4m3 = BY_NKI["float8_e4m3"]
 float8_e5m2 = BY_NKI["float8_e5m2"]
+# NeuronCore-v4's MX types: OCP e4m3fn (max 448, no infinity), the e8m0 scale, and the
+# 4-packed fp8 data of quantize_mx / nc_matmul_mx (uint32 arrays in numpy: docs/python.md).
+float8_e4m3fn = BY_NKI["float8_e4m3fn"]
+float8_e8m0fnu = BY_NKI["float8_e8m0fnu"]
+float8_e5m2_x4 = BY_NKI["float8_e5m2_x4"]
+float8_e4m3fn_x4 = BY_NKI["float8_e4m3fn_x4"]
 int8, int16, int32 = BY_NKI["int8"], BY_NKI["int16"], BY_NKI["int32"]
 uint8, uint16, uint32 = BY_NKI["uint8"], BY_NKI["uint16"], BY_NKI["uint32"]
 bool_ = uint8  # NKI's nl.bool_ (page "Supported Data Types"): one byte, 0 or 1
@@ -778,7 +784,8 @@ class finfo(_Info):
               "bfloat16": (16, 2.0 ** -7, 3.3895313892515355e38, 2.0 ** -126),
               "float16": (16, 2.0 ** -10, 65504.0, 2.0 ** -14),
               "float8_e4m3": (8, 2.0 ** -3, 448.0, 2.0 ** -6),
-              "float8_e5m2": (8, 2.0 ** -2, 57344.0, 2.0 ** -14)}
+              "float8_e5m2": (8, 2.0 ** -2, 57344.0, 2.0 ** -14),
+              "float8_e4m3fn": (8, 2.0 ** -3, 448.0, 2.0 ** -6)}
 
     def __init__(self, dtype):
         d = to_dtype(dtype, user_location())

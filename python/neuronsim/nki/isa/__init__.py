@@ -1475,3 +1475,72 @@ def dma_transpose_tile(src, location, dst=None, axes=None, dtype=None):
     view = src._derive(shape, tuple(src.strides[i] for i in perm), src.offset)
     return _dma(dst, view, location)
 
+
+
+# --- MX (microscaling), NeuronCore-v4+ ----------------------------------------------------
+# Validation (validate/opcode.cpp) checks every rule of the two pages against the target:
+# trn1 and trn2 refuse both instructions ("Available only on NeuronCore-v4 and newer").
+
+
+def quantize_mx(*args, **kwargs):
+    """dst [P, F/4] (float8_e5m2_x4 or float8_e4m3fn_x4) and dst_scale (uint8 or
+    float8_e8m0fnu, one scale per group of 8 partitions x 4 elements, 4 rows at the start of
+    each 32-partition quadrant) = src [P, F] (bf16/fp16) quantized on the Vector engine.
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.quantize_mx.html"""
+    location = user_location()
+    a = _bind(args, kwargs, ["dst", "src", "dst_scale", "name"], location, "quantize_mx")
+    src = _tile(a.get("src"), "src", location, ("sbuf",))
+    dst = _tile(a.get("dst"), "dst", location, ("sbuf",))
+    scale = _tile(a.get("dst_scale"), "dst_scale", location, ("sbuf",))
+    instr = emit("vector", "quantize_mx", dst, [src], [], location, extra_writes=[scale])
+    instr.operands.append(instr.writes[1])  # the third positional operand: dst, src, dst_scale
+    return dst
+
+
+def _mx_tiling(a, stationary, location):
+    """nc_matmul_mx's row tiling (page "Tiling Mode"): tile_size (row_size, 128) with
+    row_size 128, 64 or 32, tile_position (start_row, 0) with start_row a multiple of
+    row_size below 128; both or neither; the stationary's partitions fit the row tile.
+    Checked, not timed: neuronsim runs every nc_matmul_mx on the whole array (as nc_matmul
+    without tiling), so row tiles of several instructions do not overlap in time."""
+    pos, size = a.get("tile_position"), a.get("tile_size")
+    if pos in (None, ()) and size in (None, ()):
+        return
+    if pos in (None, ()) or size in (None, ()):
+        fail("nc_matmul_mx: tile_position and tile_size must both be set to enable tiling mode",
+             location)
+    try:
+        (row, col), (rows, cols) = (int(pos[0]), int(pos[1])), (int(size[0]), int(size[1]))
+    except (TypeError, ValueError, IndexError):
+        fail("nc_matmul_mx: tile_position and tile_size are (row, column) pairs of integers",
+             location)
+    if rows not in (128, 64, 32) or cols != 128:
+        fail(f"nc_matmul_mx: tile_size {tuple(size)}: row_size must be 128, 64 or 32 and "
+             f"column_size 128 (nc_matmul_mx supports only row tiling)", location)
+    if col != 0 or row % rows != 0 or row >= 128:
+        fail(f"nc_matmul_mx: tile_position {tuple(pos)}: start_row must be a multiple of "
+             f"row_size {rows} below 128 and start_column 0", location)
+    if stationary.partitions() > rows:
+        fail(f"nc_matmul_mx: stationary {list(stationary.shape)} exceeds the row tile "
+             f"{tuple(size)}", location)
+
+
+def nc_matmul_mx(*args, **kwargs):
+    """dst [M, N] (PSUM, fp32 or bf16) = the MX matmul of stationary [K, M] and moving
+    [K, N] (packed x4 fp8, K partitions of 4 contraction rows each) dequantized with their
+    scales, on the Tensor engine; accumulate as nc_matmul's (None: by PSUM location).
+    https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_matmul_mx.html"""
+    location = user_location()
+    names = ["dst", "stationary", "moving", "stationary_scale", "moving_scale", "tile_position",
+             "tile_size", "accumulate", "name"]
+    a = _bind(args, kwargs, names, location, "nc_matmul_mx")
+    st = _tile(a.get("stationary"), "stationary", location, ("sbuf",))
+    mv = _tile(a.get("moving"), "moving", location, ("sbuf",))
+    st_scale = _tile(a.get("stationary_scale"), "stationary_scale", location, ("sbuf",))
+    mv_scale = _tile(a.get("moving_scale"), "moving_scale", location, ("sbuf",))
+    dst = _tile(a.get("dst"), "dst", location, ("psum",))
+    _mx_tiling(a, st, location)
+    instr = emit("tensor", "matmul_mx", dst, [st, mv, st_scale, mv_scale], [], location)
+    acc = a.get("accumulate")
+    instr.acc = "auto" if acc is None else bool(acc)
+    return dst
