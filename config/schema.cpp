@@ -81,6 +81,8 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.limits.ap_max_dim_size = u32(v); }},
     {"limits", "ap_max_stride", "elements", K::positive_int, kI32,
      [](T& t, const json& v) { t.limits.ap_max_stride = u32(v); }},
+    {"limits", "fp8_e4m3fn", "flag", K::flag, kNone,
+     [](T& t, const json& v) { t.limits.fp8_e4m3fn = flag(v); }},
 
     {"tensor", "matmul_max_k", "partitions", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.matmul_max_k = u32(v); }},

@@ -185,9 +185,10 @@ struct StreamingCost {
   std::uint64_t operator()(const Max8&) const { return stream(); }
   std::uint64_t operator()(const FindIndex8&) const { return stream(); }
   std::uint64_t operator()(const MatchReplace8&) const { return stream(); }
-  // Not in the table (NKI/quantize_mx publishes no cost): max(MIN_II, N) for N source
-  // elements per partition, one pass at the datapath's rate as tensor_copy (the group
-  // maxima and the casts are the pass's work; docs/cost-model.md says why one pass).
+  // max(MIN_II, N) for N source elements per partition, one pass at the 16-bit width
+  // (cost/rate.cpp: the NKI Trainium3 guide's QuantizeMX rate, 4 elements per partition per
+  // cycle on v4; NKI/quantize_mx itself publishes no cost): the group maxima and the casts
+  // are that pass's work.
   std::uint64_t operator()(const QuantizeMx&) const { return at_least_min_ii(stream()); }
   // No overload for Matmul, MatmulMx, DmaCopy or Nop (InstructionCost prices those) and no
   // fallback: a streaming opcode added without its formula does not compile.
@@ -245,25 +246,30 @@ std::uint64_t load_stationary_cycles(const Matmul& mm, const params::CostParams&
                 p);
 }
 
-std::uint64_t mx_matmul_cycles(const MatmulMx& mm, const params::CostParams& p) {
-  // nc_matmul's two parts in one instruction (the engine does not reuse an MX stationary):
-  // LoadStationary, ceil(M / load_stationary_speedup) at least 1, then MultiplyMoving,
-  // max(min(MM_INIT_LATENCY, M), N * 4 / mx_speedup) with the moving tensor's stride
-  // penalty: each partition's four contraction rows (the x4 lanes) stream at mx_speedup
-  // times the bf16 rate ("4x throughput compared to BF16/FP16", NKI MXFP matmul deep dive;
-  // reference section 1: MX formats act as K=512), so on v4 an MX matmul takes a bf16
-  // matmul's time for four times its contraction.
-  const std::uint64_t m = mm.stationary.free_elems();
+// nc_matmul_mx is nc_matmul's two parts with MX operands (NKI nc_matmul_mx: "matrix
+// multiplication ... using Tensor Engine", the PE array's LoadStationary / MultiplyMoving;
+// the Tensor engine keeps an MX stationary as it keeps a plain one, engines/tensor_engine.hpp).
+// LoadStationary: ceil(M / load_stationary_speedup), at least 1, with the stationary's
+// stride penalty.
+std::uint64_t load_stationary_cycles(const MatmulMx& mm, const params::CostParams& p) {
+  const std::uint64_t m = mm.stationary.free_elems() * stride_penalty({&mm.stationary}, p);
   const std::uint64_t speedup =
       require_nonzero(p.load_stationary_speedup, "load_stationary_speedup");
-  const std::uint64_t load =
-      std::max<std::uint64_t>(1, ceil_div(m * stride_penalty({&mm.stationary}, p), speedup));
+  return scaled(std::max<std::uint64_t>(1, ceil_div(m, speedup)), Engine::tensor, p);
+}
+
+// MultiplyMoving: max(min(MM_INIT_LATENCY, M), N * 4 / mx_speedup) with the moving tensor's
+// stride penalty: each partition's four contraction rows (the x4 lanes) stream at mx_speedup
+// times the bf16 rate ("4x throughput compared to BF16/FP16", NKI MXFP matmul deep dive;
+// reference section 1: MX formats act as K=512), so on v4 an MX matmul takes a bf16 matmul's
+// time for four times its contraction.
+std::uint64_t multiply_moving_cycles(const MatmulMx& mm, const params::CostParams& p) {
+  const std::uint64_t m = mm.stationary.free_elems();
   const std::uint64_t moving_stream =
       mm.moving.free_elems() * MatmulMx::kLanes * stride_penalty({&mm.moving, &mm.dst}, p);
-  const std::uint64_t multiply =
-      std::max<std::uint64_t>(std::min<std::uint64_t>(p.mm_init_latency, m),
-                              ceil_div(moving_stream, require_nonzero(p.mx_speedup, "mx_speedup")));
-  return load + multiply;
+  return std::max<std::uint64_t>(
+      std::min<std::uint64_t>(p.mm_init_latency, m),
+      ceil_div(moving_stream, require_nonzero(p.mx_speedup, "mx_speedup")));
 }
 
 namespace {
@@ -277,7 +283,7 @@ struct InstructionCost {
   const CostContext& ctx;
 
   std::uint64_t operator()(const Matmul& mm) const { return multiply_moving_cycles(mm, p); }
-  std::uint64_t operator()(const MatmulMx& mm) const { return mx_matmul_cycles(mm, p); }
+  std::uint64_t operator()(const MatmulMx& mm) const { return multiply_moving_cycles(mm, p); }
   std::uint64_t operator()(const Transpose& t) const {
     return engine == Engine::tensor ? tensor_transpose_cycles(t, p) : streamed(t);
   }

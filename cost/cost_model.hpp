@@ -18,8 +18,8 @@ struct CostContext {
   bool depends_on_previous = false;
 };
 
-// Cycles the engine is busy with `instr` (for Matmul: the MultiplyMoving part only;
-// see load_stationary_cycles). DmaCopy costs the issuing engine nothing here: its
+// Cycles the engine is busy with `instr` (for Matmul and MatmulMx: the MultiplyMoving part
+// only; see load_stationary_cycles). DmaCopy costs the issuing engine nothing here: its
 // descriptor and transfer time are the DMA model's.
 std::uint64_t cycles(const Kernel& k, const Instruction& instr, Engine engine,
                      const params::CostParams& p, const CostContext& ctx = {});
@@ -29,8 +29,9 @@ std::uint64_t cycles(const Kernel& k, const Instruction& instr, Engine engine,
 // Matmul is LoadStationary then MultiplyMoving in hardware (reference section 3).
 std::uint64_t load_stationary_cycles(const Matmul& mm, const params::CostParams& p);
 std::uint64_t multiply_moving_cycles(const Matmul& mm, const params::CostParams& p);
-// nc_matmul_mx, LoadStationary and MultiplyMoving together (docs/cost-model.md).
-std::uint64_t mx_matmul_cycles(const MatmulMx& mm, const params::CostParams& p);
+// nc_matmul_mx's two parts, as Matmul's (docs/cost-model.md).
+std::uint64_t load_stationary_cycles(const MatmulMx& mm, const params::CostParams& p);
+std::uint64_t multiply_moving_cycles(const MatmulMx& mm, const params::CostParams& p);
 
 // Floating-point operations an instruction performs (2*K*M*N for matmul, one per
 // element produced for elementwise ops), for the profile's flops figures.

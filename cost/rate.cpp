@@ -30,6 +30,10 @@ VectorMode vector_mode(const Instruction& instr, const params::CostParams& p) {
     all_contiguous = all_contiguous && is_contiguous(*ap);
   }
   const Opcode op = instr.opcode();
+  // quantize_mx streams its 16-bit source at the full width: the NKI Trainium3 architecture
+  // guide gives QuantizeMX 4 elements per partition per cycle, v4's 16-bit width (512 =
+  // 4 x 128). Validation keeps all its operands in SBUF; a strided one halves it as above.
+  if (op == Opcode::quantize_mx) return all_contiguous ? VectorMode::full : VectorMode::half;
   const bool copy_like = op == Opcode::tensor_copy || op == Opcode::tensor_scalar;
   if (copy_like && all_narrow) {
     if (all_sbuf && all_contiguous) return VectorMode::full;

@@ -20,7 +20,7 @@ namespace neuronsim::engines {
 // needed (the dependence test here, the Tensor engine's write watch, tracing).
 struct InstructionPlan {
   std::uint64_t cycles = 0;       // isa::cycles (Matmul: the MultiplyMoving part)
-  std::uint32_t load_cycles = 0;  // Matmul: LoadStationary
+  std::uint32_t load_cycles = 0;  // Matmul, MatmulMx: LoadStationary
   bool depends_on_previous = false;
 };
 

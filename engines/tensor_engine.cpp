@@ -28,20 +28,32 @@ std::uint64_t TensorEngine::busy_cycles(std::size_t index) {
   return throttled;
 }
 
+namespace {
+
+// What a matmul holds in the PE array: a plain stationary, or an MX one with the scale tile
+// it is dequantised with (NKI nc_matmul_mx). None for the other opcodes.
+std::optional<TensorEngine::Stationary> stationary_of(const isa::Instruction& instr) {
+  if (const auto* mm = std::get_if<isa::Matmul>(&instr.op))
+    return TensorEngine::Stationary{mm->stationary, std::nullopt};
+  if (const auto* mx = std::get_if<isa::MatmulMx>(&instr.op))
+    return TensorEngine::Stationary{mx->stationary, mx->stationary_scale};
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::uint64_t TensorEngine::full_rate_cycles(std::size_t index) {
   const auto& plan = plans()[index];
-  const auto* mm = std::get_if<isa::Matmul>(&instruction().op);
+  now_ = stationary_of(instruction());
   load_cycles_now_ = 0;
   reused_ = false;
-  if (!mm) {
-    // A transpose passes its data through the array and replaces the stationary, and an MX
-    // matmul loads its own (its cost includes the load).
-    const isa::Opcode op = instruction().opcode();
-    if (op == isa::Opcode::transpose || op == isa::Opcode::matmul_mx) loaded_.reset();
+  if (!now_) {
+    // A transpose passes its data through the array and replaces the stationary.
+    if (instruction().opcode() == isa::Opcode::transpose) loaded_.reset();
     return plan.cycles;
   }
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (loaded_ && *loaded_ == mm->stationary && !ctx_.written.written()) {
+  if (loaded_ && *loaded_ == *now_ && !ctx_.written.written()) {
     // Loaded already, or still loading in the background: pay what is left.
     if (loaded_at_ > now)
       load_cycles_now_ =
@@ -53,10 +65,14 @@ std::uint64_t TensorEngine::full_rate_cycles(std::size_t index) {
   return load_cycles_now_ + plan.cycles;
 }
 
-void TensorEngine::load(const isa::AccessPattern& stationary, sc_core::sc_time ready) {
+void TensorEngine::load(const Stationary& stationary, sc_core::sc_time ready) {
   loaded_ = stationary;
   loaded_at_ = ready;
-  ctx_.written.watch(memory::footprint(ctx_.kernel, stationary));
+  const memory::Footprint data = memory::footprint(ctx_.kernel, stationary.data);
+  if (stationary.scale)
+    ctx_.written.watch(data, memory::footprint(ctx_.kernel, *stationary.scale));
+  else
+    ctx_.written.watch(data);
 }
 
 void TensorEngine::started(std::size_t index, traces::InstructionRecord* record) {
@@ -65,20 +81,19 @@ void TensorEngine::started(std::size_t index, traces::InstructionRecord* record)
     count_throttled(ps);
     if (record) record->throttle_ps = ps;
   }
-  const auto* mm = std::get_if<isa::Matmul>(&instruction().op);
-  if (!mm) return;
+  if (!now_) return;
   if (record) record->stationary_reused = reused_;
   const sc_core::sc_time multiply_start =
       sc_core::sc_time_stamp() + cycles_time(load_cycles_now_, clock_ghz());
-  if (!reused_ && load_cycles_now_ > 0) load(mm->stationary, multiply_start);
+  if (!reused_ && load_cycles_now_ > 0) load(*now_, multiply_start);
   // Background load of the next matmul's stationary during this multiply.
   const std::size_t next = index + 1;
   const isa::Instruction* next_instr = next_instruction();
   if (!next_instr) return;
-  const auto* next_mm = std::get_if<isa::Matmul>(&next_instr->op);
-  if (!next_mm || next_mm->stationary == mm->stationary) return;
+  const std::optional<Stationary> next_stationary = stationary_of(*next_instr);
+  if (!next_stationary || *next_stationary == *now_) return;
   if (!ctx_.semaphores.satisfied(next_instr->waits)) return;
-  load(next_mm->stationary, multiply_start + cycles_time(plans()[next].load_cycles, clock_ghz()));
+  load(*next_stationary, multiply_start + cycles_time(plans()[next].load_cycles, clock_ghz()));
 }
 
 }  // namespace neuronsim::engines

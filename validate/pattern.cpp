@@ -94,6 +94,12 @@ class PatternChecker {
       return fail("unknown dtype " + std::to_string(static_cast<int>(ap_.dtype)));
     if (ap_.space != MemSpace::hbm && ap_.space != MemSpace::sbuf && ap_.space != MemSpace::psum)
       return fail("unknown memory space " + std::to_string(static_cast<int>(ap_.space)));
+    // The Neuron compiler's NCC_EVRF051: F8E4M3FN is native on Trainium3 and later only.
+    if (ap_.dtype == DType::fp8_e4m3fn && !limits_.fp8_e4m3fn)
+      problem(
+          "dtype fp8_e4m3fn (float8_e4m3fn) is not supported on this target (NCC_EVRF051: "
+          "natively supported on Trainium3 and later; limits.fp8_e4m3fn is false); use "
+          "fp8_e4m3 here");
     // The target's limit (at most kMaxFreeDims, the dims a pattern holds: config/schema.cpp):
     // a DMA descriptor's (dma.max_pattern_dims, reference section 3) for a dma_copy's
     // operands, the engines' access patterns' (limits.ap_max_free_dims) for the rest.

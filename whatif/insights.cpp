@@ -210,7 +210,8 @@ void queue_on_one_engine(const Baseline& b, std::vector<InsightCandidate>& out) 
   out.push_back(std::move(c));
 }
 
-// Matmuls that loaded their stationary operand (not reused from the matmul before).
+// Matmuls (plain or MX) that loaded their stationary operand (not reused from the matmul
+// before).
 void stationary_loads(const Baseline& b, std::vector<InsightCandidate>& out) {
   double load_ns = 0, tensor_busy_ns = 0;
   std::uint64_t loads = 0, worst_cycles = 0;
@@ -221,10 +222,14 @@ void stationary_loads(const Baseline& b, std::vector<InsightCandidate>& out) {
     tensor_busy_ns +=
         engines::ps_to_ns(b.results[l].engines[static_cast<int>(isa::Engine::tensor)].busy_ps);
     for (const traces::InstructionRecord& r : b.captures[l].trace().instructions) {
-      if (r.opcode != isa::Opcode::matmul || r.stationary_reused) continue;
+      if ((r.opcode != isa::Opcode::matmul && r.opcode != isa::Opcode::matmul_mx) ||
+          r.stationary_reused)
+        continue;
       const isa::Instruction instr = k.stream(r.engine).at(r.index);
+      const auto* mm = std::get_if<isa::Matmul>(&instr.op);
       const std::uint64_t cycles =
-          isa::load_stationary_cycles(std::get<isa::Matmul>(instr.op), b.config.cost);
+          mm ? isa::load_stationary_cycles(*mm, b.config.cost)
+             : isa::load_stationary_cycles(std::get<isa::MatmulMx>(instr.op), b.config.cost);
       ++loads;
       load_ns += static_cast<double>(cycles) / b.config.tensor_ghz;
       if (cycles > worst_cycles) {

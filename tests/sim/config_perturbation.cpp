@@ -241,6 +241,13 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
         .push_back(op(isa::QuantizeMx{tile(k, dst), tile(k, src), tile(k, sc)}));
     probes.push_back({"mx", k});
   }
+  {  // An fp8_e4m3fn copy: refused where limits.fp8_e4m3fn is false (the base, trn2).
+    auto k = kernel("e4m3fn");
+    const auto src = alloc(k, "src", MemSpace::sbuf, DType::fp8_e4m3fn, 128, 64, 0);
+    const auto dst = alloc(k, "dst", MemSpace::sbuf, DType::bf16, 128, 64, 64);
+    k.stream(Engine::vector).push_back(op(isa::TensorCopy{tile(k, dst), tile(k, src)}));
+    probes.push_back({"e4m3fn", k});
+  }
   return probes;
 }
 
@@ -583,7 +590,7 @@ TEST_CASE("config: every target parameter changes a validation, cost, timing or 
   // The probes meant to be valid are, on the base target: each sits at its limit.
   for (const auto& p : pure.validation) {
     if (p.name == "capacities" || p.name == "free_size" || p.name == "psum_bank" ||
-        p.name == "partition_start" || p.name == "mx")
+        p.name == "partition_start" || p.name == "mx" || p.name == "e4m3fn")
       continue;
     INFO("probe " << p.name);
     for (const auto& d : isa::check(p.kernel, base.limits))

@@ -10,7 +10,8 @@ namespace {
 
 params::TargetLimits trn3_like() {
   params::TargetLimits l = trn1_limits();
-  l.mx_speedup = 4;  // trn3.json tensor.mx_speedup
+  l.mx_speedup = 4;     // trn3.json tensor.mx_speedup
+  l.fp8_e4m3fn = true;  // trn3.json limits.fp8_e4m3fn
   return l;
 }
 // src [128, 512] bf16 in xt, dst [128, 128] e4m3fn_x4 in yt, dst_scale [128, 128] uint8 in wt.
@@ -135,4 +136,21 @@ TEST_CASE("validate: packed x4 operands only in MX instructions and plain DMA co
   DmaCopy cast = same;
   cast.dst.dtype = DType::fp32;
   expect_one(with(Engine::sync, cast), "src is fp8_e4m3fn_x4, four packed", l);
+}
+
+TEST_CASE("validate: fp8_e4m3fn is a dtype of NeuronCore-v4 only", "[validate][mx]") {
+  // NCC_EVRF051: "Data type F8E4M3FN is not supported on TRN1/TRN2". One problem per
+  // operand of that dtype, naming the operand; fp8_e4m3 (v2/v3's fp8) is fine everywhere.
+  const Kernel copy =
+      with(Engine::vector, TensorCopy{sbuf(kY, 128, 128, DType::fp8_e4m3fn), sbuf(kX, 128, 128)});
+  expect_one(copy,
+             "dst: dtype fp8_e4m3fn (float8_e4m3fn) is not supported on this target (NCC_EVRF051: "
+             "natively supported on Trainium3 and later; limits.fp8_e4m3fn is false)");
+  expect_none(copy, trn3_like());
+  expect_none(
+      with(Engine::vector, TensorCopy{sbuf(kY, 128, 128, DType::fp8_e4m3), sbuf(kX, 128, 128)}));
+  // Both operands: two problems.
+  const Kernel both = with(Engine::vector, TensorCopy{sbuf(kY, 128, 128, DType::fp8_e4m3fn),
+                                                      sbuf(kX, 128, 128, DType::fp8_e4m3fn)});
+  CHECK(check(both, trn1_limits()).size() == 2);
 }

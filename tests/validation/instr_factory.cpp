@@ -128,6 +128,11 @@ Engine append_instr(isa::Builder& b, const nlohmann::json& j, const std::string&
     s.iota(tile("dst", false), 0, 1, {1, 0, 0, 0});
   } else if (instr == "affine_select") {
     s.affine_select(tile("dst", false), tile("src", false), isa::AluOp::is_ge, 0, 1, {-1, 0, 0, 0});
+  } else if (instr == "quantize_mx") {
+    // src [p, n] (bf16/fp16) -> dst [p, n/4] fp8_e4m3fn_x4 with its [p, n/4] uint8 scales.
+    if (n % 4 != 0) a.bad("n", "must be a multiple of 4 for quantize_mx");
+    s.quantize_mx(b.sbuf("dst" + tag, DType::fp8_e4m3fn_x4, {p, n / 4}).all(), tile("src", false),
+                  b.sbuf("scale" + tag, DType::uint8, {p, n / 4}).all());
   } else if (instr == "transpose") {
     // [p, n] -> [n, p]
     s.transpose(b.sbuf("dst" + tag, dt, {n, p}).all(), b.sbuf("src" + tag, dt, {p, n}).all());

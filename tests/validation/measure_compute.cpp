@@ -46,6 +46,19 @@ const Registrar elems_per_cycle("elems_per_cycle", [](Bench& bench, const Spec& 
   return [run, e, elems] { return elems / run->cycles(e, 0); };
 });
 
+// The same per partition: the rate the arch guides publish per partition (QuantizeMX).
+const Registrar elems_per_partition_cycle("elems_per_partition_cycle",
+                                          [](Bench& bench, const Spec& s) -> Reader {
+                                            auto b = builder(s);
+                                            const Engine e =
+                                                append_instr(b, s.args, "", "spec " + s.id);
+                                            const RunPtr run = bench.run(s.target, b.build());
+                                            const double elems = instr_elems(s.args);
+                                            return [run, e, elems] {
+                                              return elems / run->cycles(e, 0);
+                                            };
+                                          });
+
 // Throughput lift of a v3/v4 performance mode: the v2 cost of the instruction (args
 // v2_cycles, the published formula's value) over the cycles it takes here.
 const Registrar lift("lift", [](Bench& bench, const Spec& s) -> Reader {

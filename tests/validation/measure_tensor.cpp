@@ -72,6 +72,42 @@ const Registrar matmul_tflops("matmul_tflops", [](Bench& bench, const Spec& s) -
   };
 });
 
+// `count` nc_matmul_mx [M=128 x K=128 partitions x 4] x [128 x 4, N=512] into PSUM, the
+// stationary (data and scale tile) alternating between two, as matmul_stream's alternate.
+isa::Kernel matmul_mx_stream(const Spec& s, std::uint32_t count) {
+  isa::Builder b("v_" + s.id, s.target);
+  const auto st0 = b.sbuf("st0", DType::fp8_e4m3fn_x4, {128, 128});
+  const auto st1 = b.sbuf("st1", DType::fp8_e4m3fn_x4, {128, 128});
+  const auto sc0 = b.sbuf("sc0", DType::uint8, {128, 128});
+  const auto sc1 = b.sbuf("sc1", DType::uint8, {128, 128});
+  const auto mov = b.sbuf("mov", DType::fp8_e4m3fn_x4, {128, 512});
+  const auto mov_scale = b.sbuf("mov_scale", DType::uint8, {128, 512});
+  const auto ps = b.psum("ps", DType::fp32, {128, 2, 512});
+  for (std::uint32_t i = 0; i < count; ++i)
+    b.tensor().matmul_mx(ps.slice(Ix(), i % 2, Ix()), i % 2 ? st1 : st0, mov, i % 2 ? sc1 : sc0,
+                         mov_scale);
+  return b.build();
+}
+
+// Peak MX TFLOPS: 2 x (4 x 128) x 128 x 512 flops per nc_matmul_mx (four contraction rows per
+// partition) over the steady interval, as matmul_tflops; with chip, summed over the chip.
+const Registrar matmul_mx_tflops("matmul_mx_tflops", [](Bench& bench, const Spec& s) -> Reader {
+  const std::uint32_t count = arg_u32(s, "count", 16);
+  const isa::Kernel k = matmul_mx_stream(s, count);
+  const double flops = 2.0 * isa::MatmulMx::kLanes * 128 * 128 * 512;
+  std::vector<RunPtr> runs;
+  if (arg_bool(s, "chip", false))
+    runs = bench.run_chip(s.target, k);
+  else
+    runs.push_back(bench.run(s.target, k));
+  return [runs, flops, count] {
+    double tflops = 0;
+    for (const auto& r : runs)
+      tflops += flops / interval_ns(*r, 0, count - 1) / 1000.0;  // flops/ns = GFLOPS
+    return tflops;
+  };
+});
+
 // The Tensor throttle's start rate, in percent of full: on the shipped preset, from cold,
 // two bf16 matmuls [128x128] x [128x64] sharing one stationary; the second's 64 full-rate
 // cycles (max(min(64, 128), 64)) over the cycles it took.
