@@ -246,14 +246,12 @@ def nc_matmul(*args, **kwargs):
     a = _bind(args, kwargs, names, location, "nc_matmul")
     st = _matmul_operand(a.get("stationary"), "stationary", location)
     mv = _matmul_operand(a.get("moving"), "moving", location)
-    for unsupported in ("tile_position", "tile_size"):
-        if a.get(unsupported) not in (None, False, (), 0, "none"):
-            fail(f"nc_matmul: {unsupported} is not supported by neuronsim", location)
     mode = a.get("perf_mode")
     if mode not in _PERF_MODES:
         fail(f"nc_matmul: perf_mode {mode!r} is not a matmul_perf_mode (none, double_row)",
              location)
     mode = _PERF_MODES[mode]
+    _pe_tiling("nc_matmul", a, st, location, double_row=mode == "double_row")
     check_mask(a.get("mask"), location)
     if a.get("is_transpose"):
         if mode != "none":
@@ -1497,31 +1495,53 @@ def quantize_mx(*args, **kwargs):
     return dst
 
 
-def _mx_tiling(a, stationary, location):
-    """nc_matmul_mx's row tiling (page "Tiling Mode"): tile_size (row_size, 128) with
-    row_size 128, 64 or 32, tile_position (start_row, 0) with start_row a multiple of
-    row_size below 128; both or neither; the stationary's partitions fit the row tile.
-    Checked, not timed: neuronsim runs every nc_matmul_mx on the whole array (as nc_matmul
-    without tiling), so row tiles of several instructions do not overlap in time."""
+def _pe_tiling(api, a, stationary, location, columns=True, double_row=False):
+    """The PE array's tiling mode of nc_matmul and nc_matmul_mx (their pages, "Tiling
+    mode"): tile_size (row_size, column_size) slices the 128 PE rows (and, for nc_matmul,
+    columns) into 2x 64 tiles (NeuronCore-v2 or newer) or 4x 32 (NeuronCore-v3 or newer);
+    tile_position (start_row, start_column) picks one, each start a multiple of its size
+    below 128; both or neither; the stationary [K, M] fits the tile (K <= row_size, M <=
+    column_size); double_row does not combine with column tiling; nc_matmul_mx tiles rows
+    only (column_size 128, start_column 0). Checked, not timed: neuronsim runs every matmul
+    on the whole array, one at a time, so matmuls on disjoint tiles do not overlap in time
+    as the hardware's do (docs/python.md, "Differences from NKI")."""
     pos, size = a.get("tile_position"), a.get("tile_size")
     if pos in (None, ()) and size in (None, ()):
         return
     if pos in (None, ()) or size in (None, ()):
-        fail("nc_matmul_mx: tile_position and tile_size must both be set to enable tiling mode",
+        fail(f"{api}: tile_position and tile_size must both be set to enable tiling mode",
              location)
     try:
         (row, col), (rows, cols) = (int(pos[0]), int(pos[1])), (int(size[0]), int(size[1]))
     except (TypeError, ValueError, IndexError):
-        fail("nc_matmul_mx: tile_position and tile_size are (row, column) pairs of integers",
+        fail(f"{api}: tile_position and tile_size are (row, column) pairs of integers",
              location)
-    if rows not in (128, 64, 32) or cols != 128:
-        fail(f"nc_matmul_mx: tile_size {tuple(size)}: row_size must be 128, 64 or 32 and "
-             f"column_size 128 (nc_matmul_mx supports only row tiling)", location)
-    if col != 0 or row % rows != 0 or row >= 128:
-        fail(f"nc_matmul_mx: tile_position {tuple(pos)}: start_row must be a multiple of "
-             f"row_size {rows} below 128 and start_column 0", location)
+    if not columns:
+        if rows not in (128, 64, 32) or cols != 128:
+            fail(f"{api}: tile_size {tuple(size)}: row_size must be 128, 64 or 32 and "
+                 f"column_size 128 ({api} supports only row tiling)", location)
+        if col != 0 or row % rows != 0 or row >= 128:
+            fail(f"{api}: tile_position {tuple(pos)}: start_row must be a multiple of "
+                 f"row_size {rows} below 128 and start_column 0", location)
+    else:
+        if rows not in (128, 64, 32) or cols not in (128, 64, 32):
+            fail(f"{api}: tile_size {tuple(size)}: row_size and column_size must each be "
+                 f"128, 64 or 32", location)
+        if _core.trace().target == "trn1" and 32 in (rows, cols):
+            fail(f"{api}: tile_size {tuple(size)}: 32-wide tiles need NeuronCore-v3 or newer "
+                 f"(trn1 is NeuronCore-v2: 2x 64 tiles at most)", location)
+        if row % rows != 0 or row >= 128 or col % cols != 0 or col >= 128:
+            fail(f"{api}: tile_position {tuple(pos)}: start_row must be a multiple of row_size "
+                 f"{rows} and start_column of column_size {cols}, each below 128", location)
+        if double_row and cols != 128:
+            fail(f"{api}: perf_mode double_row cannot be combined with column tiling "
+                 f"(tile_size {tuple(size)})", location)
     if stationary.partitions() > rows:
-        fail(f"nc_matmul_mx: stationary {list(stationary.shape)} exceeds the row tile "
+        fail(f"{api}: stationary {list(stationary.shape)} exceeds the row tile "
+             f"{tuple(size)}", location)
+    m = stationary.free_size() // (2 if double_row else 1)
+    if columns and m > cols:
+        fail(f"{api}: stationary {list(stationary.shape)} exceeds the column tile "
              f"{tuple(size)}", location)
 
 
@@ -1539,7 +1559,7 @@ def nc_matmul_mx(*args, **kwargs):
     st_scale = _tile(a.get("stationary_scale"), "stationary_scale", location, ("sbuf",))
     mv_scale = _tile(a.get("moving_scale"), "moving_scale", location, ("sbuf",))
     dst = _tile(a.get("dst"), "dst", location, ("psum",))
-    _mx_tiling(a, st, location)
+    _pe_tiling("nc_matmul_mx", a, st, location, columns=False)
     instr = emit("tensor", "matmul_mx", dst, [st, mv, st_scale, mv_scale], [], location)
     acc = a.get("accumulate")
     instr.acc = "auto" if acc is None else bool(acc)
