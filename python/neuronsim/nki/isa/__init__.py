@@ -236,6 +236,30 @@ def _same_shape(a, b, ra, rb, location):
 # --- Tensor engine ------------------------------------------------------------------------
 
 
+def _accumulate(api, a, location):
+    """The matmul's accumulate choice: "auto" (NKI's accumulate=None: by PSUM location),
+    True or False, from accumulate= or from the current pages' psum_accumulate_flag (the
+    Trainium3 guide writes psum_accumulate_flags): bit 0 first of its group, overwriting;
+    bit 1 last of its group, accumulating; bit 2 first of its group, accumulating onto what
+    dst holds; 0 a middle one (the pages' nc_matmul and nc_matmul_mx, "Memory types").
+    neuronsim forms the groups from the PSUM accesses (_lower.assign_matmul_groups), so
+    what the flag decides is whether this matmul reads dst: it overwrites only with bit 0."""
+    acc = a.get("accumulate")
+    flags = [k for k in ("psum_accumulate_flag", "psum_accumulate_flags") if k in a]
+    if not flags:
+        return "auto" if acc is None else bool(acc)
+    if acc is not None or len(flags) > 1:
+        fail(f"{api}: give one of accumulate= and psum_accumulate_flag=", location)
+    flag = a[flags[0]]
+    if isinstance(flag, bool) or not isinstance(flag, int) or not 0 <= flag <= 7:
+        fail(f"{api}: {flags[0]} {flag!r} is not a 3-bit flag (bit 0 first and overwrite, "
+             f"bit 1 last, bit 2 first and accumulate)", location)
+    if flag & 1 and flag & 4:
+        fail(f"{api}: {flags[0]} {flag}: bit 0 (overwrite dst) and bit 2 (accumulate onto "
+             f"dst) contradict each other", location)
+    return not flag & 1
+
+
 def nc_matmul(*args, **kwargs):
     """dst[M,N] (PSUM, fp32) = stationary[K,M].T @ moving[K,N]. accumulate=None (NKI's
     default) starts an accumulation group with the first matmul into a PSUM tile and adds
@@ -273,9 +297,9 @@ def nc_matmul(*args, **kwargs):
     if dst.space != "psum":
         fail("nc_matmul writes PSUM: dst must be an nl.psum tile", location)
     options = [("perf_mode", "double_row")] if mode == "double_row" else []
+    acc = _accumulate("nc_matmul", a, location)
     instr = emit("tensor", "matmul", dst, [st, mv], options, location)
-    acc = a.get("accumulate")
-    instr.acc = "auto" if acc is None else bool(acc)
+    instr.acc = acc
     return dst
 
 
@@ -1552,7 +1576,7 @@ def nc_matmul_mx(*args, **kwargs):
     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.nc_matmul_mx.html"""
     location = user_location()
     names = ["dst", "stationary", "moving", "stationary_scale", "moving_scale", "tile_position",
-             "tile_size", "accumulate", "name"]
+             "tile_size", "psum_accumulate_flag", "name"]
     a = _bind(args, kwargs, names, location, "nc_matmul_mx")
     st = _tile(a.get("stationary"), "stationary", location, ("sbuf",))
     mv = _tile(a.get("moving"), "moving", location, ("sbuf",))
@@ -1560,7 +1584,7 @@ def nc_matmul_mx(*args, **kwargs):
     mv_scale = _tile(a.get("moving_scale"), "moving_scale", location, ("sbuf",))
     dst = _tile(a.get("dst"), "dst", location, ("psum",))
     _pe_tiling("nc_matmul_mx", a, st, location, columns=False)
+    acc = _accumulate("nc_matmul_mx", a, location)
     instr = emit("tensor", "matmul_mx", dst, [st, mv, st_scale, mv_scale], [], location)
-    acc = a.get("accumulate")
-    instr.acc = "auto" if acc is None else bool(acc)
+    instr.acc = acc
     return dst
