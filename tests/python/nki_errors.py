@@ -69,6 +69,24 @@ def slice_out_of_range(a):
     return out
 
 
+@nki.jit
+def misspelt_keyword(a, b):
+    out = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    ps = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(ps, nl.load(a), nl.load(b), acumulate=True)
+    nl.store(out, nl.copy(ps))
+    return out
+
+
+@nki.jit
+def ignored_hints(a, b):
+    out = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    ps = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(ps, nl.load(a), nl.load(b), is_stationary_onezero=False, name="mm")
+    nl.store(out, nl.copy(ps))
+    return out
+
+
 class Errors(unittest.TestCase):
     def assert_names_line(self, err, fn, text):
         self.assertTrue(str(err).startswith(f"{HERE}:{line_of(fn, text)}: "), str(err))
@@ -109,6 +127,16 @@ class Errors(unittest.TestCase):
             psum_overflow.trace(np.ones((128, 8), np.float32))
         self.assert_names_line(cm.exception, psum_overflow, "nisa.memset(dst=bank")
         self.assertIn("PSUM", str(cm.exception))
+
+    def test_unknown_keyword_names_line(self):
+        # Python refuses an unknown keyword; so does every nisa call, rather than ignore it.
+        a, b = np.ones((128, 64), np.float32), np.ones((128, 512), np.float32)
+        with self.assertRaises(nki.NkiError) as cm:
+            misspelt_keyword.trace(a, b)
+        self.assert_names_line(cm.exception, misspelt_keyword, "acumulate=True")
+        self.assertIn("nc_matmul: unexpected keyword argument 'acumulate'", str(cm.exception))
+        # The page's parameters neuronsim has no use for are taken.
+        np.testing.assert_allclose(nki.simulate(ignored_hints, a, b), a.T @ b)
 
     def test_slice_out_of_range(self):
         with self.assertRaises(nki.NkiError) as cm:

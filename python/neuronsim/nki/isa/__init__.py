@@ -10,6 +10,7 @@ where neuronsim allows it. DMAs are issued by the Sync engine.
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 
 from ... import _core as _cxx
@@ -114,15 +115,70 @@ def act_func(op, location):
 # --- helpers ------------------------------------------------------------------------------
 
 
+class _Bound(dict):
+    """A call's arguments by name, remembering which keyword arguments the call looked at:
+    one it never looked at is not a parameter neuronsim takes (a misspelling, or an NKI
+    parameter not modelled), and _keywords_checked makes it an error, as Python makes an
+    unknown keyword one, rather than a silently ignored argument."""
+
+    __slots__ = ("what", "location", "given", "read")
+
+    def get(self, key, default=None):
+        self.read.add(key)
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key):
+        self.read.add(key)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key):
+        self.read.add(key)
+        return dict.__contains__(self, key)
+
+
+# NKI parameters every call takes and neuronsim has no use for: the instruction's name and
+# the Tensor engine's one/zero hints (nc_matmul's page: "hints to the compiler").
+_IGNORED_KEYWORDS = frozenset(("name", "is_stationary_onezero", "is_moving_onezero"))
+_CALLS = []  # per nisa call in progress: the _Bound objects it made
+
+
 def _bind(args, kwargs, names, location, what):
-    bound = dict(zip(names, args))
+    bound = _Bound(zip(names, args))
+    bound.what, bound.location, bound.given, bound.read = what, location, tuple(kwargs), set()
     if len(args) > len(names):
         fail(f"{what}: too many positional arguments", location)
     for k, v in kwargs.items():
-        if k in bound:
+        if dict.__contains__(bound, k):
             fail(f"{what}: argument '{k}' given twice", location)
         bound[k] = v
+    if _CALLS and kwargs:
+        _CALLS[-1].append(bound)
     return bound
+
+
+def _keywords_checked(fn):
+    """Wraps a public nisa call: after it, every keyword argument it was given must have
+    been looked at (_Bound), else an NkiError at the kernel's line names the call and the
+    keyword."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if not kwargs:
+            return fn(*args)
+        _CALLS.append([])
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            made = _CALLS.pop()
+        for bound in made:
+            unread = [k for k in bound.given if k not in bound.read and k not in _IGNORED_KEYWORDS]
+            if unread:
+                fail(f"{bound.what}: unexpected keyword argument{'s' if len(unread) > 1 else ''} "
+                     f"{', '.join(repr(k) for k in unread)} (not a parameter of its NKI page, "
+                     f"or one neuronsim does not take: docs/python.md)", bound.location)
+        return result
+
+    return call
 
 
 def _leading_tensors(args):
@@ -1588,3 +1644,11 @@ def nc_matmul_mx(*args, **kwargs):
     instr = emit("tensor", "matmul_mx", dst, [st, mv, st_scale, mv_scale], [], location)
     instr.acc = acc
     return dst
+
+
+# Every public call that binds its arguments by name refuses keywords it does not read.
+for _name, _fn in list(globals().items()):
+    if (not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", None) == __name__
+            and "_bind" in getattr(getattr(_fn, "__code__", None), "co_names", ())):
+        globals()[_name] = _keywords_checked(_fn)
+del _name, _fn
