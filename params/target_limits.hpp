@@ -33,6 +33,7 @@ struct TargetLimits {
   std::uint32_t dma_max_free_dims = 0;  // free dims of a dma_copy's patterns (<= kMaxFreeDims)
   bool dma_transpose = false;           // the DMA engines transpose 2-byte data (v3+)
   bool fp8_e4m3fn = false;              // OCP fp8 E4M3FN is a native dtype (v4+)
+  bool matmul_bf16_dst = false;         // nc_matmul may write a bf16 PSUM tile (v4+)
 };
 
 }  // namespace neuronsim::params

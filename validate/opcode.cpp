@@ -46,8 +46,13 @@ class OpcodeChecker {
 
   void operator()(const Matmul& mm) {
     in_space("dst", mm.dst, MemSpace::psum);
-    if (mm.dst.dtype != DType::fp32)
-      problem("dst is " + name(mm.dst.dtype) + ", but matmul accumulates fp32 in psum");
+    // NKI/nc_matmul, "Data types": fp32 on NeuronCore-v2/v3; fp32 or bf16 from v4.
+    const bool bf16_dst = mm.dst.dtype == DType::bf16 && limits_.matmul_bf16_dst;
+    if (mm.dst.dtype != DType::fp32 && !bf16_dst)
+      problem("dst is " + name(mm.dst.dtype) + ", but matmul accumulates fp32 in psum" +
+              (mm.dst.dtype == DType::bf16
+                   ? " (a bf16 dst is NeuronCore-v4's: tensor.matmul_bf16_dst is false)"
+                   : ""));
     in_space("stationary", mm.stationary, MemSpace::sbuf);
     in_space("moving", mm.moving, MemSpace::sbuf);
     const std::uint64_t k = mm.stationary.partitions, m = mm.m_cols(), n = mm.n_cols();
@@ -62,9 +67,11 @@ class OpcodeChecker {
     if (m > limits_.matmul_max_m)
       problem("M = stationary free size" + per_row + " " + num(m) + " exceeds matmul_max_m " +
               num(limits_.matmul_max_m));
-    if (n > limits_.matmul_max_n)
+    // matmul_max_n fp32 elements are one PSUM bank: twice as many bf16 ones.
+    const std::uint64_t max_n = std::uint64_t{limits_.matmul_max_n} * (bf16_dst ? 2 : 1);
+    if (n > max_n)
       problem("N = moving free size" + per_row + " " + num(n) + " exceeds matmul_max_n " +
-              num(limits_.matmul_max_n));
+              num(limits_.matmul_max_n) + (bf16_dst ? " x 2 for a bf16 dst" : ""));
     if (mm.dst.partitions != m || mm.dst.free_elems() != n)
       problem("dst " + fmt_shape(mm.dst) + " is not [M,N] = [" + num(m) + "," + num(n) + "]");
     check_matmul_dtypes(mm.stationary.dtype, mm.moving.dtype);

@@ -57,6 +57,27 @@ def one(a_t, b, **flags):
     return out
 
 
+@nki.jit
+def bf16_psum(a_t, b):
+    # Two 128-deep matmuls accumulating into a bf16 PSUM tile (NeuronCore-v4: "dst can
+    # either be a float32 or bfloat16 tile"), read out as fp32.
+    m, n = a_t.shape[1], b.shape[1]
+    out = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.shared_hbm)
+    ps = nl.ndarray((m, n), dtype=nl.bfloat16, buffer=nl.psum)
+    for t in range(2):
+        nisa.nc_matmul(ps, nl.load(a_t[t * 128:(t + 1) * 128, :]),
+                       nl.load(b[t * 128:(t + 1) * 128, :]), psum_accumulate_flag=1 + t)
+    nl.store(out, nl.copy(ps, dtype=nl.float32))
+    return out
+
+
+def to_bf16(x):
+    """fp32 -> bf16 (round to nearest even), as fp32 values."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
 class PsumAccumulateFlag(unittest.TestCase):
     def setUp(self):
         rng = np.random.default_rng(3)
@@ -75,6 +96,20 @@ class PsumAccumulateFlag(unittest.TestCase):
         first, total = nki.simulate(continue_group, self.a_t, self.b, target="trn2")
         np.testing.assert_allclose(first, self.a_t[:128].T @ self.b[:128], rtol=1e-4, atol=1e-3)
         np.testing.assert_allclose(total, self.a_t.T @ self.b, rtol=1e-4, atol=1e-3)
+
+    def test_bf16_psum_on_trn3_only(self):
+        # The Trainium3 guide: the sum stays fp32 in the array and is rounded to bf16 as it
+        # is written; the second matmul adds its fp32 sum onto the bf16 value, rounded again.
+        a, b = self.a_t[:256], self.b[:256]
+        first = to_bf16(a[:128].T @ b[:128])
+        want = to_bf16(first + a[128:].T @ b[128:])
+        got = nki.simulate(bf16_psum, a, b, target="trn3")
+        # Every value is a bf16 (its low 16 bits zero), within one bf16 ulp of the reference
+        # (the array's fp32 summation order is not numpy's, which may flip a rounding).
+        self.assertTrue(np.all(got.view(np.uint32) & 0xFFFF == 0))
+        np.testing.assert_allclose(got, want, rtol=2.0 ** -7, atol=1e-2)
+        with self.assertRaisesRegex(Exception, "tensor.matmul_bf16_dst is false"):
+            nki.simulate(bf16_psum, a, b, target="trn2")
 
     def test_benchmarks(self):
         self.assertGreater(nki.benchmark(k_loop, self.a_t, self.b, target="trn2").latency_ns, 0)

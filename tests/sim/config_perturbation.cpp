@@ -248,6 +248,14 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
     k.stream(Engine::vector).push_back(op(isa::TensorCopy{tile(k, dst), tile(k, src)}));
     probes.push_back({"e4m3fn", k});
   }
+  {  // A matmul into a bf16 PSUM tile: refused where tensor.matmul_bf16_dst is false (trn2).
+    auto k = kernel("bf16_dst");
+    const auto w = alloc(k, "w", MemSpace::sbuf, DType::bf16, 128, 128, 0);
+    const auto x = alloc(k, "x", MemSpace::sbuf, DType::bf16, 128, 512, 256);
+    const auto p = alloc(k, "p", MemSpace::psum, DType::bf16, 128, 512, 0);
+    k.stream(Engine::tensor).push_back(op(isa::Matmul{tile(k, p), tile(k, w), tile(k, x)}));
+    probes.push_back({"bf16_dst", k});
+  }
   return probes;
 }
 
@@ -590,7 +598,7 @@ TEST_CASE("config: every target parameter changes a validation, cost, timing or 
   // The probes meant to be valid are, on the base target: each sits at its limit.
   for (const auto& p : pure.validation) {
     if (p.name == "capacities" || p.name == "free_size" || p.name == "psum_bank" ||
-        p.name == "partition_start" || p.name == "mx" || p.name == "e4m3fn")
+        p.name == "partition_start" || p.name == "mx" || p.name == "e4m3fn" || p.name == "bf16_dst")
       continue;
     INFO("probe " << p.name);
     for (const auto& d : isa::check(p.kernel, base.limits))

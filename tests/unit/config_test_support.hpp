@@ -116,6 +116,8 @@ inline std::vector<std::pair<std::string, bool>> flag_fields(
       {"psum_same_bank_conflicts", t.psum_same_bank_conflicts},
       {"dma.strict_priority", t.dma.strict_priority},
       {"limits.dma_transpose", t.limits.dma_transpose},
+      {"limits.fp8_e4m3fn", t.limits.fp8_e4m3fn},
+      {"limits.matmul_bf16_dst", t.limits.matmul_bf16_dst},
       {"cost.fp8_at_16bit_width", t.cost.fp8_at_16bit_width != 0},
       {"cost.tensor_throttle", t.cost.tensor_throttle != 0},
   };

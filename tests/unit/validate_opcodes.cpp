@@ -578,3 +578,29 @@ TEST_CASE("validate: indirect dma_copy rules", "[validate]") {
   expect_one(with(Engine::gpsimd, prebuilt_gather),
              "prebuilt_descriptors: an indirect dma_copy's descriptors depend on its runtime");
 }
+
+TEST_CASE("validate: a bf16 matmul dst is NeuronCore-v4's", "[validate]") {
+  // NKI nc_matmul, "Data types": "The dst tile must be a float32 tile in NeuronCore-v2 and
+  // NeuronCore-v3. Starting NeuronCore-v4, dst can either be a float32 or bfloat16 tile."
+  // dst [128, 1024] bf16 (2 KiB per partition: one bank) = wt^T @ xt viewed as bf16.
+  const Matmul mm{on_chip(MemSpace::psum, kPs, 128, 1024, DType::bf16),
+                  sbuf(kW, 128, 128, DType::bf16), sbuf(kX, 128, 1024, DType::bf16)};
+  params::TargetLimits v4 = trn1_limits();
+  v4.matmul_bf16_dst = true;  // trn3.json tensor.matmul_bf16_dst
+  expect_none(with(Engine::tensor, mm), v4);
+  // trn1 / trn2: refused, and N = 1024 is beyond the fp32 bank's 512.
+  const auto d = check(with(Engine::tensor, mm), trn1_limits());
+  INFO(listing(d));
+  REQUIRE(d.size() == 2);
+  CHECK_THAT(d[0].reason, Catch::Contains("dst is bf16, but matmul accumulates fp32 in psum (a "
+                                          "bf16 dst is NeuronCore-v4's: tensor.matmul_bf16_dst "
+                                          "is false)"));
+  CHECK_THAT(d[1].reason, Catch::Contains("N = moving free size 1024 exceeds matmul_max_n 512"));
+  // Other dtypes stay refused on v4 (and have the fp32 bank's N: 1024 is too many).
+  Matmul fp16 = mm;
+  fp16.dst.dtype = DType::fp16;
+  const auto f = check(with(Engine::tensor, fp16), v4);
+  INFO(listing(f));
+  REQUIRE(f.size() == 2);
+  CHECK_THAT(f[0].reason, Catch::Contains("dst is fp16, but matmul accumulates fp32 in psum"));
+}
