@@ -80,6 +80,13 @@ std::uint32_t scratch(isa::Kernel& k) {
   return alloc(k, "scratch", MemSpace::sbuf, DType::fp32, 128, 64, 8192);
 }
 
+// Runs `k` on trn3 at full rate, recording every instruction into `rec`.
+RunResult run_recorded(const isa::Kernel& k, Recorder& rec) {
+  RunOptions opt;
+  opt.observers = {&rec};
+  return run_kernel(k, trn3_full_rate(), {}, opt);
+}
+
 std::uint64_t tensor_cycles(const RunResult& r) {
   return r.stats.core.clock_cycles[static_cast<int>(Engine::tensor)];
 }
@@ -88,9 +95,7 @@ std::uint64_t tensor_cycles(const RunResult& r) {
 
 TEST_CASE("mx reuse: the same stationary and scale twice pays one load", "[mx][stationary]") {
   Recorder rec;
-  RunOptions opt;
-  opt.observers = {&rec};
-  const auto r = run_kernel(two_mx(true, true), trn3_full_rate(), {}, opt);
+  const auto r = run_recorded(two_mx(true, true), rec);
   // LoadStationary of M = 128 columns: ceil(128 / 4) = 32 cycles; MultiplyMoving of the 4K
   // contraction at mx_speedup 4: max(min(64, 128), 512 * 4 / 4) = 512 (tests/unit/cost_mx.cpp).
   // First 32 + 512, second 512 (reused): 1056 cycles, not 2 x 544 = 1088.
@@ -104,9 +109,7 @@ TEST_CASE("mx reuse: the same stationary and scale twice pays one load", "[mx][s
 TEST_CASE("mx reuse: the next MX stationary loads behind the current multiply",
           "[mx][stationary]") {
   Recorder rec;
-  RunOptions opt;
-  opt.observers = {&rec};
-  const auto r = run_kernel(two_mx(false, false), trn3_full_rate(), {}, opt);
+  const auto r = run_recorded(two_mx(false, false), rec);
   // w1 with sw1 loads (32 cycles) during the first multiply (512), so the second finds it
   // loaded (recorded as reused: no load paid at issue): 32 + 512 + 512 = 1056, not the
   // 2 x 544 = 1088 of an MX matmul that paid its own load each time.
@@ -120,9 +123,7 @@ TEST_CASE("mx reuse: after a gap, the same stationary and scale is still loaded"
   auto k = two_mx(true, true);
   gate(k, 1, scratch(k));
   Recorder rec;
-  RunOptions opt;
-  opt.observers = {&rec};
-  run_kernel(k, trn3_full_rate(), {}, opt);
+  run_recorded(k, rec);
   // Nothing touched w0 or sw0 in the gap: reused, 512.
   CHECK(rec.end_of(Engine::tensor, 1).busy_cycles == 512);
   CHECK(rec.end_of(Engine::tensor, 1).stationary_reused);
@@ -133,9 +134,7 @@ TEST_CASE("mx reuse: the same data with another scale tile is another stationary
   auto k = two_mx(true, false);
   gate(k, 1, scratch(k));
   Recorder rec;
-  RunOptions opt;
-  opt.observers = {&rec};
-  run_kernel(k, trn3_full_rate(), {}, opt);
+  run_recorded(k, rec);
   // The array holds w0 dequantised by sw0, not by sw1, and nothing loaded in the background:
   // 32 load cycles + 512.
   CHECK(rec.end_of(Engine::tensor, 1).busy_cycles == 544);
@@ -147,9 +146,7 @@ TEST_CASE("mx reuse: a scale tile rewritten since the load is loaded again", "[m
   // The gate's Vector memset rewrites sw0 (buffer 3) between the two matmuls.
   gate(k, 1, 3);
   Recorder rec;
-  RunOptions opt;
-  opt.observers = {&rec};
-  run_kernel(k, trn3_full_rate(), {}, opt);
+  run_recorded(k, rec);
   // Same access patterns, but the scales changed: 32 load cycles + 512.
   CHECK(rec.end_of(Engine::tensor, 1).busy_cycles == 544);
   CHECK_FALSE(rec.end_of(Engine::tensor, 1).stationary_reused);
@@ -168,9 +165,7 @@ TEST_CASE("mx reuse: a plain matmul in between replaces the MX stationary", "[mx
   gate(k, 1, s);
   gate(k, 2, s);
   Recorder rec;
-  RunOptions opt;
-  opt.observers = {&rec};
-  run_kernel(k, trn3_full_rate(), {}, opt);
+  run_recorded(k, rec);
   // Each pays its load (32 + 512 for the bf16 [128,128] x [128,512] and for the MX one):
   // the third finds the plain matmul's stationary in the array, not its own.
   for (std::uint32_t i = 0; i < 3; ++i) {

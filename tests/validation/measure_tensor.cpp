@@ -50,15 +50,11 @@ double interval_ns(const Run& run, std::uint32_t first, std::uint32_t last) {
   return neuronsim::traces::ps_to_ns(z.end_ps - a.end_ps) / (last - first);
 }
 
-// Peak TFLOPS: 2*K*M*N flops per 128x128x512 matmul (K = 256 in double_row) over the
-// steady interval (the first matmul's unhidden load excluded). With chip, the sum over every core
-// of the chip.
-const Registrar matmul_tflops("matmul_tflops", [](Bench& bench, const Spec& s) -> Reader {
-  const DType dt = arg_dtype(s, "dtype", DType::bf16);
-  const std::uint32_t count = arg_u32(s, "count", 16);
-  const isa::MatmulPerfMode mode = arg_perf_mode(s);
-  const isa::Kernel k = matmul_stream(s, dt, 128, 512, count, true, mode);
-  const double flops = 2.0 * 128 * isa::Matmul::rows_per_partition(mode) * 128 * 512;
+// The TFLOPS of `count` back-to-back matmuls of `flops` each in kernel `k`: over their
+// steady interval (the first matmul's unhidden load excluded) on one core, or with
+// args.chip the sum over every core of the chip.
+Reader tflops_reader(Bench& bench, const Spec& s, const isa::Kernel& k, double flops,
+                     std::uint32_t count) {
   std::vector<RunPtr> runs;
   if (arg_bool(s, "chip", false))
     runs = bench.run_chip(s.target, k);
@@ -70,6 +66,18 @@ const Registrar matmul_tflops("matmul_tflops", [](Bench& bench, const Spec& s) -
       tflops += flops / interval_ns(*r, 0, count - 1) / 1000.0;  // flops/ns = GFLOPS
     return tflops;
   };
+}
+
+// Peak TFLOPS: 2*K*M*N flops per 128x128x512 matmul (K = 256 in double_row) over the
+// steady interval (the first matmul's unhidden load excluded). With chip, the sum over every core
+// of the chip.
+const Registrar matmul_tflops("matmul_tflops", [](Bench& bench, const Spec& s) -> Reader {
+  const DType dt = arg_dtype(s, "dtype", DType::bf16);
+  const std::uint32_t count = arg_u32(s, "count", 16);
+  const isa::MatmulPerfMode mode = arg_perf_mode(s);
+  const isa::Kernel k = matmul_stream(s, dt, 128, 512, count, true, mode);
+  return tflops_reader(bench, s, k, 2.0 * 128 * isa::Matmul::rows_per_partition(mode) * 128 * 512,
+                       count);
 });
 
 // `count` nc_matmul_mx [M=128 x K=128 partitions x 4] x [128 x 4, N=512] into PSUM, the
@@ -94,18 +102,7 @@ isa::Kernel matmul_mx_stream(const Spec& s, std::uint32_t count) {
 const Registrar matmul_mx_tflops("matmul_mx_tflops", [](Bench& bench, const Spec& s) -> Reader {
   const std::uint32_t count = arg_u32(s, "count", 16);
   const isa::Kernel k = matmul_mx_stream(s, count);
-  const double flops = 2.0 * isa::MatmulMx::kLanes * 128 * 128 * 512;
-  std::vector<RunPtr> runs;
-  if (arg_bool(s, "chip", false))
-    runs = bench.run_chip(s.target, k);
-  else
-    runs.push_back(bench.run(s.target, k));
-  return [runs, flops, count] {
-    double tflops = 0;
-    for (const auto& r : runs)
-      tflops += flops / interval_ns(*r, 0, count - 1) / 1000.0;  // flops/ns = GFLOPS
-    return tflops;
-  };
+  return tflops_reader(bench, s, k, 2.0 * isa::MatmulMx::kLanes * 128 * 128 * 512, count);
 });
 
 // The Tensor throttle's start rate, in percent of full: on the shipped preset, from cold,
