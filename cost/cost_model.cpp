@@ -272,6 +272,13 @@ std::uint64_t multiply_moving_cycles(const MatmulMx& mm, const params::CostParam
       ceil_div(moving_stream, require_nonzero(p.mx_speedup, "mx_speedup")));
 }
 
+std::optional<std::uint64_t> load_stationary_cycles(const Instruction& instr,
+                                                    const params::CostParams& p) {
+  if (const auto* mm = std::get_if<Matmul>(&instr.op)) return load_stationary_cycles(*mm, p);
+  if (const auto* mx = std::get_if<MatmulMx>(&instr.op)) return load_stationary_cycles(*mx, p);
+  return std::nullopt;
+}
+
 namespace {
 
 // One overload per opcode on the engines that run it, no fallback: every opcode is

@@ -4,6 +4,7 @@
 // widths and performance modes as the target's CostParams say. A pure function of the
 // instruction and the parameters: no simulation state, no SystemC.
 #include <cstdint>
+#include <optional>
 
 #include "isa/instruction.hpp"
 #include "isa/kernel.hpp"
@@ -32,6 +33,9 @@ std::uint64_t multiply_moving_cycles(const Matmul& mm, const params::CostParams&
 // nc_matmul_mx's two parts, as Matmul's (docs/cost-model.md).
 std::uint64_t load_stationary_cycles(const MatmulMx& mm, const params::CostParams& p);
 std::uint64_t multiply_moving_cycles(const MatmulMx& mm, const params::CostParams& p);
+// The LoadStationary part of whichever matmul `instr` is; none for the other opcodes.
+std::optional<std::uint64_t> load_stationary_cycles(const Instruction& instr,
+                                                    const params::CostParams& p);
 
 // Floating-point operations an instruction performs (2*K*M*N for matmul, one per
 // element produced for elementwise ops), for the profile's flops figures.

@@ -52,10 +52,8 @@ std::vector<InstructionPlan> plan_one_stream(const isa::Kernel& k, isa::Engine e
     ctx.depends_on_previous = i > 0 && reads_what_was_written(now, previous);
     plan.depends_on_previous = ctx.depends_on_previous;
     plan.cycles = isa::cycles(k, instr, engine, cost, ctx);
-    if (const auto* mm = std::get_if<isa::Matmul>(&instr.op))
-      plan.load_cycles = static_cast<std::uint32_t>(isa::load_stationary_cycles(*mm, cost));
-    if (const auto* mx = std::get_if<isa::MatmulMx>(&instr.op))
-      plan.load_cycles = static_cast<std::uint32_t>(isa::load_stationary_cycles(*mx, cost));
+    if (const auto load = isa::load_stationary_cycles(instr, cost))
+      plan.load_cycles = static_cast<std::uint32_t>(*load);
     if (lists) {
       lists->first.push_back(static_cast<std::uint32_t>(lists->ports.size()));
       regions.assign(now.reads.begin(), now.reads.end());

@@ -225,11 +225,8 @@ void stationary_loads(const Baseline& b, std::vector<InsightCandidate>& out) {
       if ((r.opcode != isa::Opcode::matmul && r.opcode != isa::Opcode::matmul_mx) ||
           r.stationary_reused)
         continue;
-      const isa::Instruction instr = k.stream(r.engine).at(r.index);
-      const auto* mm = std::get_if<isa::Matmul>(&instr.op);
       const std::uint64_t cycles =
-          mm ? isa::load_stationary_cycles(*mm, b.config.cost)
-             : isa::load_stationary_cycles(std::get<isa::MatmulMx>(instr.op), b.config.cost);
+          *isa::load_stationary_cycles(k.stream(r.engine).at(r.index), b.config.cost);
       ++loads;
       load_ns += static_cast<double>(cycles) / b.config.tensor_ghz;
       if (cycles > worst_cycles) {

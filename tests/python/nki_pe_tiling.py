@@ -65,7 +65,7 @@ class PeTiling(unittest.TestCase):
 
     def test_benchmarks(self):
         # Four matmuls [64 x 64] x [64 x 512] on the whole array one at a time (not timed as
-        # parallel tiles): a latency, and the same as without tiling.
+        # parallel tiles): the tiled kernel benchmarks, giving a latency.
         lat = nki.benchmark(quadrant_matmuls, self.a_t, self.b, target="trn2").latency_ns
         self.assertGreater(lat, 0)
 

@@ -36,27 +36,24 @@ const Registrar cycles("cycles", [](Bench& bench, const Spec& s) -> Reader {
   return [run, e] { return run->cycles(e, 0); };
 });
 
-// Elements the instruction processes per cycle of its engine, over all partitions: the
-// datapath width the arch guides publish.
-const Registrar elems_per_cycle("elems_per_cycle", [](Bench& bench, const Spec& s) -> Reader {
+// `elems` over the cycles of the one instruction the args describe.
+Reader elems_over_cycles(Bench& bench, const Spec& s, double elems) {
   auto b = builder(s);
   const Engine e = append_instr(b, s.args, "", "spec " + s.id);
   const RunPtr run = bench.run(s.target, b.build());
-  const double elems = double(instr_elems(s.args)) * instr_partitions(s.args);
   return [run, e, elems] { return elems / run->cycles(e, 0); };
+}
+
+// Elements the instruction processes per cycle of its engine, over all partitions: the
+// datapath width the arch guides publish.
+const Registrar elems_per_cycle("elems_per_cycle", [](Bench& bench, const Spec& s) -> Reader {
+  return elems_over_cycles(bench, s, double(instr_elems(s.args)) * instr_partitions(s.args));
 });
 
 // The same per partition: the rate the arch guides publish per partition (QuantizeMX).
 const Registrar elems_per_partition_cycle("elems_per_partition_cycle",
                                           [](Bench& bench, const Spec& s) -> Reader {
-                                            auto b = builder(s);
-                                            const Engine e =
-                                                append_instr(b, s.args, "", "spec " + s.id);
-                                            const RunPtr run = bench.run(s.target, b.build());
-                                            const double elems = instr_elems(s.args);
-                                            return [run, e, elems] {
-                                              return elems / run->cycles(e, 0);
-                                            };
+                                            return elems_over_cycles(bench, s, instr_elems(s.args));
                                           });
 
 // Throughput lift of a v3/v4 performance mode: the v2 cost of the instruction (args
