@@ -16,6 +16,8 @@ void bind_nki_lowering(pybind11::module_& m);
 // _core.nki_place_tiles (nki_placement.cpp): neuronsim.nki's tile placement by live range
 // (python/neuronsim/nki/_alloc.py).
 void bind_nki_placement(pybind11::module_& m);
+// _core.nki_view_box (nki_region.cpp): a traced view's bounding box, View.region's numbers.
+void bind_nki_region(pybind11::module_& m);
 // _core.nki_view_text, nki_instr_text and nki_instr_lines (nki_text.cpp): the assembly
 // text of neuronsim.nki's traced instructions.
 void bind_nki_text(pybind11::module_& m);

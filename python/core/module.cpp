@@ -485,6 +485,7 @@ PYBIND11_MODULE(_core, m) {
   bind_example_kernels(m);
   bind_nki_lowering(m);
   bind_nki_placement(m);
+  bind_nki_region(m);
   bind_nki_text(m);
   bind_nki_kernel(m);
 }

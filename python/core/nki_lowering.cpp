@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "python/core/bindings.hpp"
+#include "python/core/nki_region.hpp"
 #include "python/core/py_objects.hpp"
 
 namespace py = pybind11;
@@ -71,29 +72,31 @@ struct Trace {
   std::vector<bool> hbm;  // per memory
 };
 
-Box region_of(PyObject* view, py::dict& memories, std::vector<bool>& hbm) {
-  const py::object r = attr(view, "region");
-  const py::object region = owned(PyObject_CallNoArgs(r.ptr()));
-  if (!PyTuple_Check(region.ptr()) || PyTuple_GET_SIZE(region.ptr()) != 3)
-    throw py::value_error("internal: View.region() is not (memory, rows, bytes)");
-  PyObject* key = PyTuple_GET_ITEM(region.ptr(), 0);
-  PyObject* pr = PyTuple_GET_ITEM(region.ptr(), 1);
-  PyObject* br = PyTuple_GET_ITEM(region.ptr(), 2);
+// The memories a trace touches, numbered in first-use order: SBUF and PSUM by space, each
+// HBM tensor by name (two maps: a tensor may be named like a space).
+struct Memories {
+  py::dict on_chip, hbm_tensors;
+  std::vector<bool> hbm;  // per memory
+};
+
+Box region_of(PyObject* view, Memories& memories) {
+  const ViewBox v = view_box(view);
+  py::dict& ids = v.hbm ? memories.hbm_tensors : memories.on_chip;
   Box b{};
-  PyObject* id = PyDict_GetItem(memories.ptr(), key);  // borrowed
+  PyObject* id = PyDict_GetItemWithError(ids.ptr(), v.key);  // borrowed
   if (id == nullptr) {
-    b.memory = static_cast<int>(hbm.size());
-    memories[py::handle(key)] = b.memory;
-    PyObject* space = PyTuple_GET_ITEM(key, 0);
-    hbm.push_back(PyUnicode_CompareWithASCIIString(space, "hbm") == 0);
+    if (PyErr_Occurred()) throw py::error_already_set();
+    b.memory = static_cast<int>(memories.hbm.size());
+    ids[py::handle(v.key)] = b.memory;
+    memories.hbm.push_back(v.hbm);
   } else {
     b.memory = static_cast<int>(as_int(id));
   }
-  b.p0 = as_int(PyTuple_GET_ITEM(pr, 0));
-  b.p1 = as_int(PyTuple_GET_ITEM(pr, 1));
-  b.step = PyTuple_CheckExact(pr) ? 1 : as_int(attr(pr, "step").ptr());
-  b.b0 = as_int(PyTuple_GET_ITEM(br, 0));
-  b.b1 = as_int(PyTuple_GET_ITEM(br, 1));
+  b.p0 = v.p0;
+  b.p1 = v.p1;
+  b.step = v.step;
+  b.b0 = v.b0;
+  b.b1 = v.b1;
   return b;
 }
 
@@ -101,7 +104,7 @@ Trace read_trace(const py::list& instrs, const py::dict& engine_index) {
   Trace t;
   const std::size_t n = instrs.size();
   t.engine.reserve(n);
-  py::dict memories;
+  Memories memories;
   std::vector<std::vector<Box>> reads(n);
   std::vector<bool> written;
   std::vector<Box> writes;
@@ -115,15 +118,16 @@ Trace read_trace(const py::list& instrs, const py::dict& engine_index) {
     const py::object rs = attr(ins, "reads");
     const py::object ws = attr(ins, "writes");
     for (py::handle v : rs)
-      reads[i].push_back(region_of(v.ptr(), memories, t.hbm));
+      reads[i].push_back(region_of(v.ptr(), memories));
     write_begin[i] = writes.size();
     for (py::handle v : ws) {
-      writes.push_back(region_of(v.ptr(), memories, t.hbm));
-      if (written.size() < t.hbm.size()) written.resize(t.hbm.size(), false);
+      writes.push_back(region_of(v.ptr(), memories));
+      if (written.size() < memories.hbm.size()) written.resize(memories.hbm.size(), false);
       written[writes.back().memory] = true;
     }
   }
   write_begin[n] = writes.size();
+  t.hbm = memories.hbm;
   written.resize(t.hbm.size(), false);
   for (std::size_t i = 0; i < n; ++i) {
     t.read_begin.push_back(t.boxes.size());

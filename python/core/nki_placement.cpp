@@ -16,22 +16,13 @@
 #include <vector>
 
 #include "python/core/bindings.hpp"
+#include "python/core/nki_region.hpp"
 #include "python/core/py_objects.hpp"
 
 namespace py = pybind11;
 
 namespace neuronsim::python {
 namespace {
-
-PyObject* interned(const char* name) {
-  PyObject* s = PyUnicode_InternFromString(name);
-  if (s == nullptr) throw py::error_already_set();
-  return s;  // kept for the process's life, like the names of py_objects.hpp's attr
-}
-
-void set_attr(PyObject* o, const char* name, PyObject* value) {
-  if (PyObject_SetAttrString(o, name, value) != 0) throw py::error_already_set();
-}
 
 py::object int_object(std::int64_t v) {
   return owned(PyLong_FromLongLong(v));
@@ -173,49 +164,22 @@ struct Tile {
 };
 
 struct Names {
-  PyObject *space, *offset, *dims, *dtype, *size, *pstart, *partitions, *region, *placed, *writes,
-      *reads, *operands, *options, *location, *index;
+  SlotAttribute *space, *offset, *dims, *dtype, *size, *pstart, *partitions, *region, *placed,
+      *writes, *reads, *operands, *options, *location, *index;
 };
 
 const Names& names() {
-  static const Names n{interned("space"),      interned("offset"),   interned("dims"),
-                       interned("dtype"),      interned("size"),     interned("pstart"),
-                       interned("partitions"), interned("_region"),  interned("placed"),
-                       interned("writes"),     interned("reads"),    interned("operands"),
-                       interned("options"),    interned("location"), interned("index")};
+  static const Names n{
+      &slot_attribute("space"),      &slot_attribute("offset"),   &slot_attribute("dims"),
+      &slot_attribute("dtype"),      &slot_attribute("size"),     &slot_attribute("pstart"),
+      &slot_attribute("partitions"), &slot_attribute("_region"),  &slot_attribute("placed"),
+      &slot_attribute("writes"),     &slot_attribute("reads"),    &slot_attribute("operands"),
+      &slot_attribute("options"),    &slot_attribute("location"), &slot_attribute("index")};
   return n;
 }
 
-py::object get(PyObject* o, PyObject* name) {
-  return owned(PyObject_GetAttr(o, name));
-}
-
-// The bytes [lo, hi) per partition an on-chip view touches (View._bounding_box's last
-// case, before the offset): lo and hi + 1 elements from its offset, in bytes.
-std::pair<std::int64_t, std::int64_t> element_span(PyObject* view) {
-  const Names& n = names();
-  std::int64_t lo = 0, hi = 0;
-  const py::object dims = get(view, n.dims);
-  for (Py_ssize_t d = 0, nd = seq_size(dims.ptr()); d < nd; ++d) {
-    PyObject* pair = seq_item(dims.ptr(), d);
-    const std::int64_t stride = as_int(seq_item(pair, 0)), size = as_int(seq_item(pair, 1));
-    const std::int64_t span = stride * (size - 1);
-    (span < 0 ? lo : hi) += span;
-  }
-  return {lo, hi + 1};
-}
-
-// View.region() of an on-chip view at its current offset: ((space,), (pstart, pstart +
-// partitions), (first byte, end byte)), as View._bounding_box makes it.
-py::object on_chip_region(PyObject* view, PyObject* space) {
-  const Names& n = names();
-  const std::int64_t es = as_int(get(get(view, n.dtype).ptr(), n.size).ptr());
-  const std::int64_t offset = as_int(get(view, n.offset).ptr());
-  const std::int64_t pstart = as_int(get(view, n.pstart).ptr());
-  const std::int64_t parts = as_int(get(view, n.partitions).ptr());
-  const auto [lo, hi] = element_span(view);
-  return py::make_tuple(py::make_tuple(py::handle(space)), py::make_tuple(pstart, pstart + parts),
-                        py::make_tuple(offset + lo * es, offset + hi * es));
+py::object get(PyObject* o, SlotAttribute* a) {
+  return a->get(o);
 }
 
 struct Callbacks {
@@ -272,7 +236,7 @@ class Placement {
       }
     }
     for (Py_ssize_t k = 0, m = PyList_GET_SIZE(out_.ptr()); k < m; ++k)
-      set_attr(PyList_GET_ITEM(out_.ptr(), k), "index", int_object(k).ptr());
+      names().index->set(PyList_GET_ITEM(out_.ptr(), k), int_object(k).ptr());
     py::list high;
     for (const Placer& p : placers_)
       high.append(p.high_water);
@@ -364,12 +328,7 @@ class Placement {
   }
 
   // The end of the bytes an on-chip view touches (View.region()[2][1]), at its offset.
-  std::int64_t region_end(PyObject* v) {
-    const py::object r = get(v, names().region);
-    if (!r.is_none()) return as_int(PyTuple_GET_ITEM(PyTuple_GET_ITEM(r.ptr(), 2), 1));
-    const std::int64_t es = as_int(get(get(v, names().dtype).ptr(), names().size).ptr());
-    return as_int(get(v, names().offset).ptr()) + element_span(v).second * es;
-  }
+  static std::int64_t region_end(PyObject* v) { return view_box(v).b1; }
 
   void append(PyObject* ins) {
     if (PyList_Append(out_.ptr(), ins) != 0) throw py::error_already_set();
@@ -455,19 +414,9 @@ class Placement {
       }
       const std::int64_t delta = tile.phys - tile.virtual_offset;
       const std::int64_t offset = as_int(get(v, n.offset).ptr()) + delta;
-      set_attr(v, "offset", int_object(offset).ptr());
-      const py::object r = get(v, n.region);
-      if (r.is_none()) {
-        set_attr(v, "_region", on_chip_region(v, get(v, n.space).ptr()).ptr());
-      } else {
-        PyObject* bytes = PyTuple_GET_ITEM(r.ptr(), 2);
-        const py::object moved = py::make_tuple(
-            py::handle(PyTuple_GET_ITEM(r.ptr(), 0)), py::handle(PyTuple_GET_ITEM(r.ptr(), 1)),
-            py::make_tuple(as_int(PyTuple_GET_ITEM(bytes, 0)) + delta,
-                           as_int(PyTuple_GET_ITEM(bytes, 1)) + delta));
-        set_attr(v, "_region", moved.ptr());
-      }
-      set_attr(v, "placed", int_object(tile.phys).ptr());
+      n.offset->set(v, int_object(offset).ptr());
+      n.region->set(v, Py_None);  // moved: View.region() computes it anew if asked
+      n.placed->set(v, int_object(tile.phys).ptr());
     }
     if (!replaced.empty()) cb_.swap_views(py::handle(ins), replaced);
   }

@@ -82,6 +82,8 @@ class DType:
     """A neuronsim dtype (docs/dtypes.md) under its NKI name. A packed one (the MX x4
     types) holds four fp8 values in each 32-bit element: numpy sees it as uint32."""
 
+    __slots__ = ("nki_name", "asm", "size", "is_float", "packed")  # read per view by lowering
+
     def __init__(self, nki_name, asm, size, is_float, packed=False):
         self.nki_name, self.asm, self.size, self.is_float = nki_name, asm, size, is_float
         self.packed = packed
@@ -205,39 +207,18 @@ class View:
         return _cxx.nki_view_text(self)
 
     def region(self):
-        """(memory key, partition range, byte range): a bounding box of what it touches.
-        HBM regions are linear byte ranges of one tensor (partitions = rows folded in).
-        A view is frozen once made, so its region is computed once."""
+        """(memory key, row range, byte or column range): a bounding box of what it
+        touches (python/core/nki_region.hpp). A view is frozen once made, so its region is
+        computed once; placement, which moves it, drops the cached one."""
         if self._region is None:
             self._region = self._bounding_box()
         return self._region
 
     def _bounding_box(self):
-        lo = hi = 0
-        for stride, size in self.dims:
-            span = stride * (size - 1)
-            if span < 0:
-                lo += span
-            else:
-                hi += span
-        es = self.dtype.size
-        if self.space == "hbm":
-            # Rows x columns of the tensor (row = its innermost dimension), so tiles side
-            # by side in one row band do not look like they overlap.
-            L, base = self.row, self.offset // es
-            col0 = (base + lo) % L
-            if self.pstride % L == 0 and self.pstride >= 0 and col0 + hi - lo < L:
-                r0, step = (base + lo) // L, self.pstride // L
-                if step > 1 and self.partitions > 1:
-                    rows = SteppedRows(r0, r0 + step * (self.partitions - 1) + 1, step)
-                else:
-                    rows = (r0, r0 + step * (self.partitions - 1) + 1)
-                return (("hbm", self.buffer), rows, (col0, col0 + hi - lo + 1))
-            span = self.pstride * (self.partitions - 1)
-            a, b = base + lo + min(0, span), base + hi + max(0, span) + 1
-            return (("hbm", self.buffer), (a // L, (b - 1) // L + 1), (0, L))
-        return ((self.space,), (self.pstart, self.pstart + self.partitions),
-                (self.offset + lo * es, self.offset + (hi + 1) * es))
+        # Defined once, in C++ (python/core/nki_region.cpp), for the lowering passes and here.
+        hbm, key, r0, r1, step, b0, b1 = _cxx.nki_view_box(self)
+        rows = SteppedRows(r0, r1, step) if step > 1 else (r0, r1)
+        return (("hbm", key) if hbm else (key,)), rows, (b0, b1)
 
 
 class SteppedRows(tuple):
@@ -282,9 +263,15 @@ class Allocation:
     `offset` is virtual: each tile has a range of its own, so every access names its tile.
     Lowering places the tile by its live range (_alloc.place_tiles)."""
 
+    # Slots: a loop makes a tile per iteration. row_elems (elements per partition) and
+    # first_instr (the trace's length when it was made) are set by _tensor.new_tile.
+    __slots__ = ("space", "offset", "size", "_what", "location", "name", "row_elems",
+                 "first_instr")
+
     def __init__(self, space, offset, size, what, location, name=None):
         self.space, self.offset, self.size = space, offset, size
         self._what, self.location, self.name = what, location, name
+        self.row_elems, self.first_instr = None, 0
 
     @property
     def what(self):
@@ -338,8 +325,8 @@ class Instr:
         self.writes, self.reads = writes, reads  # lists of View
         self.queue = queue
         self.index = -1
-        # Lowering fills these in.
-        self.waits, self.signals = [], []
+        # Lowering sets these (the empty tuple until then: one object for every instruction).
+        self.waits = self.signals = ()
         self.acc = None  # matmul: accumulate= (None -> "auto", True, False)
         self.acc_flag = None  # matmul: single/first/middle/last, set by lowering
 

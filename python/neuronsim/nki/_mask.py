@@ -529,7 +529,7 @@ def emit(tr, ins):
         out.options = [(k, _restrict(v, box, ref_sizes) if isinstance(v, View) else v)
                        for k, v in options0]
         if n:
-            out.waits, out.signals = [], []
+            out.waits = out.signals = ()
         if ins.opcode in _INDEX_OPTIONS:
             _shift_index_options(out, dst0, box, ref_sizes)
         for w, full in zip(out.writes, full_writes):

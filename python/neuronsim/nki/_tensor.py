@@ -154,16 +154,18 @@ class Tensor:
 
     # --- indexing ---
     def __getitem__(self, key):
-        location = user_location()
         if not isinstance(key, tuple):
             key = (key,)
-        if self.space == "hbm" and any(isinstance(k, Tensor) for k in key):
-            return IndirectRows.from_key(self, key, location)
         plain = True  # only slices and ints (the common case: no Ellipsis, no expressions)
         for k in key:
             if type(k) is not slice and type(k) is not int:
                 plain = False
                 break
+        # The kernel's line, for errors: found by fail() itself when a plain key fails (the
+        # same frame walk, done only then: a loop indexes a tensor per instruction).
+        location = None if plain else user_location()
+        if not plain and self.space == "hbm" and any(isinstance(k, Tensor) for k in key):
+            return IndirectRows.from_key(self, key, location)
         if not plain and any(k is Ellipsis for k in key):
             i = [k is Ellipsis for k in key].index(True)
             fill = len(self.shape) - (len(key) - 1)

@@ -139,43 +139,63 @@ class _Bound(dict):
 # NKI parameters every call takes and neuronsim has no use for: the instruction's name and
 # the Tensor engine's one/zero hints (nc_matmul's page: "hints to the compiler").
 _IGNORED_KEYWORDS = frozenset(("name", "is_stationary_onezero", "is_moving_onezero"))
-_CALLS = []  # per nisa call in progress: the _Bound objects it made
+# Per nisa call in progress: the _Bound objects it made, or None when its keywords are
+# known to be parameters (_keywords_checked) and its arguments are bound as a plain dict.
+_CALLS = []
+# (call, positional count, keyword names) of the calls that looked at every keyword they
+# were given: a keyword a call reads is one of its parameters whatever the values, so a
+# loop's later calls of the same form skip the bookkeeping (a traced kernel makes an nisa
+# call per instruction).
+_KEYWORDS_READ = set()
 
 
 def _bind(args, kwargs, names, location, what):
-    bound = _Bound(zip(names, args))
-    bound.what, bound.location, bound.given, bound.read = what, location, tuple(kwargs), set()
     if len(args) > len(names):
         fail(f"{what}: too many positional arguments", location)
+    calls = _CALLS[-1] if _CALLS else None
+    if calls is None or not kwargs:
+        bound = dict(zip(names, args))
+        if kwargs:
+            for k in kwargs:
+                if k in bound:
+                    fail(f"{what}: argument '{k}' given twice", location)
+            bound.update(kwargs)
+        return bound
+    bound = _Bound(zip(names, args))
+    bound.what, bound.location, bound.given, bound.read = what, location, tuple(kwargs), set()
     for k, v in kwargs.items():
         if dict.__contains__(bound, k):
             fail(f"{what}: argument '{k}' given twice", location)
         bound[k] = v
-    if _CALLS and kwargs:
-        _CALLS[-1].append(bound)
+    calls.append(bound)
     return bound
 
 
 def _keywords_checked(fn):
     """Wraps a public nisa call: after it, every keyword argument it was given must have
     been looked at (_Bound), else an NkiError at the kernel's line names the call and the
-    keyword."""
+    keyword. Checked once per form of call (_KEYWORDS_READ)."""
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
         if not kwargs:
             return fn(*args)
-        _CALLS.append([])
+        form = (fn, len(args), *kwargs)
+        known = form in _KEYWORDS_READ
+        _CALLS.append(None if known else [])
         try:
             result = fn(*args, **kwargs)
         finally:
             made = _CALLS.pop()
+        if known:
+            return result
         for bound in made:
             unread = [k for k in bound.given if k not in bound.read and k not in _IGNORED_KEYWORDS]
             if unread:
                 fail(f"{bound.what}: unexpected keyword argument{'s' if len(unread) > 1 else ''} "
                      f"{', '.join(repr(k) for k in unread)} (not a parameter of its NKI page, "
                      f"or one neuronsim does not take: docs/python.md)", bound.location)
+        _KEYWORDS_READ.add(form)
         return result
 
     return call
