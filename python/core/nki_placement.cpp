@@ -408,6 +408,9 @@ class Placement {
       const Tile& tile = tiles_[static_cast<std::size_t>(t)];
       const py::object placed = get(v, n.placed);
       if (!placed.is_none()) {
+        // Shared with an earlier instruction (Tensor.operand) and moved there already: the
+        // same place needs nothing, another (a reload after a spill) a moved copy.
+        if (as_int(placed.ptr()) == tile.phys) continue;
         const py::object m = cb_.move_copy(py::handle(v), tile.virtual_offset, tile.phys);
         if (m.ptr() != v) replaced[int_object(reinterpret_cast<std::intptr_t>(v))] = m;
         continue;

@@ -178,7 +178,7 @@ class View:
 
     def place(self, tile_offset, phys):
         """Moves an on-chip view from its tile's virtual offset to the tile's physical one
-        (in place: a view belongs to one instruction), or returns a moved copy when
+        (in place, for every instruction sharing the view), or returns a moved copy when
         it was already placed elsewhere (a tile reloaded after a spill)."""
         if self.placed is None:
             v, delta = self, phys - tile_offset

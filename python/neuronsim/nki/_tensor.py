@@ -62,7 +62,7 @@ class Tensor:
     # Slots: a traced kernel makes several views per instruction (tens of thousands per
     # kernel), and slot attributes are faster to make and read than a dict's.
     __slots__ = ("space", "dtype", "shape", "strides", "offset", "hbm", "alloc", "pstart",
-                 "name", "pdim", "limits", "axes", "producer",
+                 "name", "pdim", "limits", "axes", "producer", "_view",
                  "returned", "sbuf_copy")  # set by nki.isa (_out, _matmul_operand) when needed
 
     def __init__(self, space, dtype, shape, strides, offset, hbm=None, alloc=None, pstart=0,
@@ -78,6 +78,7 @@ class Tensor:
         self.limits = limits  # out-of-range indices a mask must exclude (_mask.BoundedView)
         self.axes = None  # indexed by index expressions: the grid axis of each dimension
         self.producer = None  # the Instr that wrote this whole, fresh tensor
+        self._view = None  # its operand View, made at its first use (operand)
 
     # --- NKI attributes ---
     @property
@@ -108,7 +109,20 @@ class Tensor:
 
     # --- operands ---
     def operand(self):
-        """This view as one instruction operand (a frozen access pattern)."""
+        """This view as an instruction operand (a frozen access pattern). A tensor is frozen
+        too, so every use of it shares one View (a tile is written by one instruction and
+        read by the next: a loop's tiles are each used two or three times); placement
+        moves a shared view once (_alloc.py). A view indexed by index expressions is made
+        per use (the masks restrict it per call)."""
+        v = self._view
+        if v is None:
+            v = self.new_operand()
+            if type(v) is View:
+                self._view = v
+        return v
+
+    def new_operand(self):
+        """A View of its own, for an instruction that changes it (emit's exact dims)."""
         cls = _mask.BoundedView if self.limits or self.axes else View
         if self.space == "hbm":
             if not self.shape:

@@ -285,15 +285,21 @@ EXACT_DIMS = {"iota": 1, "affine_select": 2, "tensor_reduce": 2}
 
 def emit(eng, opcode, dst, srcs, options, location, extra_writes=(), queue=None, extra_reads=()):
     tr = _core.trace()
-    # One View per operand, shared by the operand list and the reads/writes lists (a
-    # view is frozen once made; placement moves it once, for all three).
-    reads = [s.operand() for s in srcs if s is not None]
-    dv = dst.operand()
+    # One View per operand, shared by the operand list and the reads/writes lists and by
+    # the other instructions using the same tensor (Tensor.operand: a view is frozen once
+    # made; placement moves it once, for all of them).
+    if opcode in EXACT_DIMS:  # views of their own, marked exact
+        exact = EXACT_DIMS[opcode]
+        tensors = [dst] + [s for s in srcs if s is not None]
+        views = [t.new_operand() if k < exact else t.operand() for k, t in enumerate(tensors)]
+        for v in views[:exact]:
+            v.exact = True
+        dv, reads = views[0], views[1:]
+    else:
+        reads = [s.operand() for s in srcs if s is not None]
+        dv = dst.operand()
     writes = [dv] + [w.operand() for w in extra_writes] if extra_writes else [dv]
     operands = [dv] + reads
-    if opcode in EXACT_DIMS:
-        for v in operands[:EXACT_DIMS[opcode]]:
-            v.exact = True
     instr = Instr(eng, opcode, operands, options, location, writes, reads, queue)
     for key, value in options:
         if isinstance(value, _core.View) and key not in ("reduce", "dst_idx"):  # outputs
