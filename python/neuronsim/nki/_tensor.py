@@ -836,6 +836,12 @@ def _slice_bounds_checked(k, n, dim, location):
     return start, stop, step
 
 
+# (shape as given, its partition dimension, dtype size) -> (shape, bytes per partition,
+# elements per partition, strides) of the tiles made so far: a loop makes the same tile
+# shape every iteration.
+_TILE_LAYOUTS = {}
+
+
 def new_tile(shape, dtype, space, location, name=None):
     """A fresh SBUF/PSUM tile on partitions 0..P-1: [partitions, free...], or with block
     dimensions before a par_dim, (B..., par_dim(P), free...): per partition it holds
@@ -844,6 +850,24 @@ def new_tile(shape, dtype, space, location, name=None):
     if isinstance(shape, int):
         shape = (shape,)
     pdim = partition_dim(shape, location)
+    key = (shape, pdim, dtype.size) if type(shape) is tuple else None
+    layout = _TILE_LAYOUTS.get(key) if key is not None else None
+    if layout is None:
+        layout = _tile_layout(shape, pdim, dtype, location)
+        if key is not None:
+            _TILE_LAYOUTS[key] = layout
+    shape, size, row_elems, strides = layout
+    allocator = tr.sbuf if space == "sbuf" else tr.psum
+    # What the tile is (`tile NAME[shape] dtype` in messages), formatted only if needed.
+    alloc = allocator.allocate(size, (shape, dtype), location, name)
+    alloc.row_elems = row_elems
+    alloc.first_instr = len(tr.instrs)  # where a search for its writes may stop
+    return Tensor(space, dtype, shape, strides, alloc.offset, alloc=alloc, name=name, pdim=pdim)
+
+
+def _tile_layout(shape, pdim, dtype, location):
+    """new_tile's checks of a shape, and (shape, bytes per partition, elements per
+    partition, element strides)."""
     shape = tuple(map(int, shape))
     if not shape:
         fail("an on-chip tile needs a partition dimension", location)
@@ -859,14 +883,8 @@ def new_tile(shape, dtype, space, location, name=None):
     row_elems = _prod(per_partition)
     nbytes = max(row_elems * dtype.size, 1)
     size = (nbytes + _core.ALIGN - 1) // _core.ALIGN * _core.ALIGN
-    allocator = tr.sbuf if space == "sbuf" else tr.psum
-    # What the tile is (`tile NAME[shape] dtype` in messages), formatted only if needed.
-    alloc = allocator.allocate(size, (shape, dtype), location, name)
-    alloc.row_elems = row_elems
-    alloc.first_instr = len(tr.instrs)  # where a search for its writes may stop
     rm = _row_major(per_partition)
-    strides = rm[:pdim] + (0,) + rm[pdim:]
-    return Tensor(space, dtype, shape, strides, alloc.offset, alloc=alloc, name=name, pdim=pdim)
+    return shape, size, row_elems, rm[:pdim] + (0,) + rm[pdim:]
 
 
 # The index expressions and masks live in their own modules; these names stay here for
