@@ -206,6 +206,9 @@ void check_consistency(const ResolvedTarget& r) {
   if (u(r, "tensor", "matmul_max_n") * 4 > u(r, "psum", "bank_bytes"))
     inconsistent(r, "tensor.matmul_max_n fp32 results (4 bytes each) must fit one PSUM bank",
                  {{"tensor", "matmul_max_n"}, {"psum", "bank_bytes"}});
+  if (u(r, "tensor", "matmul_psum_banks") > u(r, "psum", "banks"))
+    inconsistent(r, "tensor.matmul_psum_banks must not exceed psum.banks",
+                 {{"tensor", "matmul_psum_banks"}, {"psum", "banks"}});
   // The contraction runs over partitions, a matmul result has M partitions, and a
   // transpose's result has its source's free size as partitions.
   if (u(r, "tensor", "matmul_max_k") > partitions)

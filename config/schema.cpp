@@ -90,6 +90,8 @@ const std::vector<Param> kParams = {
      [](T& t, const json& v) { t.limits.matmul_max_m = u32(v); }},
     {"tensor", "matmul_max_n", "elements", K::positive_int, kU32,
      [](T& t, const json& v) { t.limits.matmul_max_n = u32(v); }},
+    {"tensor", "matmul_psum_banks", "count", K::positive_int, kU32,
+     [](T& t, const json& v) { t.limits.matmul_psum_banks = u32(v); }},
     {"tensor", "matmul_bf16_dst", "flag", K::flag, kNone,
      [](T& t, const json& v) { t.limits.matmul_bf16_dst = flag(v); }},
     {"tensor", "transpose_max", "elements", K::positive_int, kU32,

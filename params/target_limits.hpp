@@ -15,7 +15,8 @@ struct TargetLimits {
   std::uint32_t max_psum_free_elems = 0;        // one instruction's free size in PSUM
   std::uint32_t matmul_max_k = 0;               // contraction partitions
   std::uint32_t matmul_max_m = 0;               // stationary free size
-  std::uint32_t matmul_max_n = 0;               // moving free size
+  std::uint32_t matmul_max_n = 0;               // moving free size within one PSUM bank (fp32)
+  std::uint32_t matmul_psum_banks = 0;          // PSUM banks one matmul's moving size may span
   std::uint32_t matmul_double_row_speedup = 0;  // perf_mode double_row's rate; 0: no such mode
   std::uint32_t mx_speedup = 0;                 // MX matmul rate; 0: no quantize_mx / matmul_mx
   std::uint32_t tensor_transpose_max = 0;       // Tensor engine (through the array) transpose edge

@@ -67,11 +67,16 @@ class OpcodeChecker {
     if (m > limits_.matmul_max_m)
       problem("M = stationary free size" + per_row + " " + num(m) + " exceeds matmul_max_m " +
               num(limits_.matmul_max_m));
-    // matmul_max_n fp32 elements are one PSUM bank: twice as many bf16 ones.
-    const std::uint64_t max_n = std::uint64_t{limits_.matmul_max_n} * (bf16_dst ? 2 : 1);
+    // matmul_max_n fp32 elements are one PSUM bank (twice as many bf16 ones), and N may
+    // span matmul_psum_banks banks (the nc_matmul page: one bank on v2/v3, all 8 from v4).
+    const std::uint64_t max_n =
+        std::uint64_t{limits_.matmul_max_n} * (bf16_dst ? 2 : 1) * limits_.matmul_psum_banks;
     if (n > max_n)
       problem("N = moving free size" + per_row + " " + num(n) + " exceeds matmul_max_n " +
-              num(limits_.matmul_max_n) + (bf16_dst ? " x 2 for a bf16 dst" : ""));
+              num(limits_.matmul_max_n) + (bf16_dst ? " x 2 for a bf16 dst" : "") +
+              (limits_.matmul_psum_banks > 1
+                   ? " x matmul_psum_banks " + num(limits_.matmul_psum_banks)
+                   : std::string()));
     if (mm.dst.partitions != m || mm.dst.free_elems() != n)
       problem("dst " + fmt_shape(mm.dst) + " is not [M,N] = [" + num(m) + "," + num(n) + "]");
     check_matmul_dtypes(mm.stationary.dtype, mm.moving.dtype);
@@ -458,7 +463,7 @@ class OpcodeChecker {
   // float8_e4m3fn_x4 (float4_e2m1fn_x4 is not a neuronsim dtype), scales uint8 (or e8m0,
   // quantize_mx's type), dst float32 or bfloat16; "Tile size": the same partitions, a
   // multiple of 32 and at most 128, stationary free size even and at most 128, moving free
-  // size at most 512 with an fp32 dst or 1024 with bf16 (one PSUM bank either way); the
+  // size at most 4096 with an fp32 dst or 8192 with bf16 (8 PSUM banks, matmul_psum_banks); the
   // scales as quantize_mx's.
   void operator()(const MatmulMx& mm) {
     mx_available("nc_matmul_mx");
@@ -489,11 +494,14 @@ class OpcodeChecker {
     if (m % 2 != 0 || m > limits_.matmul_max_m)
       problem("stationary free size " + num(m) + " must be even and at most matmul_max_m " +
               num(limits_.matmul_max_m));
-    // matmul_max_n fp32 elements are one PSUM bank: 512 fp32 or 1024 bf16 (the page's).
-    const std::uint64_t max_n = std::uint64_t{limits_.matmul_max_n} * 4 / dtype_size(mm.dst.dtype);
+    // matmul_max_n fp32 elements are one PSUM bank (512 fp32, 1024 bf16), over
+    // matmul_psum_banks banks: the page's 4096 fp32 or 8192 bf16, the entire PSUM.
+    const std::uint64_t max_n = std::uint64_t{limits_.matmul_max_n} * 4 / dtype_size(mm.dst.dtype) *
+                                limits_.matmul_psum_banks;
     if (n > max_n)
       problem("moving free size " + num(n) + " exceeds " + num(max_n) + " for a " +
-              name(mm.dst.dtype) + " dst (matmul_max_n fp32 elements, one PSUM bank)");
+              name(mm.dst.dtype) + " dst (matmul_max_n fp32 elements per PSUM bank x " +
+              "matmul_psum_banks " + num(limits_.matmul_psum_banks) + ")");
     if (mm.dst.partitions != m || mm.dst.free_elems() != n)
       problem("dst " + fmt_shape(mm.dst) + " is not [M,N] = [" + num(m) + "," + num(n) + "]");
     mx_scale_shape("stationary_scale", mm.stationary_scale, k, m);

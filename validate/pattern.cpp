@@ -219,22 +219,43 @@ class PatternChecker {
       return;
     }
     // Reference section 2: a matmul result fits one PSUM bank of each partition (the Tensor
-    // engine accumulates a group in one bank; its transposes write PSUM the same way).
-    // Other engines may access up to limits.max_psum_free_elems across banks
-    // (check_free_size; NKI's 4K-element PSUM tile limit).
-    const bool tensor_result =
-        instr_.opcode() == Opcode::matmul || instr_.opcode() == Opcode::transpose;
+    // engine accumulates a group in one bank; its transposes write PSUM the same way). From
+    // NeuronCore-v4 a matmul's (and an MX matmul's) moving size may span up to
+    // limits.matmul_psum_banks banks (the nc_matmul page: "matching the size of 8x PSUM
+    // banks"); where it is larger than a bank it may touch no more banks than its size
+    // needs (the one-bank rule generalised: where the pages are silent, no straddling
+    // beyond the minimum). Other engines may access up to limits.max_psum_free_elems across
+    // banks (check_free_size; NKI's 4K-element PSUM tile limit).
+    const bool matmul_result =
+        instr_.opcode() == Opcode::matmul || instr_.opcode() == Opcode::matmul_mx;
+    const bool tensor_result = matmul_result || instr_.opcode() == Opcode::transpose;
     const Wide bank = limits_.psum_bank_bytes;
     const Wide first = Wide(a.byte_offset) + lo, last = Wide(a.byte_offset) + hi - 1;
-    if (tensor_result && ap_.space == MemSpace::psum && bank > 0 && first / bank != last / bank)
-      problem("psum bytes " + range(first, last + 1) + " cross a " + num(bank) +
-              "-byte bank boundary");
+    if (tensor_result && ap_.space == MemSpace::psum && bank > 0) {
+      const Wide touched = last / bank - first / bank + 1;
+      const Wide needed = (last - first + bank) / bank;  // ceil(bytes / bank)
+      const Wide allowed = matmul_result ? std::max<Wide>(1, limits_.matmul_psum_banks) : 1;
+      if (touched > 1 && (touched > needed || touched > allowed))
+        problem("psum bytes " + range(first, last + 1) +
+                (touched > allowed && allowed == 1
+                     ? " cross a " + num(bank) + "-byte bank boundary"
+                     : " touch " + num(touched) + " " + num(bank) + "-byte banks (" +
+                           (touched > allowed ? "at most matmul_psum_banks " + num(allowed)
+                                              : "the result needs " + num(needed)) +
+                           ")"));
+    }
   }
 
   // Reference section 2: one instruction's free size. A DMA transfer is not an engine
   // instruction, so the limit does not apply to it.
   void check_free_size(std::string_view space) {
     if (instr_.opcode() == Opcode::dma_copy) return;
+    // A matmul's PSUM result is bounded by its own N limit (validate/opcode.cpp): the
+    // nc_matmul page lets it reach 8192 bf16 on NeuronCore-v4, the whole PSUM, beyond
+    // the 4K elements (fp32: the whole PSUM too) other instructions may access.
+    if ((instr_.opcode() == Opcode::matmul || instr_.opcode() == Opcode::matmul_mx) &&
+        ap_.space == MemSpace::psum)
+      return;
     const std::uint64_t limit =
         ap_.space == MemSpace::sbuf ? limits_.max_sbuf_free_elems : limits_.max_psum_free_elems;
     if (ap_.free_elems() > limit)

@@ -256,6 +256,15 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
     k.stream(Engine::tensor).push_back(op(isa::Matmul{tile(k, p), tile(k, w), tile(k, x)}));
     probes.push_back({"bf16_dst", k});
   }
+  {  // A matmul result of two PSUM banks (N = 1024 fp32): refused where
+     // tensor.matmul_psum_banks is 1 (trn2), valid from 2.
+    auto k = kernel("psum_banks");
+    const auto w = alloc(k, "w", MemSpace::sbuf, DType::bf16, 128, 128, 0);
+    const auto x = alloc(k, "x", MemSpace::sbuf, DType::bf16, 128, 1024, 256);
+    const auto p = alloc(k, "p", MemSpace::psum, DType::fp32, 128, 1024, 0);
+    k.stream(Engine::tensor).push_back(op(isa::Matmul{tile(k, p), tile(k, w), tile(k, x)}));
+    probes.push_back({"psum_banks", k});
+  }
   return probes;
 }
 
@@ -598,7 +607,8 @@ TEST_CASE("config: every target parameter changes a validation, cost, timing or 
   // The probes meant to be valid are, on the base target: each sits at its limit.
   for (const auto& p : pure.validation) {
     if (p.name == "capacities" || p.name == "free_size" || p.name == "psum_bank" ||
-        p.name == "partition_start" || p.name == "mx" || p.name == "e4m3fn" || p.name == "bf16_dst")
+        p.name == "partition_start" || p.name == "mx" || p.name == "e4m3fn" ||
+        p.name == "bf16_dst" || p.name == "psum_banks")
       continue;
     INFO("probe " << p.name);
     for (const auto& d : isa::check(p.kernel, base.limits))

@@ -47,13 +47,13 @@ TEST_CASE("config: every preset loads and sets every runtime field", "[config]")
 }
 
 TEST_CASE("config: the runtime structs have no field the config leaves unfilled", "[config]") {
-  // numeric_fields() lists 20 TargetLimits and 26 CostParams fields, mode_fields() two of
+  // numeric_fields() lists 21 TargetLimits and 26 CostParams fields, mode_fields() two of
   // each (double_row_speedup, mx_speedup), all uint32 but CostParams' fp32_matmul_factor (a
   // double, last); a field added to those structs changes their size and must be added to
   // the presets too. TargetLimits: + 3 flags (dma_transpose, fp8_e4m3fn, matmul_bf16_dst, in
   // flag_fields()), padded together to a uint32. CostParams: + 2 flags (fp8_at_16bit_width,
   // tensor_throttle, in flag_fields()), 29 uint32 padded to 30 for the double's alignment.
-  CHECK(sizeof(neuronsim::params::TargetLimits) == 23 * sizeof(std::uint32_t));
+  CHECK(sizeof(neuronsim::params::TargetLimits) == 24 * sizeof(std::uint32_t));
   CHECK(sizeof(neuronsim::params::CostParams) == 30 * sizeof(std::uint32_t) + sizeof(double));
   // HbmParams: capacity (uint64) and chip bandwidth (double), both in numeric_fields().
   CHECK(sizeof(neuronsim::params::HbmParams) == sizeof(std::uint64_t) + sizeof(double));
@@ -105,6 +105,7 @@ TEST_CASE("config: trn1 holds the NeuronCore-v2 numbers of the reference", "[con
   CHECK(t.limits.matmul_max_k == 128);
   CHECK(t.limits.matmul_max_m == 128);
   CHECK(t.limits.matmul_max_n == 512);
+  CHECK(t.limits.matmul_psum_banks == 1);
   CHECK(t.limits.tensor_transpose_max == 128);
   CHECK(t.limits.vector_transpose_max == 32);
   CHECK(t.limits.dma_max_free_dims == 4);

@@ -35,6 +35,7 @@ inline std::vector<Field> numeric_fields(const neuronsim::config::TargetConfig& 
       {"limits.matmul_max_k", l.matmul_max_k},
       {"limits.matmul_max_m", l.matmul_max_m},
       {"limits.matmul_max_n", l.matmul_max_n},
+      {"limits.matmul_psum_banks", l.matmul_psum_banks},
       {"limits.tensor_transpose_max", l.tensor_transpose_max},
       {"limits.vector_transpose_max", l.vector_transpose_max},
       {"limits.bn_stats_max_free", l.bn_stats_max_free},

@@ -26,6 +26,7 @@ inline params::TargetLimits trn1_limits() {
   l.matmul_max_k = 128;
   l.matmul_max_m = 128;
   l.matmul_max_n = 512;
+  l.matmul_psum_banks = 1;  // v2: one bank (trn1.json tensor.matmul_psum_banks)
   l.tensor_transpose_max = 128;
   l.vector_transpose_max = 32;
   l.bn_stats_max_free = 512;

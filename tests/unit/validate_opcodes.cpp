@@ -604,3 +604,55 @@ TEST_CASE("validate: a bf16 matmul dst is NeuronCore-v4's", "[validate]") {
   REQUIRE(f.size() == 2);
   CHECK_THAT(f[0].reason, Catch::Contains("dst is fp16, but matmul accumulates fp32 in psum"));
 }
+
+TEST_CASE("validate: a matmul's moving size spans PSUM banks from NeuronCore-v4", "[validate]") {
+  // NKI nc_matmul, "Tile size": "On NeuronCore-v2 and -v3, the free dimension size of moving
+  // tile must not exceed 512 ... Starting NeuronCore-v4, ... up to 4096 for float32 dst or
+  // 8192 for bfloat16 dst, matching the size of 8x PSUM banks (the entire PSUM)."
+  // The fixture's PSUM allocations give way to one of the whole PSUM partition as fp32
+  // (16 KiB), and allocation 7 is a [128, 8192] bf16 moving tile in SBUF (16 KiB per
+  // partition, from byte 8192).
+  auto kernel_of = [](std::uint32_t n, std::uint32_t psum_offset_elems, DType dst = DType::fp32) {
+    AccessPattern out = on_chip(MemSpace::psum, kPs, 128, n, dst);
+    out.byte_offset = psum_offset_elems * dtype_size(dst);
+    Kernel k = with(Engine::tensor,
+                    Matmul{out, sbuf(kW, 128, 128, DType::bf16), sbuf(7, 128, n, DType::bf16)});
+    k.allocations[kPs] = alloc("pall", MemSpace::psum, DType::fp32, 4096, 0);
+    k.allocations[kPs2] = alloc("spare", MemSpace::sbuf, DType::fp32, 1, 7172);
+    k.allocations.push_back(alloc("mv", MemSpace::sbuf, DType::bf16, 8192, 8192));
+    return k;
+  };
+  params::TargetLimits v4 = trn1_limits();
+  v4.matmul_psum_banks = 8;  // trn3.json tensor.matmul_psum_banks
+  v4.matmul_bf16_dst = true;
+  // 4096 fp32 = 16 KiB per partition: all 8 banks; 2048 from byte 0: banks 0-3.
+  expect_none(kernel_of(4096, 0), v4);
+  expect_none(kernel_of(2048, 0), v4);
+  // 1024 fp32 (4 KiB, 2 banks' worth) from byte 1024 touches banks 0, 1 and 2: one more
+  // than its size needs.
+  expect_one(kernel_of(1024, 256),
+             "psum bytes [1024, 5120) touch 3 2048-byte banks (the "
+             "result needs 2)",
+             v4);
+  // 512 fp32 (one bank) from byte 1024 still may not cross a bank boundary on v4.
+  expect_one(kernel_of(512, 256), "touch 2 2048-byte banks (the result needs 1)", v4);
+  // 8192 bf16 (the page's bf16 limit) fills PSUM too; one more is refused.
+  expect_none(kernel_of(8192, 0, DType::bf16), v4);
+  // trn1 / trn2: one bank, 512 fp32.
+  const auto d = check(kernel_of(2048, 0), trn1_limits());
+  INFO(listing(d));
+  REQUIRE(d.size() == 2);
+  CHECK_THAT(d[1].reason, Catch::Contains("N = moving free size 2048 exceeds matmul_max_n 512"));
+  CHECK_THAT(d[0].reason, Catch::Contains("psum bytes [0, 8192) cross a 2048-byte bank boundary"));
+  const auto e = check(kernel_of(4096, 0), [] {
+    params::TargetLimits l = trn1_limits();
+    l.matmul_psum_banks = 4;
+    return l;
+  }());
+  INFO(listing(e));
+  REQUIRE(e.size() == 2);
+  CHECK_THAT(
+      e[1].reason,
+      Catch::Contains("N = moving free size 4096 exceeds matmul_max_n 512 x matmul_psum_banks 4"));
+  CHECK_THAT(e[0].reason, Catch::Contains("touch 8 2048-byte banks (at most matmul_psum_banks 4)"));
+}

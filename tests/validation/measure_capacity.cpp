@@ -217,13 +217,16 @@ const Registrar max_free_elems("max_free_elems", [](Bench& bench, const Spec& s)
 const Registrar matmul_limit("matmul_limit", [](Bench& bench, const Spec& s) {
   const auto& limits = limits_of(bench, s);
   const std::string dim = arg_str(s, "dim", "n");
-  return value(largest(1, 4096, [&](std::uint64_t v) {
+  // args.dst: the PSUM result's dtype (bf16 from NeuronCore-v4, tensor.matmul_bf16_dst).
+  const DType dst = arg_str(s, "dst", "fp32") == "bf16" ? DType::bf16 : DType::fp32;
+  // Up to 16384: beyond the whole PSUM partition (4096 fp32, 8192 bf16) in every dim.
+  return value(largest(1, 16384, [&](std::uint64_t v) {
     const auto x = static_cast<std::uint32_t>(v);
     const std::uint32_t k = dim == "k" ? x : 1, m = dim == "m" ? x : 1, n = dim == "n" ? x : 1;
     isa::Builder b("matmul");
     const auto st = b.sbuf("st", DType::bf16, {k, m}, 0, 0);
     const auto mv = b.sbuf("mv", DType::bf16, {k, n}, 0, 16384);
-    const auto ps = b.psum("ps", DType::fp32, {m, n}, 0, 0);
+    const auto ps = b.psum("ps", dst, {m, n}, 0, 0);
     b.tensor().matmul(ps, st, mv);
     return valid(b.build(), limits);
   }));
