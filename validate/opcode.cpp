@@ -14,9 +14,12 @@ namespace neuronsim::isa::validate_detail {
 namespace {
 
 // NKI/nc_matmul, "Data types": the input dtypes of a matmul.
+// NKI nc_matmul, "Data types": fp8_e4m3, fp8_e5m2, bf16, fp16, tf32, fp32, and "Starting
+// NeuronCore-v4, float8_e4m3fn (OCP FP8) is also supported" (a target without the dtype
+// refuses it for every instruction: limits.fp8_e4m3fn).
 bool is_matmul_input(DType t) {
-  return t == DType::fp8_e4m3 || t == DType::fp8_e5m2 || t == DType::bf16 || t == DType::fp16 ||
-         t == DType::tf32 || t == DType::fp32;
+  return t == DType::fp8_e4m3 || t == DType::fp8_e5m2 || t == DType::fp8_e4m3fn ||
+         t == DType::bf16 || t == DType::fp16 || t == DType::tf32 || t == DType::fp32;
 }
 bool is_fp32_class(DType t) {
   return t == DType::tf32 || t == DType::fp32;
@@ -627,10 +630,12 @@ class OpcodeChecker {
           "tensor.double_row_speedup is 0)");
     for (auto [role, ap] :
          {std::pair{"stationary", &mm.stationary}, std::pair{"moving", &mm.moving}}) {
-      if (ap->dtype != DType::fp8_e4m3 && ap->dtype != DType::fp8_e5m2)
+      // "float8_e4m3 or float8_e5m2 (plus float8_e4m3fn on NeuronCore-v4)" (nc_matmul).
+      if (ap->dtype != DType::fp8_e4m3 && ap->dtype != DType::fp8_e5m2 &&
+          ap->dtype != DType::fp8_e4m3fn)
         problem(std::string(role) + " is " + name(ap->dtype) +
                 "; perf_mode double_row is the FP8 double performance mode (fp8_e4m3, fp8_e5m2 "
-                "inputs)");
+                "inputs, fp8_e4m3fn from NeuronCore-v4)");
       if (ap->free_elems() % 2 != 0)
         problem(std::string(role) + " " + fmt_shape(*ap) +
                 " has an odd free size; perf_mode double_row reads each input as [K, 2, F] "
@@ -643,13 +648,20 @@ class OpcodeChecker {
     for (auto [role, t] : {std::pair{"stationary", s}, std::pair{"moving", m}})
       if (!is_matmul_input(t)) {
         problem(std::string(role) + " dtype " + name(t) +
-                " is not a matmul input (fp8_e4m3, fp8_e5m2, bf16, fp16, tf32, fp32)");
+                " is not a matmul input (fp8_e4m3, fp8_e5m2, fp8_e4m3fn, bf16, fp16, tf32, "
+                "fp32)");
         ok = false;
       }
     if (ok && is_fp32_class(s) != is_fp32_class(m))
       problem("stationary " + name(s) + " and moving " + name(m) +
               " mix a tf32/fp32 input with a narrower one; a tf32/fp32 input needs a tf32/fp32 "
               "partner");
+    // "float8_e4m3 (legacy) and float8_e4m3fn cannot be mixed in the same matmul".
+    if ((s == DType::fp8_e4m3 && m == DType::fp8_e4m3fn) ||
+        (s == DType::fp8_e4m3fn && m == DType::fp8_e4m3))
+      problem("stationary " + name(s) + " and moving " + name(m) +
+              " mix legacy fp8_e4m3 with OCP fp8_e4m3fn, which one matmul cannot (NKI "
+              "nc_matmul, Data types)");
   }
 
   const Kernel& k_;

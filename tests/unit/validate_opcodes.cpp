@@ -656,3 +656,32 @@ TEST_CASE("validate: a matmul's moving size spans PSUM banks from NeuronCore-v4"
       Catch::Contains("N = moving free size 4096 exceeds matmul_max_n 512 x matmul_psum_banks 4"));
   CHECK_THAT(e[0].reason, Catch::Contains("touch 8 2048-byte banks (at most matmul_psum_banks 4)"));
 }
+
+TEST_CASE("validate: fp8_e4m3fn matmul inputs are NeuronCore-v4's, unmixed with fp8_e4m3",
+          "[validate]") {
+  // NKI nc_matmul, "Data types": "Starting NeuronCore-v4, float8_e4m3fn (OCP FP8) is also
+  // supported; float8_e4m3 (legacy) and float8_e4m3fn cannot be mixed in the same matmul";
+  // double_row takes "float8_e4m3 or float8_e5m2 (plus float8_e4m3fn on NeuronCore-v4)".
+  params::TargetLimits v4 = trn1_limits();
+  v4.fp8_e4m3fn = true;              // trn3.json limits.fp8_e4m3fn
+  v4.matmul_double_row_speedup = 2;  // trn3.json tensor.double_row_speedup
+  auto mm = [](DType s, DType m) {
+    return Matmul{psum(kPs, 128, 512), sbuf(kW, 128, 128, s), sbuf(kX, 128, 512, m)};
+  };
+  expect_none(with(Engine::tensor, mm(DType::fp8_e4m3fn, DType::fp8_e4m3fn)), v4);
+  expect_none(with(Engine::tensor, mm(DType::fp8_e4m3fn, DType::fp8_e5m2)), v4);
+  expect_none(with(Engine::tensor, mm(DType::bf16, DType::fp8_e4m3fn)), v4);
+  expect_one(with(Engine::tensor, mm(DType::fp8_e4m3, DType::fp8_e4m3fn)),
+             "stationary fp8_e4m3 and moving fp8_e4m3fn mix legacy fp8_e4m3 with OCP "
+             "fp8_e4m3fn",
+             v4);
+  Matmul dr = mm(DType::fp8_e4m3fn, DType::fp8_e5m2);
+  dr.perf_mode = MatmulPerfMode::double_row;
+  dr.dst = psum(kPs, 64, 256);  // [K, 2, M] x [K, 2, N]: M = 64, N = 256 per row
+  expect_none(with(Engine::tensor, dr), v4);
+  // Where fp8_e4m3fn is not a dtype (trn1, trn2) it is refused, as for every instruction.
+  const auto d =
+      check(with(Engine::tensor, mm(DType::fp8_e4m3fn, DType::fp8_e4m3fn)), trn1_limits());
+  INFO(listing(d));
+  CHECK_FALSE(d.empty());
+}
