@@ -332,9 +332,9 @@ Conversion plan_conversion(const NpyArray& a, std::uint64_t data_bytes,
   if (isa::is_packed_x4(tensor.dtype))
     throw Error(source + ": tensor " + tensor.name + " is " +
                 std::string(isa::dtype_name(tensor.dtype)) +
-                " (four fp8 values per element): the file must hold its 32-bit patterns as "
-                "uint32 ('<u4'), not '" +
-                a.descr + "'");
+                " (four packed values per element): the file must hold its bit patterns as " +
+                (isa::dtype_size(tensor.dtype) == 4 ? "uint32 ('<u4')" : "uint16 ('<u2')") +
+                ", not '" + a.descr + "'");
   // Integers for a float tensor are most often bit patterns saved without --raw-bits (bf16
   // as uint16); read as values they run with nonsense and exit 0, so they need a word.
   if (isa::is_float(tensor.dtype) &&
@@ -486,6 +486,8 @@ std::string npy_descr(isa::DType dtype, bool raw_bits) {
     case DType::fp8_e5m2_x4:
     case DType::fp8_e4m3fn_x4:
       return "<u4";
+    case DType::fp4_e2m1fn_x4:  // four fp4 lanes: the 16-bit pattern, lane 0 the low nibble
+      return "<u2";
   }
   throw Error("npy: unknown dtype " + std::to_string(static_cast<int>(dtype)));
 }

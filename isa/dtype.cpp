@@ -27,6 +27,7 @@ constexpr detail::NameTable<DType, kDTypeCount> kDTypeNames{{
     "fp8_e8m0",
     "fp8_e5m2_x4",
     "fp8_e4m3fn_x4",
+    "fp4_e2m1fn_x4",
 }};
 
 // The numpy / NKI spellings (nki.language.float32, bfloat16, tfloat32, float8_e4m3, ...).
@@ -36,7 +37,7 @@ struct Alias {
   std::string_view name;
   DType type;
 };
-constexpr std::array<Alias, 10> kAliases{{
+constexpr std::array<Alias, 11> kAliases{{
     {"float32", DType::fp32},
     {"tfloat32", DType::tf32},
     {"bfloat16", DType::bf16},
@@ -47,6 +48,7 @@ constexpr std::array<Alias, 10> kAliases{{
     {"float8_e8m0fnu", DType::fp8_e8m0},
     {"float8_e5m2_x4", DType::fp8_e5m2_x4},
     {"float8_e4m3fn_x4", DType::fp8_e4m3fn_x4},
+    {"float4_e2m1fn_x4", DType::fp4_e2m1fn_x4},
 }};
 
 constexpr std::array<std::size_t, kDTypeCount> kSizes{
@@ -66,6 +68,7 @@ constexpr std::array<std::size_t, kDTypeCount> kSizes{
     1,  // fp8_e8m0
     4,  // fp8_e5m2_x4: "32-bit data types that pack four 8-bit" values (NKI quantize_mx)
     4,  // fp8_e4m3fn_x4
+    2,  // fp4_e2m1fn_x4: four 4-bit lanes (NKI nl.float4_e2m1fn_x4, "4x packed float4")
 };
 
 std::size_t index_of(DType t) {
@@ -110,6 +113,7 @@ bool is_float(DType t) {
     case DType::uint32:
     case DType::fp8_e5m2_x4:  // packed: no one float value per element
     case DType::fp8_e4m3fn_x4:
+    case DType::fp4_e2m1fn_x4:
       return false;
   }
   return false;  // not a DType (every enumerator returns above: -Wswitch)
@@ -134,6 +138,7 @@ bool is_integer(DType t) {
     case DType::fp8_e8m0:
     case DType::fp8_e5m2_x4:
     case DType::fp8_e4m3fn_x4:
+    case DType::fp4_e2m1fn_x4:
       return false;
   }
   return false;  // not a DType (every enumerator returns above: -Wswitch)
@@ -144,7 +149,11 @@ bool is_signed_integer(DType t) {
 }
 
 bool is_packed_x4(DType t) {
-  return t == DType::fp8_e5m2_x4 || t == DType::fp8_e4m3fn_x4;
+  return t == DType::fp8_e5m2_x4 || t == DType::fp8_e4m3fn_x4 || t == DType::fp4_e2m1fn_x4;
+}
+
+unsigned lane_bits(DType t) {
+  return t == DType::fp4_e2m1fn_x4 ? 4 : 8;
 }
 
 DType lane_dtype(DType t) {

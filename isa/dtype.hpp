@@ -28,8 +28,9 @@ enum class DType : std::uint8_t {
   fp8_e8m0,       // OCP E8M0 scale: 2^(bits - 127), 0xFF NaN, no sign, no zero
   fp8_e5m2_x4,    // four fp8_e5m2 lanes packed in one 32-bit element, lane 0 lowest byte
   fp8_e4m3fn_x4,  // four fp8_e4m3fn lanes packed likewise
+  fp4_e2m1fn_x4,  // four OCP fp4 E2M1 lanes in one 16-bit element, lane 0 the lowest nibble
 };
-inline constexpr int kDTypeCount = 16;
+inline constexpr int kDTypeCount = 17;
 
 std::size_t dtype_size(DType t);  // bytes of one element in memory
 std::string_view dtype_name(DType t);
@@ -37,11 +38,15 @@ std::optional<DType> parse_dtype(std::string_view name);
 bool is_float(DType t);
 bool is_integer(DType t);
 bool is_signed_integer(DType t);
-// The 4-packed fp8 types: no single fp32 value per element, so no instruction converts
-// them; they are moved byte for byte or read lane by lane (quantize_mx, nc_matmul_mx).
+// The 4-packed MX types (fp8 x4, fp4 x4): no single fp32 value per element, so no
+// instruction converts them; they are moved byte for byte or read lane by lane
+// (quantize_mx, nc_matmul_mx).
 bool is_packed_x4(DType t);
-// The fp8 dtype of one lane of a packed type (the type itself for any other).
+// The fp8 dtype of one lane of a packed fp8 type (the type itself for any other; an fp4
+// lane has no dtype of its own: lane_bits and the fp4 conversions below).
 DType lane_dtype(DType t);
+// Bits of one lane of a packed type (8 for fp8 x4, 4 for fp4 x4).
+unsigned lane_bits(DType t);
 
 // Bit-exact scalar conversions. from_fp32 rounds to nearest even.
 float bf16_to_fp32(std::uint16_t bits);
@@ -57,6 +62,10 @@ std::uint8_t fp32_to_fp8e4m3fn(float v);
 float e8m0_to_fp32(std::uint8_t bits);
 std::uint8_t fp32_to_e8m0(float v);
 float fp32_to_tf32(float v);  // rounds the mantissa to 10 bits, result still an fp32
+// OCP fp4 E2M1 (an fp4_e2m1fn_x4 lane, 4 bits): +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}, no infinity
+// or NaN. From fp32: nearest even, saturating at +-6; NaN -> +6 (docs/dtypes.md).
+float fp4e2m1_to_fp32(std::uint8_t bits);
+std::uint8_t fp32_to_fp4e2m1(float v);
 
 // Memory element <-> fp32. `p` points at one element stored little-endian.
 // Integer destinations: round to nearest even, saturate to the type's range, NaN -> 0.

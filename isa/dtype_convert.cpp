@@ -64,6 +64,32 @@ float fp32_to_tf32(float v) {
 }
 
 namespace {
+// OCP Microscaling formats v1.0, FP4 E2M1: the magnitudes of codes 0-7 (bit 3 the sign).
+constexpr float kFp4E2M1Magnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+}  // namespace
+
+float fp4e2m1_to_fp32(std::uint8_t b) {
+  const float m = kFp4E2M1Magnitudes[b & 7u];
+  return (b & 8u) ? -m : m;
+}
+
+std::uint8_t fp32_to_fp4e2m1(float v) {
+  if (v != v) return 7;  // NaN: no NaN in E2M1; saturated as an overflow is
+  const std::uint8_t sign = (bits::float_bits(v) >> 31) ? 8 : 0;
+  const float a = v < 0 ? -v : v;
+  std::uint8_t code = 7;  // beyond 5 (the midpoint of 4 and 6): 6, saturating
+  for (std::uint8_t c = 0; c < 7; ++c) {
+    // Midpoints are exact in fp32; a tie goes to the even code (round half to even).
+    const float mid = (kFp4E2M1Magnitudes[c] + kFp4E2M1Magnitudes[c + 1]) / 2;
+    if (a < mid || (a == mid && c % 2 == 0)) {
+      code = c;
+      break;
+    }
+  }
+  return static_cast<std::uint8_t>(sign | code);
+}
+
+namespace {
 
 template <typename T>
 T load_raw(const void* p) {
@@ -134,6 +160,7 @@ float load_fp32(DType t, const void* p) {
       return bits::bits_float(bits::kE8M0ToFp32[load_raw<std::uint8_t>(p)]);
     case DType::fp8_e5m2_x4:
     case DType::fp8_e4m3fn_x4:
+    case DType::fp4_e2m1fn_x4:
       throw_packed(t, "load_fp32");
   }
   throw_invalid(t, "load_fp32");
@@ -171,6 +198,7 @@ void store_fp32(DType t, float v, void* p) {
       return store_raw(static_cast<std::uint8_t>(bits::E8M0Format::from_fp32(v)), p);
     case DType::fp8_e5m2_x4:
     case DType::fp8_e4m3fn_x4:
+    case DType::fp4_e2m1fn_x4:
       throw_packed(t, "store_fp32");
   }
   throw_invalid(t, "store_fp32");
@@ -202,6 +230,7 @@ std::int64_t load_int(DType t, const void* p) {
                                           std::numeric_limits<std::int64_t>::max());
     case DType::fp8_e5m2_x4:
     case DType::fp8_e4m3fn_x4:
+    case DType::fp4_e2m1fn_x4:
       throw_packed(t, "load_int");
   }
   throw_invalid(t, "load_int");
@@ -232,6 +261,7 @@ void store_int(DType t, std::int64_t v, void* p) {
       return store_fp32(t, bits::int_to_fp32(v), p);
     case DType::fp8_e5m2_x4:
     case DType::fp8_e4m3fn_x4:
+    case DType::fp4_e2m1fn_x4:
       throw_packed(t, "store_int");
   }
   throw_invalid(t, "store_int");

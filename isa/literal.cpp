@@ -111,9 +111,17 @@ std::string format_double(double v) {
   return buf;
 }
 
+// A packed x4 element is written as its bit pattern (docs/assembly.md), an unsigned integer
+// of its size: the 32-bit word of four fp8 lanes, the 16 bits of four fp4 ones.
+namespace {
+DType literal_dtype(DType type) {
+  if (!is_packed_x4(type)) return type;
+  return dtype_size(type) == 2 ? DType::uint16 : DType::uint32;
+}
+}  // namespace
+
 std::optional<std::string> encode_literal(DType type, const Literal& lit, std::uint8_t* out) {
-  // A packed x4 element is written as its 32-bit word (docs/assembly.md): four fp8 lanes.
-  const DType t = is_packed_x4(type) ? DType::uint32 : type;
+  const DType t = literal_dtype(type);
   if (is_float(t)) {
     auto v = parse_float_literal(lit.text, lit.negative);
     if (!v) return "malformed number '" + std::string(lit.negative ? "-" : "") + lit.text + "'";
@@ -146,7 +154,7 @@ std::optional<std::string> encode_bits(DType t, std::uint64_t bits, std::uint8_t
 }
 
 std::string format_constant(DType type, const std::vector<std::uint8_t>& data) {
-  const DType t = is_packed_x4(type) ? DType::uint32 : type;  // as encode_literal
+  const DType t = literal_dtype(type);  // as encode_literal
   const std::size_t size = dtype_size(t);
   const std::size_t n = data.size() / size;
   std::vector<std::string> values;

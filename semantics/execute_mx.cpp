@@ -39,13 +39,15 @@ std::uint8_t group_scale(std::uint32_t amax, int e_max) {
 // v / 2^(code - 127), cast to the lane type by round to nearest even. Multiplying by the
 // power of two is exact wherever the result is a normal fp32, and what is not lies far
 // below half the smallest fp8 subnormal, so the one rounding is the cast's.
-std::uint8_t quantize_lane(float v, std::uint8_t code, DType lane) {
+std::uint8_t quantize_lane(float v, std::uint8_t code, DType packed) {
   const float inverse = code == bits::E8M0Format::kNan
                             ? bits::bits_float(bits::kFp32Inf | bits::kFp32QuietBit)
                             : std::ldexp(1.0f, 127 - code);
   const float x = v * inverse;
-  return static_cast<std::uint8_t>(lane == DType::fp8_e4m3fn ? bits::Fp8E4M3FnFormat::from_fp32(x)
-                                                             : bits::Fp8E5M2Format::from_fp32(x));
+  if (packed == DType::fp4_e2m1fn_x4) return fp32_to_fp4e2m1(x);
+  return static_cast<std::uint8_t>(packed == DType::fp8_e4m3fn_x4
+                                       ? bits::Fp8E4M3FnFormat::from_fp32(x)
+                                       : bits::Fp8E5M2Format::from_fp32(x));
 }
 
 }  // namespace
@@ -63,8 +65,13 @@ void run(const Site& s, const QuantizeMx& q) {
         (partitions == kMxQuadrantPartitions && scale.partitions() == rows)) ||
       scale.free() != packed)
     s.fail("dst_scale", "is not the quadrant layout of src's scales");
-  const DType lane = lane_dtype(dst.dtype());
-  const int e_max = lane == DType::fp8_e4m3fn ? 8 : 15;  // the page's E_max
+  const DType packed_type = dst.dtype();
+  // The page's E_max: the largest normal's exponent, 8 for fp8_e4m3fn, 15 for fp8_e5m2 and
+  // 2 for fp4_e2m1 (6 = 1.5 x 2^2; OCP Microscaling formats v1.0).
+  const int e_max = packed_type == DType::fp8_e4m3fn_x4   ? 8
+                    : packed_type == DType::fp4_e2m1fn_x4 ? 2
+                                                          : 15;
+  const unsigned width = lane_bits(packed_type);
 
   thread_local std::vector<float> in;
   thread_local std::vector<RawBits> out, codes;
@@ -86,9 +93,9 @@ void run(const Site& s, const QuantizeMx& q) {
       for (std::uint32_t r = 0; r < kMxGroupPartitions; ++r) {
         std::uint32_t word = 0;
         for (std::uint32_t i = 0; i < MatmulMx::kLanes; ++i)
-          word |=
-              std::uint32_t{quantize_lane(in[(p0 + r) * f + j * MatmulMx::kLanes + i], code, lane)}
-              << (8 * i);
+          word |= std::uint32_t{quantize_lane(in[(p0 + r) * f + j * MatmulMx::kLanes + i], code,
+                                              packed_type)}
+                  << (width * i);
         out[(p0 + r) * packed + j].bits = word;
       }
     }

@@ -1,6 +1,7 @@
 // Tensor engine: matmul and transpose (reference section 3). Both mix partitions, so both
 // read every input into a temporary before writing: dst may alias an input.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -286,8 +287,17 @@ void dequantize_mx(const Operand& data, const Operand& scale, std::vector<float>
   const std::uint32_t k = data.partitions();
   const std::size_t f = data.free();
   load_rows(data, 0, k, packed);
-  const auto& lanes = lane_dtype(data.dtype()) == DType::fp8_e4m3fn ? dtype_bits::kFp8E4M3FnToFp32
-                                                                    : dtype_bits::kFp8E5M2ToFp32;
+  // Each lane's fp32 pattern, by lane code: fp8 (256 codes) or fp4 E2M1 (16).
+  const bool fp4 = data.dtype() == DType::fp4_e2m1fn_x4;
+  const unsigned width = lane_bits(data.dtype());
+  const std::uint32_t lane_mask = (1u << width) - 1;
+  std::array<std::uint32_t, 256> fp4_lanes{};
+  if (fp4)
+    for (std::uint32_t c = 0; c < 16; ++c)
+      fp4_lanes[c] = dtype_bits::float_bits(fp4e2m1_to_fp32(static_cast<std::uint8_t>(c)));
+  const auto& lanes = fp4                                             ? fp4_lanes
+                      : lane_dtype(data.dtype()) == DType::fp8_e4m3fn ? dtype_bits::kFp8E4M3FnToFp32
+                                                                      : dtype_bits::kFp8E5M2ToFp32;
   out.resize(std::size_t{k} * MatmulMx::kLanes * f);
   std::uint32_t loaded_row = ~0u;
   for (std::uint32_t p = 0; p < k; ++p) {
@@ -300,7 +310,7 @@ void dequantize_mx(const Operand& data, const Operand& scale, std::vector<float>
     for (std::uint32_t i = 0; i < MatmulMx::kLanes; ++i) {
       float* dst = out.data() + (std::size_t{p} * MatmulMx::kLanes + i) * f;
       for (std::size_t m = 0; m < f; ++m) {
-        const std::uint32_t lane = (packed[p * f + m].bits >> (8 * i)) & 0xffu;
+        const std::uint32_t lane = (packed[p * f + m].bits >> (width * i)) & lane_mask;
         const float factor = dtype_bits::bits_float(dtype_bits::kE8M0ToFp32[codes[m].bits & 0xffu]);
         dst[m] = dtype_bits::bits_float(lanes[lane]) * factor;
       }

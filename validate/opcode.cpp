@@ -448,7 +448,8 @@ class OpcodeChecker {
       problem("src is " + name(q.src.dtype) + "; quantize_mx quantizes float16 or bfloat16");
     if (!is_packed_x4(q.dst.dtype))
       problem("dst is " + name(q.dst.dtype) +
-              "; quantize_mx writes a 4-packed fp8 type (fp8_e5m2_x4, fp8_e4m3fn_x4)");
+              "; quantize_mx writes a 4-packed MX type (fp8_e5m2_x4, fp8_e4m3fn_x4, "
+              "fp4_e2m1fn_x4)");
     mx_scale_dtype("dst_scale", q.dst_scale);
     const std::uint64_t p = q.src.partitions, f = q.src.free_elems();
     mx_partitions("src", p);
@@ -463,7 +464,7 @@ class OpcodeChecker {
 
   // NKI/nc_matmul_mx. "Available only on NeuronCore-v4 and newer"; "Memory types": inputs
   // and scales in SBUF, dst in PSUM; "Data types": stationary and moving float8_e5m2_x4 or
-  // float8_e4m3fn_x4 (float4_e2m1fn_x4 is not a neuronsim dtype), scales uint8 (or e8m0,
+  // float8_e4m3fn_x4 or float4_e2m1fn_x4 (four OCP fp4 lanes in 16 bits), scales uint8 (or e8m0,
   // quantize_mx's type), dst float32 or bfloat16; "Tile size": the same partitions, a
   // multiple of 32 and at most 128, stationary free size even and at most 128, moving free
   // size at most 4096 with an fp32 dst or 8192 with bf16 (8 PSUM banks, matmul_psum_banks); the
@@ -480,7 +481,8 @@ class OpcodeChecker {
          {std::pair{"stationary", &mm.stationary}, std::pair{"moving", &mm.moving}})
       if (!is_packed_x4(ap->dtype))
         problem(std::string(role) + " is " + name(ap->dtype) +
-                "; nc_matmul_mx multiplies 4-packed fp8 (fp8_e5m2_x4, fp8_e4m3fn_x4)");
+                "; nc_matmul_mx multiplies 4-packed MX data (fp8_e5m2_x4, fp8_e4m3fn_x4, "
+                "fp4_e2m1fn_x4)");
     mx_scale_dtype("stationary_scale", mm.stationary_scale);
     mx_scale_dtype("moving_scale", mm.moving_scale);
     if (mm.dst.dtype != DType::fp32 && mm.dst.dtype != DType::bf16)
@@ -692,7 +694,7 @@ void check_opcode_rules(const Kernel& k, const params::TargetLimits& limits, Eng
       if (!moved)
         report.problem(std::string(operand.role) + " is " +
                        std::string(dtype_name(operand.ap->dtype)) +
-                       ", four packed fp8 values per element: only quantize_mx, nc_matmul_mx "
+                       ", four packed values per element: only quantize_mx, nc_matmul_mx "
                        "and a same-dtype dma_copy take it");
     }
   }

@@ -12,9 +12,12 @@ from neuronsim import nki
 import neuronsim.nki.isa as nisa
 import neuronsim.nki.language as nl
 
-E_MAX = {"float8_e4m3fn": 8, "float8_e5m2": 15}
-MANTISSA = {"float8_e4m3fn": 3, "float8_e5m2": 2}
-MIN_NORMAL_EXP = {"float8_e4m3fn": -6, "float8_e5m2": -14}
+# fp4 E2M1 (MXFP4): E_max 2 (6 = 1.5 x 2^2), one mantissa bit, normals from 2^0 (OCP
+# Microscaling formats v1.0).
+E_MAX = {"float8_e4m3fn": 8, "float8_e5m2": 15, "float4_e2m1fn": 2}
+MANTISSA = {"float8_e4m3fn": 3, "float8_e5m2": 2, "float4_e2m1fn": 1}
+MIN_NORMAL_EXP = {"float8_e4m3fn": -6, "float8_e5m2": -14, "float4_e2m1fn": 0}
+FP4_MAGNITUDES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0])
 
 
 def bf16_values(rng, shape, scale=1.0):
@@ -46,7 +49,10 @@ def quantize_reference(src, fmt):
     codes = np.where(amax == 0, 0, np.clip(exponent + 127, 0, 254)).astype(np.int64)
     scale = np.ldexp(1.0, codes - 127)  # [P/8, F/4]
     per_elem = np.repeat(np.repeat(scale, 8, axis=0), 4, axis=1)
-    return codes, round_fp8(src.astype(np.float64) / per_elem, fmt)
+    q = round_fp8(src.astype(np.float64) / per_elem, fmt)
+    if fmt == "float4_e2m1fn":  # no infinity: saturates at 6
+        q = np.clip(q, -6.0, 6.0)
+    return codes, q
 
 
 def dequantized_rows(q, codes):
@@ -95,6 +101,36 @@ def quantize_matmul(a, b):
     res = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.sbuf)
     nisa.tensor_copy(dst=res, src=ps)
     nisa.dma_copy(dst=out, src=res)
+    nisa.dma_copy(dst=a_packed, src=a_q)
+    nisa.dma_copy(dst=a_scales, src=a_s)
+    return out, a_packed, a_scales
+
+
+def decode_fp4(nibble):
+    """The value of fp4 E2M1 codes (bit 3 the sign)."""
+    return np.where(nibble & 8, -1.0, 1.0) * FP4_MAGNITUDES[nibble & 7]
+
+
+@nki.jit
+def quantize_matmul_fp4(a, b):
+    # MXFP4 (NKI nc_matmul_mx, "Data types": float4_e2m1fn_x4): both sources quantized to
+    # four fp4 lanes per 16-bit element.
+    k, m, n = a.shape[0], a.shape[1] // 4, b.shape[1] // 4
+    out = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.shared_hbm)
+    a_packed = nl.ndarray((k, m), dtype=nl.float4_e2m1fn_x4, buffer=nl.shared_hbm)
+    a_scales = nl.ndarray((k, m), dtype=nl.uint8, buffer=nl.shared_hbm)
+    a_sb, b_sb = nl.load(a), nl.load(b)
+    a_q = nl.ndarray((k, m), dtype=nl.float4_e2m1fn_x4, buffer=nl.sbuf)
+    b_q = nl.ndarray((k, n), dtype=nl.float4_e2m1fn_x4, buffer=nl.sbuf)
+    a_s = nl.ndarray((k, m), dtype=nl.uint8, buffer=nl.sbuf)
+    b_s = nl.ndarray((k, n), dtype=nl.uint8, buffer=nl.sbuf)
+    nisa.memset(dst=a_s, value=0)
+    nisa.quantize_mx(dst=a_q, src=a_sb, dst_scale=a_s)
+    nisa.quantize_mx(dst=b_q, src=b_sb, dst_scale=b_s)
+    ps = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul_mx(dst=ps, stationary=a_q, moving=b_q, stationary_scale=a_s,
+                      moving_scale=b_s)
+    nl.store(out, nl.copy(ps))
     nisa.dma_copy(dst=a_packed, src=a_q)
     nisa.dma_copy(dst=a_scales, src=a_s)
     return out, a_packed, a_scales
@@ -185,6 +221,37 @@ class QuantizeAndMatmul(unittest.TestCase):
                         "quantize_mx: available only on NeuronCore-v4 and newer"):
                     nki.simulate(quantize_matmul, typed_bf16(self.a), typed_bf16(self.b),
                                  target=target)
+
+
+class Mxfp4(unittest.TestCase):
+    def setUp(self):
+        rng = np.random.default_rng(13)
+        self.a = bf16_values(rng, (128, 4 * 32))
+        self.b = bf16_values(rng, (128, 4 * 48))
+
+    def test_trn3_quantizes_and_multiplies_fp4(self):
+        got, packed, scales = nki.simulate(quantize_matmul_fp4, typed_bf16(self.a),
+                                           typed_bf16(self.b), target="trn3")
+        a_codes, a_q = quantize_reference(self.a, "float4_e2m1fn")
+        b_codes, b_q = quantize_reference(self.b, "float4_e2m1fn")
+        for q in range(4):
+            np.testing.assert_array_equal(scales[32 * q:32 * q + 4], a_codes[4 * q:4 * q + 4])
+        # uint16 elements, lane i = bits 4i..4i+3.
+        self.assertEqual(packed.dtype, np.uint16)
+        self.assertEqual(packed.shape, (128, 32))
+        nibbles = np.stack([(packed.astype(np.int64) >> (4 * i)) & 0xF for i in range(4)],
+                           axis=-1).reshape(128, 32 * 4)
+        np.testing.assert_array_equal(decode_fp4(nibbles), a_q)
+        want = dequantized_rows(a_q, a_codes).T @ dequantized_rows(b_q, b_codes)
+        mag = np.abs(dequantized_rows(a_q, a_codes)).T @ np.abs(dequantized_rows(b_q, b_codes))
+        self.assertTrue(np.all(np.abs(got - want) <= 512 * 2.0 ** -24 * mag))
+        self.assertGreater(nki.benchmark(quantize_matmul_fp4, typed_bf16(self.a),
+                                         typed_bf16(self.b), target="trn3").latency_ns, 0)
+
+    def test_trn2_refuses_it(self):
+        with self.assertRaisesRegex(Exception, "quantize_mx is not available on this target"):
+            nki.simulate(quantize_matmul_fp4, typed_bf16(self.a), typed_bf16(self.b),
+                         target="trn2")
 
 
 class PrequantizedInputs(unittest.TestCase):

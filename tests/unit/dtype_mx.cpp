@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "base/error.hpp"
 #include "isa/dtype.hpp"
@@ -92,4 +93,30 @@ TEST_CASE("dtype: a packed x4 type has no fp32 or integer value", "[dtype][mx]")
     CHECK_THROWS_AS(store_fp32(t, 1.0f, &out), neuronsim::Error);
     CHECK_THROWS_AS(store_int(t, 1, &out), neuronsim::Error);
   }
+}
+
+TEST_CASE("dtype: OCP fp4 E2M1, the lanes of fp4_e2m1fn_x4", "[dtype]") {
+  // OCP Microscaling formats v1.0, FP4 E2M1: codes 0-7 are 0, 0.5, 1, 1.5, 2, 3, 4, 6;
+  // bit 3 the sign; no infinity or NaN.
+  const float magnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  for (std::uint8_t c = 0; c < 16; ++c) {
+    const float v = fp4e2m1_to_fp32(c);
+    CHECK(v == ((c & 8) ? -magnitudes[c & 7] : magnitudes[c & 7]));
+    CHECK(fp32_to_fp4e2m1(v) == (c == 8 ? 8 : c));  // -0 keeps its sign
+  }
+  // Nearest, ties to the even code: 0.25 -> 0, 0.75 -> 1 (code 2), 1.25 -> 1, 1.75 -> 2,
+  // 2.5 -> 2, 3.5 -> 4, 5 -> 4; past 5 saturating at 6, NaN to 6.
+  CHECK(fp32_to_fp4e2m1(0.25f) == 0);
+  CHECK(fp32_to_fp4e2m1(0.26f) == 1);
+  CHECK(fp32_to_fp4e2m1(0.75f) == 2);
+  CHECK(fp32_to_fp4e2m1(1.25f) == 2);
+  CHECK(fp32_to_fp4e2m1(1.75f) == 4);
+  CHECK(fp32_to_fp4e2m1(2.5f) == 4);
+  CHECK(fp32_to_fp4e2m1(3.5f) == 6);
+  CHECK(fp32_to_fp4e2m1(5.0f) == 6);
+  CHECK(fp32_to_fp4e2m1(5.01f) == 7);
+  CHECK(fp32_to_fp4e2m1(1e30f) == 7);
+  CHECK(fp32_to_fp4e2m1(-1e30f) == 15);
+  CHECK(fp32_to_fp4e2m1(std::numeric_limits<float>::quiet_NaN()) == 7);
+  CHECK(dtype_size(DType::fp4_e2m1fn_x4) == 2);
 }

@@ -36,6 +36,7 @@ const TypeFacts kFacts[] = {
     {DType::fp8_e8m0, "fp8_e8m0", 1, true, false},
     {DType::fp8_e5m2_x4, "fp8_e5m2_x4", 4, false, false, true},
     {DType::fp8_e4m3fn_x4, "fp8_e4m3fn_x4", 4, false, false, true},
+    {DType::fp4_e2m1fn_x4, "fp4_e2m1fn_x4", 2, false, false, true},
 };
 
 }  // namespace
@@ -71,6 +72,9 @@ TEST_CASE("dtype: parse accepts the numpy and NKI aliases", "[dtype]") {
   CHECK(lane_dtype(DType::fp8_e5m2_x4) == DType::fp8_e5m2);
   CHECK(lane_dtype(DType::fp8_e4m3fn_x4) == DType::fp8_e4m3fn);
   CHECK(lane_dtype(DType::bf16) == DType::bf16);
+  CHECK(parse_dtype("float4_e2m1fn_x4") == DType::fp4_e2m1fn_x4);
+  CHECK(lane_bits(DType::fp4_e2m1fn_x4) == 4);
+  CHECK(lane_bits(DType::fp8_e4m3fn_x4) == 8);
 }
 
 TEST_CASE("dtype: parse rejects everything else", "[dtype]") {

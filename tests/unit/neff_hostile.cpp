@@ -320,8 +320,8 @@ TEST_CASE("neff: hostile instruction files are refused", "[neff]") {
   refused(rec(0, [](Bytes& d, std::size_t r) { d[r] -= 1; }), "op: the record ends inside");
   refused(rec(0, [&](Bytes& d, std::size_t r) { d[r + dst] = 3; }),
           "(tensor_tensor): dst: value 3 out of range");
-  // The first code past the dtypes (kDTypeCount: 12..15 are the MX types).
-  refused(rec(0, [&](Bytes& d, std::size_t r) { d[r + dst + 1] = 16; }), "dst: value 16");
+  // The first code past the dtypes (kDTypeCount: 12..16 are the MX types).
+  refused(rec(0, [&](Bytes& d, std::size_t r) { d[r + dst + 1] = 17; }), "dst: value 17");
   refused(rec(0, [&](Bytes& d, std::size_t r) { d[r + dst + 2] = 0; }), "ndims 0");
   refused(rec(0, [&](Bytes& d, std::size_t r) { d[r + dst + 2] = 5; }), "ndims 5");
   refused(rec(0, [&](Bytes& d, std::size_t r) { d[r + dst + 3] = 1; }), "reserved byte");

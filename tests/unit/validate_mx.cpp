@@ -48,7 +48,7 @@ TEST_CASE("validate: quantize_mx rules of the NKI page", "[validate][mx]") {
   expect_none(with(Engine::vector, q), l);
   q = valid_quantize();
   q.dst.dtype = DType::uint32;
-  expect_one(with(Engine::vector, q), "dst is uint32; quantize_mx writes a 4-packed fp8", l);
+  expect_one(with(Engine::vector, q), "dst is uint32; quantize_mx writes a 4-packed MX type", l);
   q = valid_quantize();
   q.dst_scale.dtype = DType::int8;
   expect_one(with(Engine::vector, q), "dst_scale is int8; MX scales are float8_e8m0fnu", l);
@@ -127,7 +127,7 @@ TEST_CASE("validate: packed x4 operands only in MX instructions and plain DMA co
   // A Vector copy cannot convert four packed values.
   expect_one(with(Engine::vector, TensorCopy{sbuf(kY, 128, 128, DType::fp8_e4m3fn_x4),
                                              sbuf(kX, 128, 128, DType::fp32)}),
-             "dst is fp8_e4m3fn_x4, four packed fp8 values per element", l);
+             "dst is fp8_e4m3fn_x4, four packed values per element", l);
   // A DMA moves them byte for byte: the same dtype both sides.
   DmaCopy same;
   same.dst = sbuf(kX, 128, 128, DType::fp8_e4m3fn_x4);

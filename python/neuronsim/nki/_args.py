@@ -46,8 +46,8 @@ class TensorArg:
             a = self.array
             if a.dtype == np.bool_:
                 a = a.astype(np.uint8)
-            if self.dtype.packed:  # four fp8 lanes per element: the 32-bit patterns
-                return np.ascontiguousarray(a, dtype=np.uint32)
+            if self.dtype.packed:  # four lanes per element: its bit patterns
+                return np.ascontiguousarray(a, dtype=np.dtype(_numpy_int(self.dtype)))
             return np.ascontiguousarray(a, dtype=np.float32) if self.dtype.is_float else a
         if self.dtype.is_float:
             return np.random.default_rng(seed).random(self.shape, dtype=np.float32)
@@ -55,8 +55,9 @@ class TensorArg:
 
 
 def _numpy_int(dtype):
-    # int8 ... uint32: numpy spells them the same; a packed x4 type is its uint32 patterns.
-    return "uint32" if dtype.packed else dtype.nki_name
+    # int8 ... uint32: numpy spells them the same; a packed x4 type is its bit patterns
+    # (uint32 for four fp8 lanes, uint16 for four fp4 ones).
+    return f"uint{8 * dtype.size}" if dtype.packed else dtype.nki_name
 
 
 class ConstArg:

@@ -110,6 +110,8 @@ DTYPES = [
     DType("float8_e8m0fnu", "fp8_e8m0", 1, True),
     DType("float8_e5m2_x4", "fp8_e5m2_x4", 4, False, packed=True),
     DType("float8_e4m3fn_x4", "fp8_e4m3fn_x4", 4, False, packed=True),
+    # Four OCP fp4 E2M1 lanes in 16 bits (MXFP4; nl.float4_e2m1fn_x4): numpy sees uint16.
+    DType("float4_e2m1fn_x4", "fp4_e2m1fn_x4", 2, False, packed=True),
 ]
 BY_NKI = {d.nki_name: d for d in DTYPES}
 BY_ASM = {d.asm: d for d in DTYPES}

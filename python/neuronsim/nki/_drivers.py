@@ -17,6 +17,7 @@ import tempfile
 
 import numpy as np
 
+from ._args import _numpy_int
 from ._core import NkiError, fail, user_location
 from ._jit import JitKernel, _target_from_compile_opt, jit
 from ._lower import python_error
@@ -102,7 +103,7 @@ def _as_output_dtype(array, h):
 def _placeholder(h):
     """A timing-only run computes nothing: its outputs are zeros of the right shape (NKI's
     benchmark outputs are "undefined")."""
-    numpy_int = "uint32" if h.dtype.packed else h.dtype.nki_name  # x4: its 32-bit patterns
+    numpy_int = _numpy_int(h.dtype)  # x4: its bit patterns
     return _as_output_dtype(np.zeros(h.shape, np.float32 if h.dtype.is_float else
                                     np.dtype(numpy_int)), h)
 

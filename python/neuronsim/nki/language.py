@@ -41,6 +41,7 @@ float8_e4m3fn = BY_NKI["float8_e4m3fn"]
 float8_e8m0fnu = BY_NKI["float8_e8m0fnu"]
 float8_e5m2_x4 = BY_NKI["float8_e5m2_x4"]
 float8_e4m3fn_x4 = BY_NKI["float8_e4m3fn_x4"]
+float4_e2m1fn_x4 = BY_NKI["float4_e2m1fn_x4"]  # four OCP fp4 lanes (uint16 in numpy)
 int8, int16, int32 = BY_NKI["int8"], BY_NKI["int16"], BY_NKI["int32"]
 uint8, uint16, uint32 = BY_NKI["uint8"], BY_NKI["uint16"], BY_NKI["uint32"]
 bool_ = uint8  # NKI's nl.bool_ (page "Supported Data Types"): one byte, 0 or 1
