@@ -83,11 +83,11 @@ Box region_of(PyObject* view, Memories& memories) {
   const ViewBox v = view_box(view);
   py::dict& ids = v.hbm ? memories.hbm_tensors : memories.on_chip;
   Box b{};
-  PyObject* id = PyDict_GetItemWithError(ids.ptr(), v.key);  // borrowed
+  PyObject* id = PyDict_GetItemWithError(ids.ptr(), v.key.ptr());  // borrowed
   if (id == nullptr) {
     if (PyErr_Occurred()) throw py::error_already_set();
     b.memory = static_cast<int>(memories.hbm.size());
-    ids[py::handle(v.key)] = b.memory;
+    ids[v.key] = b.memory;
     memories.hbm.push_back(v.hbm);
   } else {
     b.memory = static_cast<int>(as_int(id));

@@ -51,14 +51,14 @@ ViewBox view_box(PyObject* view) {
   ViewBox b;
   b.hbm = PyUnicode_CompareWithASCIIString(space.ptr(), "hbm") == 0;
   if (!b.hbm) {
-    b.key = space.ptr();  // the view holds it
+    b.key = space;
     b.p0 = int_attr(view, "pstart");
     b.p1 = b.p0 + parts;
     b.b0 = offset + lo * es;
     b.b1 = offset + (hi + 1) * es;
     return b;
   }
-  b.key = attr(view, "buffer").ptr();
+  b.key = attr(view, "buffer");
   const std::int64_t row = int_attr(view, "row");
   const std::int64_t pstride = int_attr(view, "pstride");
   if (row <= 0 || es <= 0) throw py::value_error("internal: an HBM view without rows");
@@ -88,7 +88,7 @@ void bind_nki_region(py::module_& m) {
       "nki_view_box",
       [](py::handle view) {
         const ViewBox b = view_box(view.ptr());
-        return py::make_tuple(b.hbm, py::handle(b.key), b.p0, b.p1, b.step, b.b0, b.b1);
+        return py::make_tuple(b.hbm, b.key, b.p0, b.p1, b.step, b.b0, b.b1);
       },
       py::arg("view"),
       "View.region's numbers (python/core/nki_region.hpp): (hbm, tensor name or space, first "

@@ -6,11 +6,13 @@
 
 #include <cstdint>
 
+#include "python/core/bindings.hpp"
+
 namespace neuronsim::python {
 
 struct ViewBox {
   bool hbm = false;
-  PyObject* key = nullptr;  // borrowed from the view: its HBM tensor's name, or its space
+  pybind11::object key;  // its HBM tensor's name, or its space
   // Rows [p0, p1) every `step`-th (on chip: partitions, step 1) and the byte range (on
   // chip, per partition) or column range (HBM, in elements of the tensor's rows).
   std::int64_t p0 = 0, p1 = 0, step = 1, b0 = 0, b1 = 0;

@@ -78,19 +78,20 @@ def decode_fp8(byte, fmt):
 
 
 @nki.jit
-def quantize_matmul(a, b):
-    # a [K, 4M] and b [K, 4N] bf16 sources; K = 128 partitions of 4 contraction rows each.
+def quantize_matmul(a, b, a_type=nl.float8_e4m3fn_x4, b_type=nl.float8_e5m2_x4):
+    # a [K, 4M] and b [K, 4N] bf16 sources; K = 128 partitions of 4 contraction rows each,
+    # quantized to a_type and b_type (MXFP8 by default; MXFP4 is float4_e2m1fn_x4).
     k, m, n = a.shape[0], a.shape[1] // 4, b.shape[1] // 4
     out = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.shared_hbm)
-    a_packed = nl.ndarray((k, m), dtype=nl.float8_e4m3fn_x4, buffer=nl.shared_hbm)
+    a_packed = nl.ndarray((k, m), dtype=a_type, buffer=nl.shared_hbm)
     a_scales = nl.ndarray((k, m), dtype=nl.uint8, buffer=nl.shared_hbm)
     a_sb = nl.ndarray(a.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
     b_sb = nl.ndarray(b.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
     nisa.dma_copy(dst=a_sb, src=a)
     nisa.dma_copy(dst=b_sb, src=b)
-    a_q = nl.ndarray((k, m), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
+    a_q = nl.ndarray((k, m), dtype=a_type, buffer=nl.sbuf)
     a_s = nl.ndarray((k, m), dtype=nl.uint8, buffer=nl.sbuf)
-    b_q = nl.ndarray((k, n), dtype=nl.float8_e5m2_x4, buffer=nl.sbuf)
+    b_q = nl.ndarray((k, n), dtype=b_type, buffer=nl.sbuf)
     b_s = nl.ndarray((k, n), dtype=nl.float8_e8m0fnu, buffer=nl.sbuf)
     nisa.memset(dst=a_s, value=0)  # the rows quantize_mx leaves alone, read by the copy out
     nisa.quantize_mx(dst=a_q, src=a_sb, dst_scale=a_s)
@@ -109,31 +110,6 @@ def quantize_matmul(a, b):
 def decode_fp4(nibble):
     """The value of fp4 E2M1 codes (bit 3 the sign)."""
     return np.where(nibble & 8, -1.0, 1.0) * FP4_MAGNITUDES[nibble & 7]
-
-
-@nki.jit
-def quantize_matmul_fp4(a, b):
-    # MXFP4 (NKI nc_matmul_mx, "Data types": float4_e2m1fn_x4): both sources quantized to
-    # four fp4 lanes per 16-bit element.
-    k, m, n = a.shape[0], a.shape[1] // 4, b.shape[1] // 4
-    out = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.shared_hbm)
-    a_packed = nl.ndarray((k, m), dtype=nl.float4_e2m1fn_x4, buffer=nl.shared_hbm)
-    a_scales = nl.ndarray((k, m), dtype=nl.uint8, buffer=nl.shared_hbm)
-    a_sb, b_sb = nl.load(a), nl.load(b)
-    a_q = nl.ndarray((k, m), dtype=nl.float4_e2m1fn_x4, buffer=nl.sbuf)
-    b_q = nl.ndarray((k, n), dtype=nl.float4_e2m1fn_x4, buffer=nl.sbuf)
-    a_s = nl.ndarray((k, m), dtype=nl.uint8, buffer=nl.sbuf)
-    b_s = nl.ndarray((k, n), dtype=nl.uint8, buffer=nl.sbuf)
-    nisa.memset(dst=a_s, value=0)
-    nisa.quantize_mx(dst=a_q, src=a_sb, dst_scale=a_s)
-    nisa.quantize_mx(dst=b_q, src=b_sb, dst_scale=b_s)
-    ps = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.psum)
-    nisa.nc_matmul_mx(dst=ps, stationary=a_q, moving=b_q, stationary_scale=a_s,
-                      moving_scale=b_s)
-    nl.store(out, nl.copy(ps))
-    nisa.dma_copy(dst=a_packed, src=a_q)
-    nisa.dma_copy(dst=a_scales, src=a_s)
-    return out, a_packed, a_scales
 
 
 @nki.jit
@@ -223,6 +199,9 @@ class QuantizeAndMatmul(unittest.TestCase):
                                  target=target)
 
 
+FP4 = {"a_type": nl.float4_e2m1fn_x4, "b_type": nl.float4_e2m1fn_x4}  # MXFP4 operands
+
+
 class Mxfp4(unittest.TestCase):
     def setUp(self):
         rng = np.random.default_rng(13)
@@ -230,8 +209,8 @@ class Mxfp4(unittest.TestCase):
         self.b = bf16_values(rng, (128, 4 * 48))
 
     def test_trn3_quantizes_and_multiplies_fp4(self):
-        got, packed, scales = nki.simulate(quantize_matmul_fp4, typed_bf16(self.a),
-                                           typed_bf16(self.b), target="trn3")
+        got, packed, scales = nki.simulate(quantize_matmul, typed_bf16(self.a),
+                                           typed_bf16(self.b), **FP4, target="trn3")
         a_codes, a_q = quantize_reference(self.a, "float4_e2m1fn")
         b_codes, b_q = quantize_reference(self.b, "float4_e2m1fn")
         for q in range(4):
@@ -245,12 +224,12 @@ class Mxfp4(unittest.TestCase):
         want = dequantized_rows(a_q, a_codes).T @ dequantized_rows(b_q, b_codes)
         mag = np.abs(dequantized_rows(a_q, a_codes)).T @ np.abs(dequantized_rows(b_q, b_codes))
         self.assertTrue(np.all(np.abs(got - want) <= 512 * 2.0 ** -24 * mag))
-        self.assertGreater(nki.benchmark(quantize_matmul_fp4, typed_bf16(self.a),
-                                         typed_bf16(self.b), target="trn3").latency_ns, 0)
+        self.assertGreater(nki.benchmark(quantize_matmul, typed_bf16(self.a),
+                                         typed_bf16(self.b), **FP4, target="trn3").latency_ns, 0)
 
     def test_trn2_refuses_it(self):
         with self.assertRaisesRegex(Exception, "quantize_mx is not available on this target"):
-            nki.simulate(quantize_matmul_fp4, typed_bf16(self.a), typed_bf16(self.b),
+            nki.simulate(quantize_matmul, typed_bf16(self.a), typed_bf16(self.b), **FP4,
                          target="trn2")
 
 

@@ -248,23 +248,20 @@ std::vector<Probe> validation_probes(const params::TargetLimits& l) {
     k.stream(Engine::vector).push_back(op(isa::TensorCopy{tile(k, dst), tile(k, src)}));
     probes.push_back({"e4m3fn", k});
   }
-  {  // A matmul into a bf16 PSUM tile: refused where tensor.matmul_bf16_dst is false (trn2).
-    auto k = kernel("bf16_dst");
+  // A bf16 matmul [128 x 128] x [128 x n] into a PSUM tile of dst_type.
+  auto matmul_probe = [&](const char* name, DType dst_type, std::uint32_t n) {
+    auto k = kernel(name);
     const auto w = alloc(k, "w", MemSpace::sbuf, DType::bf16, 128, 128, 0);
-    const auto x = alloc(k, "x", MemSpace::sbuf, DType::bf16, 128, 512, 256);
-    const auto p = alloc(k, "p", MemSpace::psum, DType::bf16, 128, 512, 0);
+    const auto x = alloc(k, "x", MemSpace::sbuf, DType::bf16, 128, n, 256);
+    const auto p = alloc(k, "p", MemSpace::psum, dst_type, 128, n, 0);
     k.stream(Engine::tensor).push_back(op(isa::Matmul{tile(k, p), tile(k, w), tile(k, x)}));
-    probes.push_back({"bf16_dst", k});
-  }
-  {  // A matmul result of two PSUM banks (N = 1024 fp32): refused where
-     // tensor.matmul_psum_banks is 1 (trn2), valid from 2.
-    auto k = kernel("psum_banks");
-    const auto w = alloc(k, "w", MemSpace::sbuf, DType::bf16, 128, 128, 0);
-    const auto x = alloc(k, "x", MemSpace::sbuf, DType::bf16, 128, 1024, 256);
-    const auto p = alloc(k, "p", MemSpace::psum, DType::fp32, 128, 1024, 0);
-    k.stream(Engine::tensor).push_back(op(isa::Matmul{tile(k, p), tile(k, w), tile(k, x)}));
-    probes.push_back({"psum_banks", k});
-  }
+    probes.push_back({name, k});
+  };
+  // A matmul into a bf16 PSUM tile: refused where tensor.matmul_bf16_dst is false (trn2).
+  matmul_probe("bf16_dst", DType::bf16, 512);
+  // A matmul result of two PSUM banks (N = 1024 fp32): refused where
+  // tensor.matmul_psum_banks is 1 (trn2), valid from 2.
+  matmul_probe("psum_banks", DType::fp32, 1024);
   return probes;
 }
 
